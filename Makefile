@@ -1,0 +1,47 @@
+# The commands a newcomer types. `make test` and `make demo` set up and build first, so on a
+# fresh Debian 12 machine (as root) each works as the only command typed.
+.PHONY: build setup test test-all demo bench fuzz sanitize clean
+
+JOBS ?= $(shell nproc)
+APT_PACKAGES := build-essential cmake ninja-build pkg-config git \
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev \
+  libspdlog-dev libfmt-dev libopenblas-dev libpcre2-dev libutf8proc-dev \
+  libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev
+
+build: .setup-done
+	cmake --preset release >/dev/null
+	cmake --build build -j $(JOBS)
+
+# Installs what is missing (idempotent: apt-get runs only when a package is absent).
+setup: .setup-done
+.setup-done: Makefile tools/setup.sh package-lock.json
+	bash tools/setup.sh $(APT_PACKAGES)
+	@touch $@
+
+test: build
+	cd build && ctest --output-on-failure -LE large -j $(JOBS) --timeout 900
+	$(MAKE) fuzz
+
+test-all: build
+	cd build && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	bash tools/demo.sh
+
+# libFuzzer targets, each run for a bounded time.
+FUZZ_SECONDS ?= 30
+fuzz: .setup-done
+	cmake --preset fuzz >/dev/null
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_targets
+	bash tools/run_fuzzers.sh build-fuzz $(FUZZ_SECONDS)
+
+sanitize: .setup-done
+	cmake --preset sanitize >/dev/null
+	cmake --build build-sanitize -j $(JOBS)
+	cd build-sanitize && ctest --output-on-failure -LE 'large|slow' -j $(JOBS)
+
+bench: build
+	bash bench/run_all.sh
+
+clean:
+	rm -rf build build-debug build-sanitize build-fuzz .setup-done

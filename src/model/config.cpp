@@ -1,0 +1,167 @@
+#include "model/config.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace sift {
+namespace {
+
+using nlohmann::json;
+
+int64_t required_int(const json& config, const char* key, const std::string& where) {
+  auto it = config.find(key);
+  if (it == config.end()) fail("{}: missing required field \"{}\"", where, key);
+  if (!it->is_number_integer() || it->get<int64_t>() <= 0)
+    fail("{}: field \"{}\" must be a positive integer, got {}", where, key, it->dump());
+  return it->get<int64_t>();
+}
+
+double optional_number(const json& config, const char* key, double fallback, const std::string& where) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return fallback;
+  if (!it->is_number()) fail("{}: field \"{}\" must be a number, got {}", where, key, it->dump());
+  return it->get<double>();
+}
+
+bool optional_bool(const json& config, const char* key, bool fallback, const std::string& where) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) fail("{}: field \"{}\" must be true or false, got {}", where, key, it->dump());
+  return it->get<bool>();
+}
+
+int64_t optional_token_id(const json& config, const char* key) {
+  auto it = config.find(key);
+  if (it == config.end()) return -1;
+  if (it->is_number_integer()) return it->get<int64_t>();
+  if (it->is_array() && !it->empty() && (*it)[0].is_number_integer()) return (*it)[0].get<int64_t>();
+  return -1;
+}
+
+RopeScaling parse_rope_scaling(const json& config, const std::string& where) {
+  RopeScaling scaling;
+  auto it = config.find("rope_scaling");
+  if (it == config.end() || it->is_null()) return scaling;
+  if (!it->is_object()) fail("{}: field \"rope_scaling\" must be an object or null", where);
+  std::string type = it->value("rope_type", it->value("type", std::string("")));
+  if (type == "default") return scaling;
+  if (type != "llama3")
+    fail("{}: rope_scaling type \"{}\" is not supported (supported: llama3, default)", where, type);
+  const std::string sub = where + " rope_scaling";
+  scaling.factor = optional_number(*it, "factor", 0.0, sub);
+  if (scaling.factor <= 0) fail("{}: rope_scaling.factor must be > 0", where);
+  scaling.low_freq_factor = optional_number(*it, "low_freq_factor", 1.0, sub);
+  scaling.high_freq_factor = optional_number(*it, "high_freq_factor", 4.0, sub);
+  if (scaling.high_freq_factor <= scaling.low_freq_factor)
+    fail("{}: rope_scaling.high_freq_factor must exceed low_freq_factor", where);
+  scaling.original_max_position_embeddings = required_int(*it, "original_max_position_embeddings", sub);
+  return scaling;
+}
+
+}  // namespace
+
+ModelConfig parse_model_config(const json& config, const std::string& where) {
+  if (!config.is_object()) fail("{}: config must be a JSON object", where);
+  ModelConfig c;
+  auto arch = config.find("architectures");
+  if (arch == config.end() || !arch->is_array() || arch->size() != 1 || !(*arch)[0].is_string())
+    fail("{}: field \"architectures\" must be a list with one name", where);
+  c.architecture_name = (*arch)[0].get<std::string>();
+  if (c.architecture_name == "Qwen3ForCausalLM") c.architecture = Architecture::Qwen3;
+  else if (c.architecture_name == "Qwen2ForCausalLM") c.architecture = Architecture::Qwen2;
+  else if (c.architecture_name == "LlamaForCausalLM") c.architecture = Architecture::Llama;
+  else
+    fail("{}: architecture \"{}\" is not supported (supported: Qwen3ForCausalLM, Qwen2ForCausalLM, "
+         "LlamaForCausalLM)", where, c.architecture_name);
+
+  c.hidden_size = required_int(config, "hidden_size", where);
+  c.n_layers = required_int(config, "num_hidden_layers", where);
+  c.n_heads = required_int(config, "num_attention_heads", where);
+  c.n_kv_heads = config.contains("num_key_value_heads") ? required_int(config, "num_key_value_heads", where)
+                                                         : c.n_heads;
+  c.intermediate_size = required_int(config, "intermediate_size", where);
+  c.vocab_size = required_int(config, "vocab_size", where);
+  c.max_position_embeddings = config.contains("max_position_embeddings")
+                                  ? required_int(config, "max_position_embeddings", where) : 32768;
+  if (config.contains("head_dim") && !config["head_dim"].is_null()) {
+    c.head_dim = required_int(config, "head_dim", where);
+  } else {
+    if (c.hidden_size % c.n_heads != 0)
+      fail("{}: hidden_size {} is not a multiple of num_attention_heads {} and head_dim is not given",
+           where, c.hidden_size, c.n_heads);
+    c.head_dim = c.hidden_size / c.n_heads;
+  }
+  if (c.head_dim % 2 != 0) fail("{}: head_dim {} must be even for RoPE", where, c.head_dim);
+  if (c.n_heads % c.n_kv_heads != 0)
+    fail("{}: num_attention_heads {} is not a multiple of num_key_value_heads {}", where, c.n_heads,
+         c.n_kv_heads);
+  c.rope_theta = optional_number(config, "rope_theta", 10000.0, where);
+  c.rms_norm_eps = optional_number(config, "rms_norm_eps", 1e-6, where);
+  if (c.rope_theta <= 0) fail("{}: rope_theta must be > 0", where);
+  if (c.rms_norm_eps <= 0) fail("{}: rms_norm_eps must be > 0", where);
+  c.tie_word_embeddings = optional_bool(config, "tie_word_embeddings", false, where);
+  c.rope_scaling = parse_rope_scaling(config, where);
+
+  std::string act = config.value("hidden_act", std::string("silu"));
+  if (act != "silu") fail("{}: hidden_act \"{}\" is not supported (supported: silu)", where, act);
+  if (optional_bool(config, "mlp_bias", false, where)) fail("{}: mlp_bias true is not supported", where);
+  if (optional_bool(config, "use_sliding_window", false, where))
+    fail("{}: use_sliding_window true is not supported", where);
+  switch (c.architecture) {
+    case Architecture::Qwen3:
+      c.qk_norm = true;
+      c.qkv_bias = c.o_bias = optional_bool(config, "attention_bias", false, where);
+      break;
+    case Architecture::Qwen2:
+      c.qkv_bias = true;
+      break;
+    case Architecture::Llama:
+      c.qkv_bias = c.o_bias = optional_bool(config, "attention_bias", false, where);
+      break;
+  }
+  if (c.architecture != Architecture::Llama && c.rope_scaling.factor > 0)
+    fail("{}: rope_scaling of type llama3 is only supported for LlamaForCausalLM", where);
+  c.bos_token_id = optional_token_id(config, "bos_token_id");
+  c.eos_token_id = optional_token_id(config, "eos_token_id");
+  return c;
+}
+
+ModelConfig load_model_config(const std::filesystem::path& config_json) {
+  std::ifstream in(config_json);
+  if (!in) fail("{}: cannot open (a model directory needs config.json)", config_json.string());
+  json config = json::parse(in, nullptr, false);
+  if (config.is_discarded()) fail("{}: invalid JSON", config_json.string());
+  return parse_model_config(config, config_json.string());
+}
+
+nlohmann::json model_config_to_json(const ModelConfig& c) {
+  json j = {{"architectures", {c.architecture_name}},
+            {"hidden_size", c.hidden_size},
+            {"num_hidden_layers", c.n_layers},
+            {"num_attention_heads", c.n_heads},
+            {"num_key_value_heads", c.n_kv_heads},
+            {"head_dim", c.head_dim},
+            {"intermediate_size", c.intermediate_size},
+            {"vocab_size", c.vocab_size},
+            {"max_position_embeddings", c.max_position_embeddings},
+            {"rope_theta", c.rope_theta},
+            {"rms_norm_eps", c.rms_norm_eps},
+            {"tie_word_embeddings", c.tie_word_embeddings},
+            {"hidden_act", "silu"},
+            {"torch_dtype", "float32"}};
+  if (c.architecture == Architecture::Llama || c.architecture == Architecture::Qwen3)
+    j["attention_bias"] = c.qkv_bias;
+  if (c.rope_scaling.factor > 0)
+    j["rope_scaling"] = {{"rope_type", "llama3"},
+                         {"factor", c.rope_scaling.factor},
+                         {"low_freq_factor", c.rope_scaling.low_freq_factor},
+                         {"high_freq_factor", c.rope_scaling.high_freq_factor},
+                         {"original_max_position_embeddings", c.rope_scaling.original_max_position_embeddings}};
+  if (c.bos_token_id >= 0) j["bos_token_id"] = c.bos_token_id;
+  if (c.eos_token_id >= 0) j["eos_token_id"] = c.eos_token_id;
+  return j;
+}
+
+}  // namespace sift
