@@ -1,0 +1,90 @@
+#include "io/dtype.h"
+
+#include <bit>
+#include <cstring>
+
+static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian; sift reads it as is");
+
+namespace sift {
+
+size_t dtype_size(DType dtype) {
+  switch (dtype) {
+    case DType::F32: return 4;
+    case DType::BF16: return 2;
+    case DType::F16: return 2;
+  }
+  return 0;
+}
+
+std::string_view dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::F32: return "F32";
+    case DType::BF16: return "BF16";
+    case DType::F16: return "F16";
+  }
+  return "?";
+}
+
+std::optional<DType> parse_dtype(std::string_view name) {
+  if (name == "F32") return DType::F32;
+  if (name == "BF16") return DType::BF16;
+  if (name == "F16") return DType::F16;
+  return std::nullopt;
+}
+
+float bf16_to_f32(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+
+float f16_to_f32(uint16_t bits) {
+  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  const uint32_t exponent = (bits >> 10) & 0x1Fu;
+  uint32_t mantissa = bits & 0x3FFu;
+  uint32_t out;
+  if (exponent == 0x1F) {  // inf (mantissa 0) or NaN (payload kept, top bits)
+    out = sign | 0x7F800000u | (mantissa << 13);
+  } else if (exponent != 0) {  // normal: rebias 15 -> 127
+    out = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {  // +-0
+    out = sign;
+  } else {  // subnormal m * 2^-24: normalise so the leading 1 lands at bit 10
+    int shift = 0;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      ++shift;
+    }
+    mantissa &= 0x3FFu;
+    out = sign | (static_cast<uint32_t>(127 - 15 + 1 - shift) << 23) | (mantissa << 13);
+  }
+  return std::bit_cast<float>(out);
+}
+
+uint16_t f32_to_bf16(float value) {
+  const uint32_t bits = std::bit_cast<uint32_t>(value);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((bits >> 16) | 0x0040u);  // NaN
+  // Round to nearest, ties to even: add 0x7FFF plus the lowest kept bit, then truncate.
+  const uint32_t rounding = 0x7FFFu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>((bits + rounding) >> 16);
+}
+
+void convert_to_f32(DType dtype, const std::byte* src, float* dst, size_t n) {
+  switch (dtype) {
+    case DType::F32:
+      std::memcpy(dst, src, n * sizeof(float));  // the file is little-endian, like the host
+      return;
+    case DType::BF16:
+      for (size_t i = 0; i < n; ++i) {
+        uint16_t bits;
+        std::memcpy(&bits, src + 2 * i, 2);
+        dst[i] = bf16_to_f32(bits);
+      }
+      return;
+    case DType::F16:
+      for (size_t i = 0; i < n; ++i) {
+        uint16_t bits;
+        std::memcpy(&bits, src + 2 * i, 2);
+        dst[i] = f16_to_f32(bits);
+      }
+      return;
+  }
+}
+
+}  // namespace sift
