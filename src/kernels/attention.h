@@ -1,0 +1,39 @@
+#pragma once
+// Scaled dot-product attention over an explicit set of visible keys per query row, with
+// grouped-query heads (n_heads query heads share n_kv_heads key/value heads).
+//
+// Row r sees keys [0, context_end) and [own_begin, own_end): the shared context (the query,
+// for an item token) and its own segment up to itself. That covers causal prompts, the
+// multi-item layout and cached prefixes without ever building a T x T mask, and costs
+// sum over rows of (visible keys): Lq^2/2 + N*Li*(Lq+Li) for multi-item scoring.
+//
+//   scores_j = (q_h . k_j) / sqrt(head_dim);  p = softmax(scores);  out_h = sum_j p_j v_j
+// The keys are visited in index order and each row's arithmetic is independent of the
+// other rows, so a row's output depends only on what it sees.
+#include <cstdint>
+
+namespace sift {
+
+struct VisibleKeys {
+  int32_t context_end = 0;  // keys [0, context_end)
+  int32_t own_begin = 0;    // and keys [own_begin, own_end)
+  int32_t own_end = 0;
+};
+
+struct AttentionDims {
+  int64_t n_heads = 0, n_kv_heads = 0, head_dim = 0;
+  int64_t q_dim() const { return n_heads * head_dim; }
+  int64_t kv_dim() const { return n_kv_heads * head_dim; }
+};
+
+// q: (n_rows, q_stride) with heads side by side; keys, values: (n_keys, kv_dim);
+// out: (n_rows, q_dim).
+void attention(const AttentionDims& dims, const float* q, int64_t q_stride, const VisibleKeys* visible,
+               int64_t n_rows, const float* keys, const float* values, float* out);
+
+// Plain reference in double precision, for tests.
+void attention_reference(const AttentionDims& dims, const float* q, int64_t q_stride,
+                         const VisibleKeys* visible, int64_t n_rows, const float* keys, const float* values,
+                         float* out);
+
+}  // namespace sift

@@ -1,0 +1,56 @@
+#include "kernels/rope.h"
+
+#include <cmath>
+#include <numbers>
+
+#include "core/parallel.h"
+
+namespace sift {
+
+Rope::Rope(const ModelConfig& config) : head_dim_(config.head_dim), inv_freq_(config.head_dim / 2) {
+  const int64_t half = head_dim_ / 2;
+  for (int64_t i = 0; i < half; ++i) {
+    // As HF: base ** (arange(0, d, 2).float() / d), in float32.
+    const float exponent = static_cast<float>(2 * i) / static_cast<float>(head_dim_);
+    inv_freq_[i] = 1.0f / std::pow(static_cast<float>(config.rope_theta), exponent);
+  }
+  const RopeScaling& s = config.rope_scaling;
+  if (s.factor > 0) {
+    // Llama 3 (transformers _compute_llama3_parameters): long wavelengths are divided by
+    // factor, short ones kept, the band between interpolated smoothly.
+    const double old_len = static_cast<double>(s.original_max_position_embeddings);
+    const double low_freq_wavelen = old_len / s.low_freq_factor;
+    const double high_freq_wavelen = old_len / s.high_freq_factor;
+    for (float& f : inv_freq_) {
+      const double wavelen = 2 * std::numbers::pi / f;
+      if (wavelen > low_freq_wavelen) {
+        f = static_cast<float>(f / s.factor);
+      } else if (wavelen >= high_freq_wavelen) {
+        const double smooth = (old_len / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+        f = static_cast<float>((1 - smooth) * f / s.factor + smooth * f);
+      }
+    }
+  }
+}
+
+void Rope::apply(float* x, int64_t n_rows, int64_t stride, int64_t n_heads, const int32_t* positions) const {
+  const int64_t half = head_dim_ / 2;
+  parallel_for(n_rows, [&](int64_t r) {
+    std::vector<float> cos_t(half), sin_t(half);
+    for (int64_t i = 0; i < half; ++i) {
+      const float angle = static_cast<float>(positions[r]) * inv_freq_[i];  // float32 as HF
+      cos_t[i] = static_cast<float>(std::cos(static_cast<double>(angle)));
+      sin_t[i] = static_cast<float>(std::sin(static_cast<double>(angle)));
+    }
+    for (int64_t h = 0; h < n_heads; ++h) {
+      float* v = x + r * stride + h * head_dim_;
+      for (int64_t i = 0; i < half; ++i) {
+        const float x1 = v[i], x2 = v[i + half];
+        v[i] = x1 * cos_t[i] - x2 * sin_t[i];
+        v[i + half] = x2 * cos_t[i] + x1 * sin_t[i];
+      }
+    }
+  });
+}
+
+}  // namespace sift

@@ -1,0 +1,26 @@
+#pragma once
+// Rotary position embedding, Hugging Face "rotate_half" convention: for a head vector x of
+// width d and i < d/2,  x'[i] = x[i] cos(p f_i) - x[i+d/2] sin(p f_i),
+//                       x'[i+d/2] = x[i+d/2] cos(p f_i) + x[i] sin(p f_i),
+// with inverse frequencies f_i = theta^(-2i/d), optionally rescaled as Llama 3 does.
+#include <cstdint>
+#include <vector>
+
+#include "model/config.h"
+
+namespace sift {
+
+class Rope {
+ public:
+  explicit Rope(const ModelConfig& config);
+  // Rotates n_heads heads of width head_dim in each of n_rows rows (row stride `stride`),
+  // row r at position positions[r]. Each row depends only on its own position.
+  void apply(float* x, int64_t n_rows, int64_t stride, int64_t n_heads, const int32_t* positions) const;
+  const std::vector<float>& inv_freq() const { return inv_freq_; }
+
+ private:
+  int64_t head_dim_;
+  std::vector<float> inv_freq_;  // (head_dim / 2)
+};
+
+}  // namespace sift
