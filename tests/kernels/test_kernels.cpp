@@ -1,0 +1,106 @@
+// Each fast kernel against its plain reference, and the row-independence that the
+// scoring contract's bitwise invariance rests on.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "core/parallel.h"
+#include "kernels/attention.h"
+#include "kernels/gemm.h"
+
+namespace sift {
+namespace {
+
+std::vector<float> random_vector(size_t n, uint32_t seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = normal(rng);
+  return v;
+}
+
+bool bitwise_equal(const float* a, const float* b, size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
+
+TEST(Gemm, FastKernelEqualsReferenceBitwise) {
+  // Shapes with row and column tails (M % 6, N % 16) and K past one 256 block.
+  for (auto [m, n, k] : {std::tuple{1, 1, 1}, {7, 33, 300}, {13, 16, 256}, {64, 70, 513}, {5, 250, 64}}) {
+    const auto a = random_vector(size_t(m) * k, 1);
+    const auto w = random_vector(size_t(n) * k, 2);
+    const PackedMatrix packed = PackedMatrix::from_row_major(w.data(), n, k);
+    std::vector<float> fast(size_t(m) * n), reference(size_t(m) * n);
+    gemm(a.data(), m, k, packed, fast.data(), n);
+    gemm_reference(a.data(), m, k, packed, reference.data(), n);
+    EXPECT_TRUE(bitwise_equal(fast.data(), reference.data(), fast.size())) << m << "x" << n << "x" << k;
+    // And both are the product (checked in double).
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double expected = 0;
+        for (int kk = 0; kk < k; ++kk) expected += double(a[i * k + kk]) * w[j * k + kk];
+        ASSERT_NEAR(fast[i * n + j], expected, 1e-4 * std::sqrt(double(k)));
+      }
+  }
+}
+
+TEST(Gemm, RowResultDoesNotDependOnOtherRowsOrThreads) {
+  const int k = 300, n = 45;
+  const auto w = random_vector(size_t(n) * k, 3);
+  const PackedMatrix packed = PackedMatrix::from_row_major(w.data(), n, k);
+  const auto a = random_vector(size_t(40) * k, 4);
+  std::vector<float> all(size_t(40) * n);
+  gemm(a.data(), 40, k, packed, all.data(), n);
+  for (int m : {1, 2, 5, 6, 7, 11}) {
+    for (int threads : {1, 2}) {
+      set_n_threads(threads);
+      std::vector<float> some(size_t(m) * n);
+      const int first = 40 - m;  // the last m rows, computed alone
+      gemm(a.data() + first * k, m, k, packed, some.data(), n);
+      EXPECT_TRUE(bitwise_equal(some.data(), all.data() + first * n, some.size())) << "m=" << m;
+    }
+  }
+  set_n_threads(2);
+}
+
+TEST(Gemm, GemvRowsEqualsGemmColumns) {
+  const int k = 130, n = 40;
+  const auto w = random_vector(size_t(n) * k, 5);
+  const auto a = random_vector(size_t(k), 6);
+  const PackedMatrix packed = PackedMatrix::from_row_major(w.data(), n, k);
+  std::vector<float> full(n);
+  gemm(a.data(), 1, k, packed, full.data(), n);
+  const std::vector<int32_t> rows = {39, 0, 17};
+  std::vector<float> some(rows.size());
+  gemv_rows(a.data(), packed, rows.data(), 3, some.data());
+  for (size_t r = 0; r < rows.size(); ++r) EXPECT_EQ(some[r], full[rows[r]]);
+  std::vector<float> row(k);
+  packed.copy_row(17, row.data());
+  EXPECT_TRUE(bitwise_equal(row.data(), w.data() + 17 * k, k));
+}
+
+TEST(Attention, MatchesReferenceOnMultiItemLayout) {
+  const AttentionDims dims{4, 2, 16};
+  const int q_len = 9;
+  // Rows: the query (causal), then items of 3 and 4 tokens that see the query and themselves.
+  std::vector<VisibleKeys> visible;
+  for (int t = 0; t < q_len; ++t) visible.push_back({0, 0, t + 1});
+  for (int t = 0; t < 3; ++t) visible.push_back({q_len, q_len, q_len + t + 1});
+  for (int t = 0; t < 4; ++t) visible.push_back({q_len, q_len + 3, q_len + 3 + t + 1});
+  const int n = static_cast<int>(visible.size());
+  const auto q = random_vector(size_t(n) * dims.q_dim(), 7);
+  const auto keys = random_vector(size_t(n) * dims.kv_dim(), 8);
+  const auto values = random_vector(size_t(n) * dims.kv_dim(), 9);
+  std::vector<float> fast(size_t(n) * dims.q_dim()), reference(fast.size());
+  attention(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), fast.data());
+  attention_reference(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), reference.data());
+  for (size_t i = 0; i < fast.size(); ++i) ASSERT_NEAR(fast[i], reference[i], 1e-5) << i;
+
+  // An item row alone gives the same bits as inside the batch.
+  std::vector<float> alone(dims.q_dim());
+  const int row = q_len + 3 + 2;
+  attention(dims, q.data() + row * dims.q_dim(), dims.q_dim(), &visible[row], 1, keys.data(), values.data(), alone.data());
+  EXPECT_TRUE(bitwise_equal(alone.data(), fast.data() + row * dims.q_dim(), alone.size()));
+}
+
+}  // namespace
+}  // namespace sift
