@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/parallel.h"
+#include <omp.h>
 
 namespace sift {
 namespace {
@@ -13,60 +14,62 @@ namespace {
 constexpr int64_t kNr = PackedMatrix::kPanelWidth;  // 16 columns: two 8-float vectors
 constexpr int64_t kMr = 6;                          // rows per micro-tile: 12 accumulators
 constexpr int64_t kKc = 256;                        // K block: a 16 KB panel slice stays in L1
+constexpr int64_t kMc = 144;                        // row block: its packed A (144 KB) stays in L2
 
 bool cpu_has_avx2_fma() {
   static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return has;
 }
 
-// C[0..rows)[0..16) (+)= A[0..rows)[k0..k1) @ panel[k0..k1): per element an fma chain in k
-// order; accumulators start at 0 when k0 == 0, else from C.
-template <int kRows>
-__attribute__((target("avx2,fma"))) void micro_kernel(const float* a, int64_t lda, const float* panel,
-                                                      int64_t k0, int64_t k1, float* c, int64_t ldc,
-                                                      int64_t n_valid) {
-  __m256 acc[kRows][2];
-  alignas(32) float tmp[kNr];
-  for (int r = 0; r < kRows; ++r) {
-    if (k0 == 0) {
-      acc[r][0] = _mm256_setzero_ps();
-      acc[r][1] = _mm256_setzero_ps();
-    } else if (n_valid == kNr) {
-      acc[r][0] = _mm256_loadu_ps(c + r * ldc);
-      acc[r][1] = _mm256_loadu_ps(c + r * ldc + 8);
-    } else {
-      std::fill(tmp, tmp + kNr, 0.0f);
-      std::copy(c + r * ldc, c + r * ldc + n_valid, tmp);
-      acc[r][0] = _mm256_load_ps(tmp);
-      acc[r][1] = _mm256_load_ps(tmp + 8);
-    }
-  }
-  const float* b = panel + k0 * kNr;
-  for (int64_t k = k0; k < k1; ++k, b += kNr) {
-    const __m256 b0 = _mm256_loadu_ps(b);
-    const __m256 b1 = _mm256_loadu_ps(b + 8);
-    for (int r = 0; r < kRows; ++r) {
-      const __m256 ar = _mm256_broadcast_ss(a + r * lda + k);
-      acc[r][0] = _mm256_fmadd_ps(ar, b0, acc[r][0]);
-      acc[r][1] = _mm256_fmadd_ps(ar, b1, acc[r][1]);
-    }
-  }
-  for (int r = 0; r < kRows; ++r) {
-    if (n_valid == kNr) {
-      _mm256_storeu_ps(c + r * ldc, acc[r][0]);
-      _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
-    } else {
-      _mm256_store_ps(tmp, acc[r][0]);
-      _mm256_store_ps(tmp + 8, acc[r][1]);
-      std::copy(tmp, tmp + n_valid, c + r * ldc);
-    }
+// Copies A[i0..i0+rows)[k0..k1) into micro-panels of kMr rows: element (i, k) of micro-panel
+// u at packed[u * kc * kMr + (k - k0) * kMr + i % kMr]; rows past `rows` are zero.
+void pack_a_block(const float* a, int64_t lda, int64_t rows, int64_t k0, int64_t k1, float* packed) {
+  const int64_t kc = k1 - k0;
+  for (int64_t u = 0; u * kMr < rows; ++u) {
+    float* dst = packed + u * kc * kMr;
+    const int64_t n_rows = std::min(kMr, rows - u * kMr);
+    for (int64_t k = 0; k < kc; ++k)
+      for (int64_t r = 0; r < kMr; ++r) dst[k * kMr + r] = r < n_rows ? a[(u * kMr + r) * lda + k0 + k] : 0.0f;
   }
 }
 
-using MicroKernel = void (*)(const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t, int64_t);
-constexpr MicroKernel kMicroKernels[kMr + 1] = {nullptr,          micro_kernel<1>, micro_kernel<2>,
-                                                micro_kernel<3>, micro_kernel<4>, micro_kernel<5>,
-                                                micro_kernel<6>};
+// C[0..rows)[0..n_valid) (+)= Apacked (kc, 6) @ panel slice (kc, 16): per element an fma
+// chain in k order; accumulators start at 0 on the first K block, else from C.
+__attribute__((target("avx2,fma"))) void micro_kernel(const float* a_packed, const float* b, int64_t kc, bool first,
+                                                      float* c, int64_t ldc, int64_t rows, int64_t n_valid) {
+  alignas(32) float tile[kMr][kNr] = {};
+  if (!first)
+    for (int64_t r = 0; r < rows; ++r) std::copy(c + r * ldc, c + r * ldc + n_valid, tile[r]);
+  // Twelve named accumulators, so the compiler keeps them all in registers.
+  __m256 c00 = _mm256_load_ps(tile[0]), c01 = _mm256_load_ps(tile[0] + 8);
+  __m256 c10 = _mm256_load_ps(tile[1]), c11 = _mm256_load_ps(tile[1] + 8);
+  __m256 c20 = _mm256_load_ps(tile[2]), c21 = _mm256_load_ps(tile[2] + 8);
+  __m256 c30 = _mm256_load_ps(tile[3]), c31 = _mm256_load_ps(tile[3] + 8);
+  __m256 c40 = _mm256_load_ps(tile[4]), c41 = _mm256_load_ps(tile[4] + 8);
+  __m256 c50 = _mm256_load_ps(tile[5]), c51 = _mm256_load_ps(tile[5] + 8);
+  for (int64_t k = 0; k < kc; ++k, b += kNr, a_packed += kMr) {
+    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+    __m256 a = _mm256_broadcast_ss(a_packed + 0);
+    c00 = _mm256_fmadd_ps(a, b0, c00), c01 = _mm256_fmadd_ps(a, b1, c01);
+    a = _mm256_broadcast_ss(a_packed + 1);
+    c10 = _mm256_fmadd_ps(a, b0, c10), c11 = _mm256_fmadd_ps(a, b1, c11);
+    a = _mm256_broadcast_ss(a_packed + 2);
+    c20 = _mm256_fmadd_ps(a, b0, c20), c21 = _mm256_fmadd_ps(a, b1, c21);
+    a = _mm256_broadcast_ss(a_packed + 3);
+    c30 = _mm256_fmadd_ps(a, b0, c30), c31 = _mm256_fmadd_ps(a, b1, c31);
+    a = _mm256_broadcast_ss(a_packed + 4);
+    c40 = _mm256_fmadd_ps(a, b0, c40), c41 = _mm256_fmadd_ps(a, b1, c41);
+    a = _mm256_broadcast_ss(a_packed + 5);
+    c50 = _mm256_fmadd_ps(a, b0, c50), c51 = _mm256_fmadd_ps(a, b1, c51);
+  }
+  _mm256_store_ps(tile[0], c00), _mm256_store_ps(tile[0] + 8, c01);
+  _mm256_store_ps(tile[1], c10), _mm256_store_ps(tile[1] + 8, c11);
+  _mm256_store_ps(tile[2], c20), _mm256_store_ps(tile[2] + 8, c21);
+  _mm256_store_ps(tile[3], c30), _mm256_store_ps(tile[3] + 8, c31);
+  _mm256_store_ps(tile[4], c40), _mm256_store_ps(tile[4] + 8, c41);
+  _mm256_store_ps(tile[5], c50), _mm256_store_ps(tile[5] + 8, c51);
+  for (int64_t r = 0; r < rows; ++r) std::copy(tile[r], tile[r] + n_valid, c + r * ldc);
+}
 
 // Scalar version of one panel: the same chain per element (std::fma is the fused op).
 void reference_panel(const float* a, int64_t m, int64_t lda, const float* panel, int64_t k_total,
@@ -102,20 +105,31 @@ void PackedMatrix::copy_row(int64_t n, float* dst) const {
 
 void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* c, int64_t ldc) {
   if (!cpu_has_avx2_fma()) return gemm_reference(a, m, lda, w, c, ldc);
-  const int64_t k_total = w.cols();
-  // Threads take whole panels (columns of C); each walks K in blocks, all rows per block.
-  parallel_for(w.n_panels(), [&](int64_t p) {
-    const float* panel = w.panel(p);
-    const int64_t n_valid = std::min(kNr, w.rows() - p * kNr);
-    float* c_panel = c + p * kNr;
-    for (int64_t k0 = 0; k0 < k_total; k0 += kKc) {
+  const int64_t k_total = w.cols(), n_panels = w.n_panels();
+  // GotoBLAS order: K blocks, then row blocks whose packed A stays in L2, then this
+  // thread's panels (a 16 KB slice of each stays in L1 across the row block's micro-tiles).
+  // Each thread owns a static range of panels and packs its own copy of A: no barriers,
+  // and nothing about the split depends on m.
+#pragma omp parallel if (n_panels > 1 && m * k_total * w.rows() > (1 << 16))
+  {
+    const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
+    const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;
+    std::vector<float> a_packed(static_cast<size_t>(((kMc + kMr - 1) / kMr) * kMr * kKc));
+    for (int64_t k0 = 0; k0 < k_total && p_begin < p_end; k0 += kKc) {
       const int64_t k1 = std::min(k_total, k0 + kKc);
-      for (int64_t i = 0; i < m; i += kMr) {
-        const int64_t rows = std::min(kMr, m - i);
-        kMicroKernels[rows](a + i * lda, lda, panel, k0, k1, c_panel + i * ldc, ldc, n_valid);
+      for (int64_t i0 = 0; i0 < m; i0 += kMc) {
+        const int64_t rows = std::min(kMc, m - i0);
+        pack_a_block(a + i0 * lda, lda, rows, k0, k1, a_packed.data());
+        for (int64_t p = p_begin; p < p_end; ++p) {
+          const float* b = w.panel(p) + k0 * kNr;
+          const int64_t n_valid = std::min(kNr, w.rows() - p * kNr);
+          for (int64_t i = 0; i < rows; i += kMr)
+            micro_kernel(a_packed.data() + (i / kMr) * (k1 - k0) * kMr, b, k1 - k0, k0 == 0,
+                         c + (i0 + i) * ldc + p * kNr, ldc, std::min(kMr, rows - i), n_valid);
+        }
       }
     }
-  });
+  }
 }
 
 void gemm_reference(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* c, int64_t ldc) {

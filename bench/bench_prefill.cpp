@@ -1,0 +1,122 @@
+// Prefill speed of the CPU forward pass, next to a plain large sgemm (OpenBLAS) measured in
+// the same run: the ratio is what bench/README.md reports, since absolute numbers move with
+// the machine.
+//
+//   bench_prefill MODEL_DIR [--tokens 128,512,2048] [--repeats 3]
+//
+// FLOPs of a prefill of T tokens (causal): 2 T (matmul weights of all layers) for the
+// projections + per layer and head 2 * 2 * head_dim * T(T+1)/2 for scores and values
+// + 2 H V for the one logit row.
+#include <cblas.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/parallel.h"
+#include "kernels/gemm.h"
+#include "model/model.h"
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <typename Fn>
+double median_seconds(int repeats, Fn&& fn) {
+  std::vector<double> times;
+  for (int i = 0; i < repeats; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    fn();
+    times.push_back(seconds_since(start));
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+double peak_rss_gib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / (1024.0 * 1024.0);
+}
+
+std::vector<int> parse_list(const std::string& text) {
+  std::vector<int> values;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find(',', begin);
+    if (end == std::string::npos) end = text.size();
+    values.push_back(std::stoi(text.substr(begin, end - begin)));
+    begin = end + 1;
+  }
+  return values;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s MODEL_DIR [--tokens 128,512,2048] [--repeats 3]\n", argv[0]);
+    return 2;
+  }
+  std::vector<int> token_counts = {128, 512, 2048};
+  int repeats = 3;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--tokens") token_counts = parse_list(argv[i + 1]);
+    else if (flag == "--repeats") repeats = std::stoi(argv[i + 1]);
+  }
+  const int threads = sift::n_threads();
+  openblas_set_num_threads(threads);
+
+  // The yardstick: OpenBLAS sgemm 2048 x 2048 x 2048.
+  const int n = 2048;
+  std::vector<float> a(size_t(n) * n), b(size_t(n) * n), c(size_t(n) * n);
+  std::mt19937 rng(1);
+  std::normal_distribution<float> normal;
+  for (auto* v : {&a, &b})
+    for (float& x : *v) x = normal(rng);
+  const double flops_sq = 2.0 * n * n * double(n);
+  const double blas_s = median_seconds(repeats, [&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+  });
+  const sift::PackedMatrix packed = sift::PackedMatrix::from_row_major(b.data(), n, n);
+  const double sift_gemm_s = median_seconds(repeats, [&] { sift::gemm(a.data(), n, n, packed, c.data(), n); });
+  const double blas_gflops = flops_sq / blas_s / 1e9;
+  std::printf("threads %d\nopenblas sgemm %dx%dx%d: %.1f GFLOP/s\nsift gemm      %dx%dx%d: %.1f GFLOP/s (%.0f%% of sgemm)\n",
+              threads, n, n, n, blas_gflops, n, n, n, flops_sq / sift_gemm_s / 1e9,
+              100.0 * blas_s / sift_gemm_s);
+  a = b = c = {};
+
+  auto model = sift::Model::load(argv[1]);
+  const sift::ModelConfig& cfg = model->config();
+  const double layer_weights = double(cfg.hidden_size) * (cfg.q_dim() + 2 * cfg.kv_dim()) +
+                               double(cfg.q_dim()) * cfg.hidden_size + 3.0 * cfg.hidden_size * cfg.intermediate_size;
+  std::printf("model %s: %lld layers, hidden %lld, vocab %lld; peak RSS after load %.2f GiB (F32 weights %.2f GiB)\n",
+              cfg.architecture_name.c_str(), (long long)cfg.n_layers, (long long)cfg.hidden_size,
+              (long long)cfg.vocab_size, peak_rss_gib(),
+              (layer_weights * cfg.n_layers + double(cfg.vocab_size) * cfg.hidden_size * (cfg.tie_word_embeddings ? 1 : 2)) *
+                  4 / (1 << 30));
+  std::printf("| tokens | median s | tokens/s | GFLOP/s | % of sgemm |\n|---|---|---|---|---|\n");
+  for (int T : token_counts) {
+    std::vector<int32_t> ids(T), positions(T);
+    for (int t = 0; t < T; ++t) ids[t] = static_cast<int32_t>(rng() % cfg.vocab_size);
+    std::iota(positions.begin(), positions.end(), 0);
+    const std::vector<int32_t> last = {T - 1};
+    const sift::ForwardRequest request{ids, positions, {{0, T, 0}}, last, {}};
+    const double s = median_seconds(repeats, [&] { model->forward(request); });
+    const double flops = 2.0 * T * layer_weights * cfg.n_layers +
+                         4.0 * cfg.head_dim * (double(T) * (T + 1) / 2) * cfg.n_heads * cfg.n_layers +
+                         2.0 * cfg.hidden_size * cfg.vocab_size;
+    std::printf("| %d | %.3f | %.0f | %.1f | %.0f%% |\n", T, s, T / s, flops / s / 1e9, 100.0 * flops / s / 1e9 / blas_gflops);
+    std::fflush(stdout);
+  }
+  std::printf("peak RSS %.2f GiB\n", peak_rss_gib());
+  return 0;
+}
