@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/log.h"
+#include "model/checkpoint_layout.h"
 
 namespace sift {
 namespace {
@@ -20,13 +21,15 @@ PackedMatrix pack_rows(const Checkpoint& checkpoint, const std::vector<std::stri
            shape_to_string(info.shape), rows_per_tensor[t], n_cols);
     total_rows += rows_per_tensor[t];
   }
-  return PackedMatrix(total_rows, n_cols, [&](int64_t row, float* dst) {
+  PackedMatrix packed(total_rows, n_cols, [&](int64_t row, float* dst) {
     size_t t = 0;
     while (row >= rows_per_tensor[t]) row -= rows_per_tensor[t++];
     const TensorInfo& info = checkpoint.info(names[t]);
     const size_t element = dtype_size(info.dtype);
     convert_to_f32(info.dtype, info.bytes.data() + row * n_cols * element, dst, static_cast<size_t>(n_cols));
   });
+  for (const std::string& name : names) checkpoint.release(name);  // keep only the packed copy resident
+  return packed;
 }
 
 std::vector<float> read_vector(const Checkpoint& checkpoint, const std::string& name, int64_t n) {
@@ -36,25 +39,10 @@ std::vector<float> read_vector(const Checkpoint& checkpoint, const std::string& 
 }  // namespace
 
 ModelWeights load_weights(const Checkpoint& ckpt, const ModelConfig& c) {
-  std::vector<std::string> expected = {"model.embed_tokens.weight", "model.norm.weight"};
-  if (!c.tie_word_embeddings) expected.push_back("lm_head.weight");
+  std::vector<std::string> expected;
+  for (const TensorSpec& spec : checkpoint_layout(c)) expected.push_back(spec.name);
+  ckpt.check_names(expected, ignorable_tensor_names(c));
   auto layer_name = [](int64_t i, const char* rest) { return "model.layers." + std::to_string(i) + "." + rest; };
-  for (int64_t i = 0; i < c.n_layers; ++i) {
-    for (const char* rest : {"input_layernorm.weight", "post_attention_layernorm.weight", "self_attn.q_proj.weight",
-                             "self_attn.k_proj.weight", "self_attn.v_proj.weight", "self_attn.o_proj.weight",
-                             "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight"})
-      expected.push_back(layer_name(i, rest));
-    if (c.qkv_bias)
-      for (const char* rest : {"self_attn.q_proj.bias", "self_attn.k_proj.bias", "self_attn.v_proj.bias"})
-        expected.push_back(layer_name(i, rest));
-    if (c.o_bias) expected.push_back(layer_name(i, "self_attn.o_proj.bias"));
-    if (c.qk_norm)
-      for (const char* rest : {"self_attn.q_norm.weight", "self_attn.k_norm.weight"})
-        expected.push_back(layer_name(i, rest));
-  }
-  std::vector<std::string> ignorable = {"*.rotary_emb.inv_freq"};
-  if (c.tie_word_embeddings) ignorable.push_back("lm_head.weight");  // some tied checkpoints still store it
-  ckpt.check_names(expected, ignorable);
 
   const int64_t H = c.hidden_size, I = c.intermediate_size;
   ModelWeights w;
