@@ -1,0 +1,51 @@
+#pragma once
+// ScoringArtifact: sift.json, the versioned file that makes a checkpoint a labeler.
+//
+//   {"format": "sift.scoring/1", "version": "...",
+//    "query_template": "...{query}...", "item_template": "...{item}...",
+//    "yes": "YES", "no": "NO", "threshold": 0.5}
+//
+// query_template holds the instructions and all candidate-invariant text; item_template the
+// candidate-dependent text and ends exactly at the answer position. Each holds its
+// placeholder exactly once. Optional fields shape the packed-generation baseline prompt
+// (see generate_prompt.h); their defaults are documented there.
+#include <nlohmann/json_fwd.hpp>
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace sift {
+
+inline constexpr std::string_view kScoringFormat = "sift.scoring/1";
+inline constexpr std::string_view kQueryPlaceholder = "{query}";
+inline constexpr std::string_view kItemPlaceholder = "{item}";
+inline constexpr std::string_view kIndexPlaceholder = "{index}";
+
+struct ScoringArtifact {
+  std::string version;
+  std::string query_template;
+  std::string item_template;
+  std::string yes = "YES";
+  std::string no = "NO";
+  double threshold = 0.5;
+  // Packed generation (mode generate): one line per candidate, "{index}" and "{item}" once
+  // each; then the instruction that asks for the answer list. Both are template text
+  // (special tokens recognised).
+  std::string generate_item_template;
+  std::string generate_answer_template;
+};
+
+// Parses and validates; every violation is an Error naming `where` and the field.
+ScoringArtifact parse_scoring_artifact(const nlohmann::json& json, const std::string& where);
+ScoringArtifact load_scoring_artifact(const std::filesystem::path& sift_json);
+nlohmann::json scoring_artifact_to_json(const ScoringArtifact& artifact);
+
+// Splits template text around its one placeholder: {before, after}.
+struct TemplateParts {
+  std::string before;
+  std::string after;
+};
+TemplateParts split_template(std::string_view text, std::string_view placeholder);
+
+}  // namespace sift

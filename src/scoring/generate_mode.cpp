@@ -1,0 +1,109 @@
+#include "scoring/generate_mode.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "scoring/generate_answers.h"
+#include "scoring/layout.h"
+#include "scoring/request_sizing.h"
+
+namespace sift {
+namespace {
+
+int32_t argmax(std::span<const float> logits) {
+  return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+}
+
+struct DecodeResult {
+  std::vector<int32_t> generated;
+};
+
+// Greedy decoding of at most `budget` tokens after `prompt`, stopping at EOS or after
+// `n_lines` newlines.
+DecodeResult greedy_decode(const Model& model, const Tokenizer& tokenizer, std::span<const int32_t> prompt,
+                           int64_t budget, int64_t n_lines) {
+  const int64_t prompt_len = static_cast<int64_t>(prompt.size());
+  const int64_t eos = model.config().eos_token_id;
+  KvCache cache(model.config(), prompt_len + budget);
+  RequestLayout prefill = causal_layout(prompt, 0, 0);
+  prefill.logit_rows = {static_cast<int32_t>(prompt_len - 1)};
+  ForwardResult result = model.forward(prefill.forward_request({}), &cache);  // full vocabulary
+
+  DecodeResult out;
+  int64_t newlines = 0;
+  while (static_cast<int64_t>(out.generated.size()) < budget) {
+    const int32_t next = argmax(result.row(0));
+    if (next == eos) break;
+    out.generated.push_back(next);
+    const std::string piece = tokenizer.decode({next});
+    newlines += std::count(piece.begin(), piece.end(), '\n');
+    if (newlines >= n_lines || static_cast<int64_t>(out.generated.size()) == budget) break;
+    const int32_t step_ids[1] = {next};
+    RequestLayout step = causal_layout(step_ids, cache.size(), cache.size());  // {0, 1, C} at position C
+    step.logit_rows = {0};
+    result = model.forward(step.forward_request({}), &cache);
+  }
+  return out;
+}
+
+}  // namespace
+
+GenerateItemCosts generate_item_costs(const PromptEncoder& prompts, const ScoringArtifact& artifact,
+                                      const std::vector<std::string>& items) {
+  const Tokenizer& tokenizer = prompts.tokenizer();
+  const std::string& longer = artifact.yes.size() >= artifact.no.size() ? artifact.yes : artifact.no;
+  GenerateItemCosts costs;
+  costs.item_lines.reserve(items.size());
+  costs.answer_budgets.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    const int64_t number = static_cast<int64_t>(i) + 1;
+    costs.item_lines.push_back(prompts.generate_item_tokens(number, items[i]));
+    const std::string line = std::to_string(number) + ": " + longer + "\n";
+    costs.answer_budgets.push_back(
+        static_cast<int64_t>(tokenizer.encode(line, {.add_special_tokens = false}).size()) + kAnswerSlackTokens);
+  }
+  return costs;
+}
+
+GenerateDecisions generate_decisions(const Model& model, const PromptEncoder& prompts,
+                                     const ScoringArtifact& artifact, std::span<const int32_t> query,
+                                     const std::vector<std::string>& items, int64_t max_request_tokens) {
+  GenerateDecisions out;
+  out.decisions.resize(items.size());
+  if (items.empty()) return out;
+
+  const GenerateItemCosts costs = generate_item_costs(prompts, artifact, items);
+  const std::vector<int32_t>& answer_instruction = prompts.generate_answer_tokens();
+  const int64_t shared_len = static_cast<int64_t>(query.size() + answer_instruction.size());
+  // A request holds the shared part, its item lines and room for their answers; it must fit
+  // both the request limit and the model's positions.
+  std::vector<int64_t> item_costs(items.size());
+  for (size_t i = 0; i < items.size(); ++i)
+    item_costs[i] = static_cast<int64_t>(costs.item_lines[i].size()) + costs.answer_budgets[i];
+  const int64_t limit = std::min(max_request_tokens, model.config().max_position_embeddings);
+
+  for (const ItemRange& range : split_into_requests(shared_len, item_costs, limit)) {
+    std::vector<int32_t> prompt(query.begin(), query.end());
+    int64_t budget = 0;
+    for (int64_t i = range.begin; i < range.end; ++i) {
+      prompt.insert(prompt.end(), costs.item_lines[i].begin(), costs.item_lines[i].end());
+      budget += costs.answer_budgets[i];
+    }
+    prompt.insert(prompt.end(), answer_instruction.begin(), answer_instruction.end());
+    if (prompt.empty()) fail("packed generation: the prompt has no tokens");
+
+    DecodeResult decoded = greedy_decode(model, prompts.tokenizer(), prompt, budget, range.size());
+    std::string text = prompts.tokenizer().decode(decoded.generated, /*skip_special_tokens=*/true);
+    // Numbers are row positions, so parse for items 1..range.end and keep this range's.
+    std::vector<std::optional<bool>> parsed = parse_answer_list(text, range.end, artifact.yes, artifact.no);
+    for (int64_t i = range.begin; i < range.end; ++i) out.decisions[i] = parsed[i];
+
+    out.answer_texts.push_back(std::move(text));
+    out.prompt_tokens += static_cast<int64_t>(prompt.size());
+    out.generated_tokens += static_cast<int64_t>(decoded.generated.size());
+    out.requests += 1;
+  }
+  return out;
+}
+
+}  // namespace sift

@@ -1,0 +1,51 @@
+#pragma once
+// Packed generation (paper §2.4), the baseline MIS replaces: one prompt lists every
+// candidate, the model writes an answer list by greedy decoding with a KV cache, and the
+// list is parsed back (generate_answers.h). Decisions are hard (score 1 or 0) and depend on
+// the companions and their order; an answer that cannot be parsed is reported as such.
+//
+// Prompt of a request over items b..e-1 (numbers are the items' 1-based row positions,
+// so an item's line does not depend on how the row was split):
+//
+//   query_tokens(q) ++ generate_item_tokens(b+1, c_b) ++ ... ++ generate_item_tokens(e, c_{e-1})
+//                   ++ generate_answer_tokens()
+//
+// Decoding: the prompt is prefilled into a KvCache ({0, P, 0}), then one token per step
+// ({0, 1, C} at position C), argmax over the full vocabulary (ties to the lowest id). It
+// stops at the model's EOS, after as many newlines as items, or at the answer budget: the
+// tokens of "k: <longer of yes/no>\n" for each item k, plus kAnswerSlackTokens per item.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+#include "scoring/layout.h"
+#include "scoring/prompt.h"
+
+namespace sift {
+
+inline constexpr int64_t kAnswerSlackTokens = 2;
+
+struct GenerateDecisions {
+  std::vector<std::optional<bool>> decisions;  // one per item; nullopt = unparsed
+  std::vector<std::string> answer_texts;       // what the model wrote, one per request
+  int64_t prompt_tokens = 0;                   // prefilled prompt tokens, all requests
+  int64_t generated_tokens = 0;                // tokens decoded, all requests
+  int64_t requests = 0;
+};
+
+// Prompt and answer-budget lengths of each item's part of a packed-generation request.
+struct GenerateItemCosts {
+  std::vector<TokenIds> item_lines;       // generate_item_tokens(i+1, item i)
+  std::vector<int64_t> answer_budgets;    // answer tokens allowed for item i
+};
+GenerateItemCosts generate_item_costs(const PromptEncoder& prompts, const ScoringArtifact& artifact,
+                                      const std::vector<std::string>& items);
+
+GenerateDecisions generate_decisions(const Model& model, const PromptEncoder& prompts,
+                                     const ScoringArtifact& artifact, std::span<const int32_t> query,
+                                     const std::vector<std::string>& items, int64_t max_request_tokens);
+
+}  // namespace sift

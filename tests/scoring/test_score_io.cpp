@@ -1,0 +1,83 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "scoring/score_io.h"
+
+namespace sift {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+std::string error_of(std::string_view line) {
+  try {
+    parse_scoring_row(line);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ScoreIo, ParsesStringAndObjectItemsAndIgnoresOtherFields) {
+  ScoringRow row = parse_scoring_row(
+      R"({"id": "m1", "query": "q", "items": ["a", {"id": 7, "text": "b"}, {"text": "c"}], "labels": [1]})");
+  EXPECT_EQ(row.id, "m1");
+  EXPECT_EQ(row.query, "q");
+  EXPECT_EQ(row.items, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_TRUE(row.has_item_ids);
+  EXPECT_EQ(json(row.item_ids), json::parse("[null, 7, null]"));
+  row = parse_scoring_row(R"({"query": "q", "items": []})");
+  EXPECT_TRUE(row.id.is_null());
+  EXPECT_FALSE(row.has_item_ids);
+}
+
+TEST(ScoreIo, MalformedRowsSayWhy) {
+  EXPECT_THAT(error_of("{\"query\": "), HasSubstr("invalid JSON"));
+  EXPECT_THAT(error_of("[1]"), HasSubstr("JSON object"));
+  EXPECT_THAT(error_of(R"({"items": []})"), HasSubstr("\"query\""));
+  EXPECT_THAT(error_of(R"({"query": 3, "items": []})"), HasSubstr("\"query\" must be a string"));
+  EXPECT_THAT(error_of(R"({"query": "q"})"), HasSubstr("\"items\""));
+  EXPECT_THAT(error_of(R"({"query": "q", "items": "a"})"), HasSubstr("must be a list"));
+  EXPECT_THAT(error_of(R"({"query": "q", "items": ["a", 5]})"), HasSubstr("items[1]"));
+  EXPECT_THAT(error_of(R"({"query": "q", "items": [{"id": 1}]})"), HasSubstr("items[0]"));
+}
+
+TEST(ScoreIo, WritesScoresLabelsAndUsage) {
+  ScoringRow row = parse_scoring_row(R"({"id": 5, "query": "q", "items": ["a", "b"]})");
+  RowResult result;
+  result.scores = {0.25, 0.75};
+  result.labels = {false, true};
+  result.prefill_tokens = 40;
+  result.requests = 1;
+  json out = row_result_to_json(row, result, ScoringMode::Mis);
+  EXPECT_EQ(out, json::parse(R"({"id": 5, "scores": [0.25, 0.75], "labels": [false, true],
+                                 "usage": {"prefill_tokens": 40, "requests": 1}})"));
+  EXPECT_EQ(out.begin().key(), "id");  // ordered output: id first
+}
+
+TEST(ScoreIo, GenerateRowsListUnparsedItems) {
+  ScoringRow row = parse_scoring_row(R"({"id": 1, "query": "q", "items": [{"id": "x", "text": "a"}, "b"]})");
+  RowResult result;
+  result.scores = {1.0, std::nullopt};
+  result.labels = {true, std::nullopt};
+  result.unparsed = {1};
+  result.prefill_tokens = 30;
+  result.generated_tokens = 4;
+  result.requests = 1;
+  json out = row_result_to_json(row, result, ScoringMode::Generate);
+  EXPECT_EQ(out["item_ids"], json::parse(R"(["x", null])"));
+  EXPECT_EQ(out["scores"], json::parse("[1.0, null]"));
+  EXPECT_EQ(out["labels"], json::parse("[true, null]"));
+  EXPECT_EQ(out["unparsed"], json::parse("[1]"));
+  EXPECT_EQ(out["usage"]["generated_tokens"], 4);
+}
+
+TEST(ScoreIo, ErrorLines) {
+  EXPECT_EQ(row_error_to_json(3, "bad"), json::parse(R"({"line": 3, "error": "bad"})"));
+  json id = "m9";
+  EXPECT_EQ(row_error_to_json(4, "too long", &id), json::parse(R"({"line": 4, "id": "m9", "error": "too long"})"));
+}
+
+}  // namespace
+}  // namespace sift
