@@ -137,6 +137,11 @@ std::vector<float> Checkpoint::read_f32(std::string_view name, const std::vector
   return out;
 }
 
+void Checkpoint::release(std::string_view name) const {
+  const Location& location = locate(name);
+  files_[location.file].release(*location.info);
+}
+
 void Checkpoint::check_names(const std::vector<std::string>& expected, const std::vector<std::string>& ignorable) const {
   std::vector<std::string> missing;
   for (const std::string& name : expected)

@@ -35,6 +35,10 @@ class Checkpoint {
   void read_f32_into(std::string_view name, const std::vector<int64_t>& expected_shape,
                      std::span<float> dst) const;
 
+  // Drops the tensor's mapped pages from memory once the caller has converted it (see
+  // SafetensorsFile::release); read_f32 / read_f32_into do this themselves.
+  void release(std::string_view name) const;
+
   // Checks the set of tensor names against what the model expects:
   //   an expected name that is absent          -> Error naming it (all of them, sorted);
   //   a present name neither expected nor ignorable -> Error naming them.

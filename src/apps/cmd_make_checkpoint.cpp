@@ -1,0 +1,75 @@
+// sift make-checkpoint: write a random Hugging Face checkpoint (config.json +
+// model.safetensors) of a chosen architecture and shape, so benchmarks and tests need no
+// download. A preset gives the shape; any of the shape options overrides it.
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "apps/command.h"
+#include "core/error.h"
+#include "model/checkpoint_layout.h"
+#include "model/random_checkpoint.h"
+
+SIFT_COMMAND(make_checkpoint) {
+  struct Options {
+    std::string out, arch, preset = "tiny", dtype = "f32";
+    std::optional<int64_t> hidden, layers, heads, kv_heads, head_dim, intermediate, vocab;
+    std::optional<double> rope_theta;
+    bool tied = false, untied = false, llama3_scaling = false;
+    uint64_t seed = 0;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("make-checkpoint", "Write a random checkpoint (config.json + model.safetensors)");
+  cmd->add_option("--out", o->out, "output model directory (created)")->required();
+  cmd->add_option("--arch", o->arch, "qwen3 | qwen2 | llama")->required()->check(CLI::IsMember({"qwen3", "qwen2", "llama"}));
+  cmd->add_option("--preset", o->preset, "tiny | small | qwen3-0.6b (default tiny)")
+      ->check(CLI::IsMember({"tiny", "small", "qwen3-0.6b"}));
+  cmd->add_option("--hidden", o->hidden, "hidden_size");
+  cmd->add_option("--layers", o->layers, "num_hidden_layers");
+  cmd->add_option("--heads", o->heads, "num_attention_heads");
+  cmd->add_option("--kv-heads", o->kv_heads, "num_key_value_heads");
+  cmd->add_option("--head-dim", o->head_dim, "head_dim");
+  cmd->add_option("--intermediate", o->intermediate, "intermediate_size");
+  cmd->add_option("--vocab", o->vocab, "vocab_size");
+  auto* tied = cmd->add_flag("--tied", o->tied, "tie lm_head to the embeddings (the presets' default)");
+  cmd->add_flag("--untied", o->untied, "write a separate lm_head.weight")->excludes(tied);
+  cmd->add_option("--dtype", o->dtype, "f32 | bf16 (default f32)")->check(CLI::IsMember({"f32", "bf16"}));
+  cmd->add_option("--seed", o->seed, "random seed (default 0)");
+  cmd->add_option("--rope-theta", o->rope_theta, "rope_theta");
+  cmd->add_flag("--llama3-scaling", o->llama3_scaling,
+                "llama only: rope_scaling llama3 (factor 32, low 1, high 4, original 8192)");
+  cmd->callback([o] {
+    const sift::Architecture arch = o->arch == "qwen3"   ? sift::Architecture::Qwen3
+                                    : o->arch == "qwen2" ? sift::Architecture::Qwen2
+                                                         : sift::Architecture::Llama;
+    sift::ModelConfig c = sift::preset_model_config(o->preset, arch);
+    auto set = [](int64_t& field, const std::optional<int64_t>& value) { if (value) field = *value; };
+    set(c.hidden_size, o->hidden);
+    set(c.n_layers, o->layers);
+    set(c.n_heads, o->heads);
+    set(c.n_kv_heads, o->kv_heads);
+    set(c.head_dim, o->head_dim);
+    set(c.intermediate_size, o->intermediate);
+    set(c.vocab_size, o->vocab);
+    if (o->rope_theta) c.rope_theta = *o->rope_theta;
+    if (o->tied) c.tie_word_embeddings = true;
+    if (o->untied) c.tie_word_embeddings = false;
+    if (o->llama3_scaling) {
+      if (arch != sift::Architecture::Llama) sift::fail("--llama3-scaling is only for --arch llama");
+      c.rope_scaling = {32.0, 1.0, 4.0, 8192};
+    }
+    const sift::DType dtype = o->dtype == "bf16" ? sift::DType::BF16 : sift::DType::F32;
+    sift::write_random_checkpoint(o->out, c, dtype, o->seed);
+    int64_t n_params = 0;
+    for (const auto& spec : sift::checkpoint_layout(c)) {
+      int64_t n = 1;
+      for (int64_t d : spec.shape) n *= d;
+      n_params += n;
+    }
+    const nlohmann::json summary = {{"out", o->out}, {"architecture", c.architecture_name}, {"dtype", o->dtype},
+                                    {"n_params", n_params}, {"config", sift::model_config_to_json(c)}};
+    std::printf("%s\n", summary.dump().c_str());
+  });
+}

@@ -1,0 +1,108 @@
+#include "model/random_checkpoint.h"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/parallel.h"
+#include "io/safetensors_writer.h"
+#include "model/checkpoint_layout.h"
+
+namespace sift {
+namespace {
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// N(0, 1) from one 64-bit hash by Box-Muller: u1 in (0, 1] from the top 32 bits, u2 from the rest.
+float standard_normal(uint64_t hash) {
+  const double u1 = (static_cast<double>(hash >> 32) + 1.0) * 0x1p-32;
+  const double u2 = static_cast<double>(hash & 0xFFFFFFFFu) * 0x1p-32;
+  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2));
+}
+
+struct Distribution {
+  float mean, std;
+};
+
+Distribution distribution_for(const TensorSpec& spec, const ModelConfig& c) {
+  switch (spec.role) {
+    case TensorRole::Embedding:
+    case TensorRole::OutputHead: return {0.0f, 2.0f / std::sqrt(static_cast<float>(c.hidden_size))};
+    case TensorRole::Projection: return {0.0f, 1.0f / std::sqrt(static_cast<float>(spec.shape[1]))};
+    case TensorRole::Norm: return {1.0f, 0.1f};
+    case TensorRole::Bias: return {0.0f, 0.1f};
+  }
+  return {0.0f, 0.0f};
+}
+
+}  // namespace
+
+void set_architecture(ModelConfig& c, Architecture architecture) {
+  c.architecture = architecture;
+  c.qk_norm = architecture == Architecture::Qwen3;
+  switch (architecture) {
+    case Architecture::Qwen3: c.architecture_name = "Qwen3ForCausalLM"; break;
+    case Architecture::Qwen2:
+      c.architecture_name = "Qwen2ForCausalLM";
+      c.qkv_bias = true;
+      c.o_bias = false;
+      break;
+    case Architecture::Llama: c.architecture_name = "LlamaForCausalLM"; break;
+  }
+}
+
+ModelConfig preset_model_config(std::string_view preset, Architecture architecture) {
+  ModelConfig c;
+  set_architecture(c, architecture);
+  c.vocab_size = 151936;
+  c.tie_word_embeddings = true;
+  if (preset == "tiny") {
+    c.hidden_size = 64, c.n_layers = 2, c.n_heads = 4, c.n_kv_heads = 2, c.head_dim = 16, c.intermediate_size = 128;
+  } else if (preset == "small") {
+    c.hidden_size = 512, c.n_layers = 4, c.n_heads = 8, c.n_kv_heads = 4, c.head_dim = 64, c.intermediate_size = 1536;
+  } else if (preset == "qwen3-0.6b") {
+    c.hidden_size = 1024, c.n_layers = 28, c.n_heads = 16, c.n_kv_heads = 8, c.head_dim = 128;
+    c.intermediate_size = 3072;
+  } else {
+    fail("unknown checkpoint preset \"{}\" (known: tiny, small, qwen3-0.6b)", preset);
+  }
+  if (architecture == Architecture::Llama) {
+    c.rope_theta = 500000.0, c.rms_norm_eps = 1e-5, c.max_position_embeddings = 131072;
+  } else {
+    c.rope_theta = 1000000.0, c.rms_norm_eps = 1e-6, c.max_position_embeddings = 40960;
+  }
+  return c;
+}
+
+void write_random_checkpoint(const std::filesystem::path& dir, const ModelConfig& config, DType dtype, uint64_t seed) {
+  const nlohmann::json config_json = model_config_to_json(config);
+  const ModelConfig checked = parse_model_config(config_json, "random checkpoint config");
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir / "config.json");
+    out << config_json.dump(2) << "\n";
+    if (!out) fail("{}: cannot write", (dir / "config.json").string());
+  }
+  std::vector<TensorSource> sources;
+  const std::vector<TensorSpec> layout = checkpoint_layout(checked);
+  for (size_t t = 0; t < layout.size(); ++t) {
+    const Distribution dist = distribution_for(layout[t], checked);
+    const uint64_t stream = splitmix64(seed ^ splitmix64(t + 1));
+    sources.push_back({layout[t].name, layout[t].shape, [dist, stream](int64_t first, std::span<float> out) {
+                         parallel_for(static_cast<int64_t>(out.size()), [&](int64_t i) {
+                           const uint64_t hash = splitmix64(stream + static_cast<uint64_t>(first + i));
+                           out[static_cast<size_t>(i)] = dist.mean + dist.std * standard_normal(hash);
+                         });
+                       }});
+  }
+  write_safetensors(dir / "model.safetensors", sources, dtype, {{"generator", "sift make-checkpoint"},
+                                                                  {"seed", std::to_string(seed)}});
+}
+
+}  // namespace sift
