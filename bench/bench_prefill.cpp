@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
               (long long)cfg.vocab_size, peak_rss_gib(),
               (layer_weights * cfg.n_layers + double(cfg.vocab_size) * cfg.hidden_size * (cfg.tie_word_embeddings ? 1 : 2)) *
                   4 / (1 << 30));
-  std::printf("| tokens | median s | tokens/s | GFLOP/s | % of sgemm |\n|---|---|---|---|---|\n");
+  std::printf("| tokens | median s | tokens/s | GFLOP/s | %% of sgemm |\n|---|---|---|---|---|\n");
   for (int T : token_counts) {
     std::vector<int32_t> ids(T), positions(T);
     for (int t = 0; t < T; ++t) ids[t] = static_cast<int32_t>(rng() % cfg.vocab_size);
