@@ -1,0 +1,190 @@
+// The exactness contract (design.md): an item's score is a pure function of (model, query,
+// item), bitwise: whatever the other items, their order, the request split, or which of
+// mis / independent / prefix computed it. Checked on random checkpoints of Qwen3, Qwen2
+// and Llama with F32 and BF16 weights, and against an independent float64 single-prompt
+// reference (<= 1e-5 in probability).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <random>
+
+#include "model/model.h"
+#include "reference_forward.h"
+#include "scoring/layout.h"
+#include "scoring/modes.h"
+#include "scoring/readout.h"
+#include "scoring_checkpoints.h"
+
+namespace sift {
+namespace {
+
+using testing::architecture_label;
+
+struct Variant {
+  Architecture architecture;
+  DType dtype;
+};
+
+std::string variant_name(const ::testing::TestParamInfo<Variant>& info) {
+  return std::string(architecture_label(info.param.architecture)) + "_" + std::string(dtype_name(info.param.dtype));
+}
+
+struct Row {
+  TokenIds query;
+  std::vector<TokenIds> items;
+};
+
+Row random_row(std::mt19937& rng, int64_t query_len, int64_t n_items, int64_t max_item_len, int64_t vocab) {
+  Row row;
+  for (int64_t t = 0; t < query_len; ++t) row.query.push_back(static_cast<int32_t>(rng() % vocab));
+  for (int64_t i = 0; i < n_items; ++i) {
+    TokenIds item(1 + rng() % max_item_len);
+    for (int32_t& id : item) id = static_cast<int32_t>(rng() % vocab);
+    row.items.push_back(std::move(item));
+  }
+  return row;
+}
+
+uint64_t bits(double x) { return std::bit_cast<uint64_t>(x); }
+
+class Exactness : public ::testing::TestWithParam<Variant> {
+ protected:
+  static constexpr int64_t kQueryLen = 37, kItems = 14, kMaxItemLen = 9;
+  static constexpr int64_t kUnlimited = 1 << 20;
+
+  void SetUp() override {
+    dir_ = testing::write_scoring_test_checkpoint(GetParam().architecture, GetParam().dtype);
+    model_ = Model::load(dir_);
+    std::mt19937 rng(1234 + static_cast<int>(GetParam().architecture));
+    row_ = random_row(rng, kQueryLen, kItems, kMaxItemLen, model_->config().vocab_size);
+    answer_ = {static_cast<int32_t>(rng() % 1024), static_cast<int32_t>(rng() % 1024)};
+    if (answer_.yes == answer_.no) answer_.no = (answer_.yes + 1) % 1024;
+    // Baseline: each item alone, in its own request, nothing else present.
+    for (const TokenIds& item : row_.items)
+      alone_.push_back(score_independent(*model_, answer_, row_.query, std::vector<TokenIds>{item}, kUnlimited)
+                           .scores[0]);
+  }
+  void TearDown() override { testing::remove_scoring_test_checkpoints(); }
+
+  // Every score of `got` (items given by their indices in row_) equals the alone score bitwise.
+  void expect_same_bits(const std::vector<double>& got, const std::vector<size_t>& indices, const std::string& what) {
+    ASSERT_EQ(got.size(), indices.size()) << what;
+    for (size_t k = 0; k < got.size(); ++k)
+      EXPECT_EQ(bits(got[k]), bits(alone_[indices[k]]))
+          << what << ": item " << indices[k] << " scored " << got[k] << " vs " << alone_[indices[k]] << " alone";
+  }
+
+  std::vector<TokenIds> pick(const std::vector<size_t>& indices) const {
+    std::vector<TokenIds> items;
+    for (size_t i : indices) items.push_back(row_.items[i]);
+    return items;
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<Model> model_;
+  Row row_;
+  AnswerTokenIds answer_;
+  std::vector<double> alone_;
+};
+
+std::vector<size_t> iota_indices(size_t n) {
+  std::vector<size_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+TEST_P(Exactness, ScoresAreNotAllTheSame) {
+  // Guards the tests below against a degenerate model (every item scoring alike).
+  std::vector<double> sorted = alone_;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_GT(std::unique(sorted.begin(), sorted.end()) - sorted.begin(), kItems / 2);
+}
+
+TEST_P(Exactness, MultiItemEqualsEachItemAlone) {
+  ItemScores mis = score_multi_item(*model_, answer_, row_.query, row_.items, kUnlimited);
+  expect_same_bits(mis.scores, iota_indices(kItems), "mis, all items in one request");
+  EXPECT_EQ(mis.requests, 1);
+  int64_t expected_tokens = kQueryLen;
+  for (const TokenIds& item : row_.items) expected_tokens += static_cast<int64_t>(item.size());
+  EXPECT_EQ(mis.prefill_tokens, expected_tokens);
+}
+
+TEST_P(Exactness, OrderAndCompanionsDoNotMatter) {
+  std::mt19937 rng(99);
+  for (int trial = 0; trial < 4; ++trial) {
+    std::vector<size_t> order = iota_indices(kItems);
+    std::shuffle(order.begin(), order.end(), rng);
+    order.resize(1 + rng() % kItems);  // a random subset, in random order
+    ItemScores mis = score_multi_item(*model_, answer_, row_.query, pick(order), kUnlimited);
+    expect_same_bits(mis.scores, order, "mis, permuted subset " + std::to_string(trial));
+  }
+}
+
+TEST_P(Exactness, RequestSplitsDoNotMatter) {
+  int64_t items_len = 0;
+  for (const TokenIds& item : row_.items) items_len += static_cast<int64_t>(item.size());
+  for (int64_t limit : {kQueryLen + kMaxItemLen, kQueryLen + items_len / 3, kQueryLen + items_len / 2,
+                        kQueryLen + items_len - 1}) {
+    ItemScores mis = score_multi_item(*model_, answer_, row_.query, row_.items, limit);
+    EXPECT_GT(mis.requests, 1) << "limit " << limit << " should split the row";
+    expect_same_bits(mis.scores, iota_indices(kItems), "mis, --max-request-tokens " + std::to_string(limit));
+  }
+}
+
+TEST_P(Exactness, AllThreeModesAgree) {
+  ItemScores independent = score_independent(*model_, answer_, row_.query, row_.items, kUnlimited);
+  expect_same_bits(independent.scores, iota_indices(kItems), "independent, one batched call");
+  ItemScores independent_split = score_independent(*model_, answer_, row_.query, row_.items, 2 * kQueryLen + 20);
+  expect_same_bits(independent_split.scores, iota_indices(kItems), "independent, small batches");
+  ItemScores prefix = score_with_cached_query(*model_, answer_, row_.query, row_.items, kUnlimited);
+  expect_same_bits(prefix.scores, iota_indices(kItems), "prefix");
+  EXPECT_EQ(independent.requests, kItems);
+  EXPECT_EQ(prefix.requests, kItems);
+  ItemScores mis = score_multi_item(*model_, answer_, row_.query, row_.items, kUnlimited);
+  // Cost: independent repeats the query per item; prefix and mis compute it once.
+  EXPECT_EQ(independent.prefill_tokens - mis.prefill_tokens, (kItems - 1) * kQueryLen);
+  EXPECT_EQ(prefix.prefill_tokens, mis.prefill_tokens);
+}
+
+TEST_P(Exactness, AgreesWithTheFloat64Reference) {
+  testing::ReferenceForward reference(dir_);
+  const std::vector<int32_t> vocab = {answer_.yes, answer_.no};
+  double max_diff = 0;
+  int n_not_saturated = 0;
+  for (int64_t i = 0; i < kItems; ++i) {
+    TokenIds prompt = row_.query;
+    prompt.insert(prompt.end(), row_.items[i].begin(), row_.items[i].end());
+    const std::vector<double> logits = reference.last_logits(prompt, vocab);
+    const double expected = 1.0 / (1.0 + std::exp(logits[1] - logits[0]));
+    max_diff = std::max(max_diff, std::abs(expected - alone_[i]));
+    n_not_saturated += expected > 0.01 && expected < 0.99;
+  }
+  EXPECT_LE(max_diff, 1e-5);
+  EXPECT_GE(n_not_saturated, 3) << "too few informative scores for the comparison to mean much";
+}
+
+TEST_P(Exactness, TheReferenceSeesWhatAPlainPackedPromptGetsWrong) {
+  // Without the item mask and restarted positions, item 1 would see item 0: the float64
+  // reference of [q; c1] must then disagree with a plain causal [q; c0; c1] by far more than
+  // the tolerance, so the agreement above is evidence and not an accident.
+  testing::ReferenceForward reference(dir_);
+  const std::vector<int32_t> vocab = {answer_.yes, answer_.no};
+  TokenIds leaky = row_.query;
+  for (int k : {0, 1}) leaky.insert(leaky.end(), row_.items[k].begin(), row_.items[k].end());
+  const std::vector<double> wrong = reference.last_logits(leaky, vocab);
+  const double p_wrong = 1.0 / (1.0 + std::exp(wrong[1] - wrong[0]));
+  EXPECT_GT(std::abs(p_wrong - alone_[1]), 1e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllArchitectures, Exactness,
+                         ::testing::Values(Variant{Architecture::Qwen3, DType::F32},
+                                           Variant{Architecture::Qwen3, DType::BF16},
+                                           Variant{Architecture::Qwen2, DType::F32},
+                                           Variant{Architecture::Qwen2, DType::BF16},
+                                           Variant{Architecture::Llama, DType::F32},
+                                           Variant{Architecture::Llama, DType::BF16}),
+                         variant_name);
+
+}  // namespace
+}  // namespace sift
