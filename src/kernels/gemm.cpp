@@ -37,16 +37,19 @@ void pack_a_block(const float* a, int64_t lda, int64_t rows, int64_t k0, int64_t
 // chain in k order; accumulators start at 0 on the first K block, else from C.
 __attribute__((target("avx2,fma"))) void micro_kernel(const float* a_packed, const float* b, int64_t kc, bool first,
                                                       float* c, int64_t ldc, int64_t rows, int64_t n_valid) {
+  // A full tile reads and writes C in place; an edge tile goes through a zero-padded copy.
+  const bool full = rows == kMr && n_valid == kNr;
   alignas(32) float tile[kMr][kNr] = {};
-  if (!first)
+  float* base = full ? c : &tile[0][0];
+  const int64_t ld = full ? ldc : kNr;
+  if (!full && !first)
     for (int64_t r = 0; r < rows; ++r) std::copy(c + r * ldc, c + r * ldc + n_valid, tile[r]);
+#define SIFT_LOAD_C(r, half) (first ? _mm256_setzero_ps() : _mm256_loadu_ps(base + (r) * ld + (half) * 8))
   // Twelve named accumulators, so the compiler keeps them all in registers.
-  __m256 c00 = _mm256_load_ps(tile[0]), c01 = _mm256_load_ps(tile[0] + 8);
-  __m256 c10 = _mm256_load_ps(tile[1]), c11 = _mm256_load_ps(tile[1] + 8);
-  __m256 c20 = _mm256_load_ps(tile[2]), c21 = _mm256_load_ps(tile[2] + 8);
-  __m256 c30 = _mm256_load_ps(tile[3]), c31 = _mm256_load_ps(tile[3] + 8);
-  __m256 c40 = _mm256_load_ps(tile[4]), c41 = _mm256_load_ps(tile[4] + 8);
-  __m256 c50 = _mm256_load_ps(tile[5]), c51 = _mm256_load_ps(tile[5] + 8);
+  __m256 c00 = SIFT_LOAD_C(0, 0), c01 = SIFT_LOAD_C(0, 1), c10 = SIFT_LOAD_C(1, 0), c11 = SIFT_LOAD_C(1, 1);
+  __m256 c20 = SIFT_LOAD_C(2, 0), c21 = SIFT_LOAD_C(2, 1), c30 = SIFT_LOAD_C(3, 0), c31 = SIFT_LOAD_C(3, 1);
+  __m256 c40 = SIFT_LOAD_C(4, 0), c41 = SIFT_LOAD_C(4, 1), c50 = SIFT_LOAD_C(5, 0), c51 = SIFT_LOAD_C(5, 1);
+#undef SIFT_LOAD_C
   for (int64_t k = 0; k < kc; ++k, b += kNr, a_packed += kMr) {
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
     __m256 a = _mm256_broadcast_ss(a_packed + 0);
@@ -62,13 +65,12 @@ __attribute__((target("avx2,fma"))) void micro_kernel(const float* a_packed, con
     a = _mm256_broadcast_ss(a_packed + 5);
     c50 = _mm256_fmadd_ps(a, b0, c50), c51 = _mm256_fmadd_ps(a, b1, c51);
   }
-  _mm256_store_ps(tile[0], c00), _mm256_store_ps(tile[0] + 8, c01);
-  _mm256_store_ps(tile[1], c10), _mm256_store_ps(tile[1] + 8, c11);
-  _mm256_store_ps(tile[2], c20), _mm256_store_ps(tile[2] + 8, c21);
-  _mm256_store_ps(tile[3], c30), _mm256_store_ps(tile[3] + 8, c31);
-  _mm256_store_ps(tile[4], c40), _mm256_store_ps(tile[4] + 8, c41);
-  _mm256_store_ps(tile[5], c50), _mm256_store_ps(tile[5] + 8, c51);
-  for (int64_t r = 0; r < rows; ++r) std::copy(tile[r], tile[r] + n_valid, c + r * ldc);
+#define SIFT_STORE_C(r, lo, hi) (_mm256_storeu_ps(base + (r) * ld, lo), _mm256_storeu_ps(base + (r) * ld + 8, hi))
+  SIFT_STORE_C(0, c00, c01), SIFT_STORE_C(1, c10, c11), SIFT_STORE_C(2, c20, c21);
+  SIFT_STORE_C(3, c30, c31), SIFT_STORE_C(4, c40, c41), SIFT_STORE_C(5, c50, c51);
+#undef SIFT_STORE_C
+  if (!full)
+    for (int64_t r = 0; r < rows; ++r) std::copy(tile[r], tile[r] + n_valid, c + r * ldc);
 }
 
 // Scalar version of one panel: the same chain per element (std::fma is the fused op).
