@@ -1,0 +1,6 @@
+#pragma once
+// The built-in qualification table (catalog_table.cpp); Catalog::builtin() parses it.
+
+namespace sift::synth {
+extern const char* const kCatalogTable;
+}

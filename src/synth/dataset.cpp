@@ -1,0 +1,232 @@
+#include "synth/dataset.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/parallel.h"
+#include "synth/rng.h"
+#include "synth/text_tokens.h"
+
+namespace sift::synth {
+
+namespace {
+
+constexpr uint64_t kProfileStream = 1;
+constexpr uint64_t kNoiseStream = 2;
+
+double ratio(int64_t numerator, int64_t denominator) {
+  return denominator > 0 ? double(numerator) / double(denominator) : 0.0;
+}
+
+// Index of a distractor kind in SynthSummary::distractor_* (or -1).
+int distractor_slot(EvidenceKind kind) {
+  switch (kind) {
+    case EvidenceKind::negated: return 0;
+    case EvidenceKind::other_person: return 1;
+    case EvidenceKind::near_miss: return 2;
+    default: return -1;
+  }
+}
+
+nlohmann::ordered_json counts_json(const SplitCounts& c) {
+  nlohmann::ordered_json j;
+  j["members"] = c.members;
+  j["pairs"] = c.pairs;
+  j["positive_rate"] = ratio(c.reference_positives, c.pairs);
+  j["truth_positive_rate"] = ratio(c.truth_positives, c.pairs);
+  j["flip_rate"] = ratio(c.flips, c.pairs);
+  return j;
+}
+
+}  // namespace
+
+void SynthOptions::validate(int catalog_size) const {
+  if (out_dir.empty()) fail("--out: an output directory is required");
+  if (n_members < 1) fail("--members must be at least 1, got {}", n_members);
+  if (n_candidates < 1) fail("--candidates (K) must be at least 1, got {}", n_candidates);
+  if (n_candidates > catalog_size)
+    fail("--candidates (K) = {} exceeds the catalog size {}", n_candidates, catalog_size);
+  if (!std::isfinite(noise) || noise < 0 || noise > 0.5)
+    fail("--noise must lie in [0, 0.5], got {}", noise);
+  if (chunk_members < 1) fail("chunk size must be at least 1, got {}", chunk_members);
+  split.validate();
+}
+
+std::string member_id(int64_t index) { return fmt::format("m{:06d}", index); }
+
+MemberFactory::MemberFactory(const Catalog& catalog, uint64_t seed, int n_candidates, double noise,
+                             SplitFractions split)
+    : catalog_(catalog),
+      generator_(catalog),
+      index_(build_catalog_index(catalog)),
+      seed_(seed),
+      n_candidates_(n_candidates),
+      noise_(noise),
+      split_(split) {}
+
+LabeledMember MemberFactory::make(int64_t index) const {
+  LabeledMember member;
+  member.index = index;
+  member.id = member_id(index);
+  member.split = assign_split(seed_, index, split_);
+  member.profile = generator_.generate(derive_seed(seed_, kProfileStream, uint64_t(index)));
+  member.candidates = index_.top_k(retrieval_terms(member.profile.text), n_candidates_);
+  Rng noise(derive_seed(seed_, kNoiseStream, uint64_t(index)));
+  for (const ScoredDocument& candidate : member.candidates) {
+    uint8_t truth = member.profile.is_true(candidate.document) ? 1 : 0;
+    member.truth.push_back(truth);
+    member.labels.push_back(noise.chance(noise_) ? uint8_t(1 - truth) : truth);
+  }
+  return member;
+}
+
+std::string MemberFactory::to_jsonl(const LabeledMember& member) const {
+  nlohmann::ordered_json items = nlohmann::ordered_json::array();
+  for (const ScoredDocument& candidate : member.candidates) {
+    const Qualification& q = catalog_[candidate.document];
+    items.push_back({{"id", q.id}, {"text", q.name}});
+  }
+  nlohmann::ordered_json line;
+  line["id"] = member.id;
+  line["query"] = member.profile.text;
+  line["items"] = std::move(items);
+  line["labels"] = member.labels;
+  line["truth"] = member.truth;
+  return line.dump();
+}
+
+void SynthSummary::add(const LabeledMember& member) {
+  SplitCounts& c = splits[size_t(member.split)];
+  c.members += 1;
+  c.pairs += int64_t(member.candidates.size());
+  for (size_t i = 0; i < member.candidates.size(); ++i) {
+    c.reference_positives += member.labels[i];
+    c.truth_positives += member.truth[i];
+    c.flips += member.labels[i] != member.truth[i];
+  }
+  auto retrieved = [&](int q) {
+    return std::any_of(member.candidates.begin(), member.candidates.end(),
+                       [q](const ScoredDocument& d) { return d.document == q; });
+  };
+  const Profile& profile = member.profile;
+  for (int q : profile.truth) {
+    truth_total += 1;
+    truth_retrieved += retrieved(q);
+  }
+  for (int q : profile.held) {
+    written_total += 1;
+    written_retrieved += retrieved(q);
+  }
+  for (const Evidence& e : profile.evidence)
+    if (int slot = distractor_slot(e.kind); slot >= 0) {
+      distractor_total[size_t(slot)] += 1;
+      distractor_retrieved[size_t(slot)] += retrieved(e.qualification);
+    }
+  profile_words += int64_t(count_words(profile.text));
+}
+
+SplitCounts SynthSummary::all() const {
+  SplitCounts total;
+  for (const SplitCounts& c : splits) {
+    total.members += c.members;
+    total.pairs += c.pairs;
+    total.reference_positives += c.reference_positives;
+    total.truth_positives += c.truth_positives;
+    total.flips += c.flips;
+  }
+  return total;
+}
+
+nlohmann::ordered_json SynthSummary::to_json() const {
+  SplitCounts total = all();
+  nlohmann::ordered_json j;
+  j["members"] = total.members;
+  j["pairs"] = total.pairs;
+  j["candidates_per_member"] = options.n_candidates;
+  j["seed"] = options.seed;
+  j["catalog_size"] = catalog_size;
+  j["noise"] = options.noise;
+  j["split_fractions"] = {{"train", options.split.train},
+                          {"validation", options.split.validation},
+                          {"test", options.split.test}};
+  j["positive_rate"] = ratio(total.reference_positives, total.pairs);
+  j["truth_positive_rate"] = ratio(total.truth_positives, total.pairs);
+  j["flip_rate"] = ratio(total.flips, total.pairs);
+  j["truth_recall_at_k"] = ratio(truth_retrieved, truth_total);
+  j["written_truth_recall_at_k"] = ratio(written_retrieved, written_total);
+  j["mean_truth_per_member"] = ratio(truth_total, total.members);
+  j["mean_profile_words"] = ratio(profile_words, total.members);
+  nlohmann::ordered_json distractors;
+  const char* names[3] = {"negated", "other_person", "near_miss"};
+  for (size_t k = 0; k < 3; ++k)
+    distractors[names[k]] = {{"mentions", distractor_total[k]},
+                             {"retrieved", distractor_retrieved[k]},
+                             {"retrieved_rate", ratio(distractor_retrieved[k], distractor_total[k])}};
+  j["distractors"] = std::move(distractors);
+  nlohmann::ordered_json by_split;
+  for (Split s : kAllSplits) by_split[std::string(split_name(s))] = counts_json(splits[size_t(s)]);
+  j["splits"] = std::move(by_split);
+  return j;
+}
+
+SynthSummary write_synth_dataset(const SynthOptions& options, const Catalog& catalog) {
+  options.validate(catalog.size());
+  std::error_code error;
+  std::filesystem::create_directories(options.out_dir, error);
+  if (error) fail("cannot create output directory {}: {}", options.out_dir.string(), error.message());
+
+  auto open = [&](const std::string& name) {
+    std::filesystem::path path = options.out_dir / name;
+    std::ofstream stream(path, std::ios::binary | std::ios::trunc);
+    if (!stream) fail("cannot open {} for writing", path.string());
+    return stream;
+  };
+
+  {
+    std::ofstream catalog_file = open("catalog.jsonl");
+    for (int q = 0; q < catalog.size(); ++q) catalog_file << catalog.to_json(q).dump() << '\n';
+    if (!catalog_file.flush()) fail("cannot write {}", (options.out_dir / "catalog.jsonl").string());
+  }
+
+  std::array<std::ofstream, 3> split_files;
+  for (Split s : kAllSplits) split_files[size_t(s)] = open(std::string(split_name(s)) + ".jsonl");
+
+  MemberFactory factory(catalog, options.seed, options.n_candidates, options.noise, options.split);
+  SynthSummary summary;
+  summary.options = options;
+  summary.catalog_size = catalog.size();
+
+  // Chunks: generate in parallel (each member has its own seed), write in member order.
+  std::vector<LabeledMember> chunk;
+  std::vector<std::string> lines;
+  for (int64_t begin = 0; begin < options.n_members; begin += options.chunk_members) {
+    int64_t n = std::min(options.chunk_members, options.n_members - begin);
+    chunk.assign(size_t(n), LabeledMember{});
+    lines.assign(size_t(n), std::string{});
+    parallel_for(n, [&](int64_t i) {
+      chunk[size_t(i)] = factory.make(begin + i);
+      lines[size_t(i)] = factory.to_jsonl(chunk[size_t(i)]);
+    });
+    for (int64_t i = 0; i < n; ++i) {
+      const LabeledMember& member = chunk[size_t(i)];
+      std::ofstream& out = split_files[size_t(member.split)];
+      out << lines[size_t(i)] << '\n';
+      summary.add(member);
+    }
+    if (options.on_progress) options.on_progress(begin + n, options.n_members);
+  }
+  for (Split s : kAllSplits)
+    if (!split_files[size_t(s)].flush())
+      fail("cannot write {}", (options.out_dir / (std::string(split_name(s)) + ".jsonl")).string());
+
+  std::ofstream summary_file = open("summary.json");
+  summary_file << summary.to_json().dump(2) << '\n';
+  if (!summary_file.flush()) fail("cannot write {}", (options.out_dir / "summary.json").string());
+  return summary;
+}
+
+}  // namespace sift::synth
