@@ -19,11 +19,14 @@ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// N(0, 1) from one 64-bit hash by Box-Muller: u1 in (0, 1] from the top 32 bits, u2 from the rest.
+// Approximately N(0, 1) from one 64-bit hash, cheaply (no transcendental functions): the
+// sum of its four 16-bit fields as uniforms on [0, 1) has mean 2 and variance 4/12, so
+// (sum - 2) * sqrt(3) has mean 0 and variance 1 (Irwin-Hall, bounded at +-3.46).
 float standard_normal(uint64_t hash) {
-  const double u1 = (static_cast<double>(hash >> 32) + 1.0) * 0x1p-32;
-  const double u2 = static_cast<double>(hash & 0xFFFFFFFFu) * 0x1p-32;
-  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2));
+  const uint32_t sum = static_cast<uint32_t>(hash & 0xFFFF) + static_cast<uint32_t>((hash >> 16) & 0xFFFF) +
+                       static_cast<uint32_t>((hash >> 32) & 0xFFFF) + static_cast<uint32_t>(hash >> 48);
+  constexpr float kSqrt3 = 1.7320508075688772f;
+  return (static_cast<float>(sum) * 0x1p-16f - 2.0f) * kSqrt3;
 }
 
 struct Distribution {

@@ -3,7 +3,8 @@
 //
 // write_random_checkpoint(dir, config, dtype, seed) writes dir/config.json and
 // dir/model.safetensors (tensor names and shapes of model/checkpoint_layout.h), streaming
-// tensor by tensor. Values, with z ~ N(0, 1):
+// tensor by tensor. Values, with z of mean 0 and variance 1 (sum of four uniforms, so bell
+// shaped and bounded at +-3.46):
 //   embedding / lm_head : z * 2 / sqrt(H)      logits = RMSNorm(x) . row ~ N(0, ~2^2): O(1..10)
 //   projection (out, in): z / sqrt(in)          activations keep O(1) scale through the layers
 //   norm weights        : 1 + 0.1 z
