@@ -1,0 +1,49 @@
+// sift train: label-only fine-tuning of a labeler (paper §3.2) with libtorch, writing a
+// Hugging Face directory plus sift.json that `sift score` uses directly. The run itself is
+// train/train_run.h; this file is its flags.
+#ifdef SIFT_HAVE_TORCH
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "apps/command.h"
+#include "train/train_run.h"
+
+SIFT_COMMAND(train) {
+  auto o = std::make_shared<sift::train::TrainRunOptions>();
+  sift::train::TrainOptions& t = o->training;
+  CLI::App* cmd = app.add_subcommand("train", "Label-only fine-tuning of a labeler (libtorch)");
+  cmd->add_option("--train", o->train, "training JSONL (sift synth rows with \"labels\")")->required();
+  cmd->add_option("--validation", o->validation, "validation JSONL: agreement printed at the end");
+  cmd->add_option("--out", o->out, "output directory (Hugging Face layout + sift.json; checkpoint/ inside)")->required();
+  cmd->add_option("--init-model", o->init_model, "start from this Hugging Face directory (with tokenizer.json)");
+  cmd->add_option("--config", o->config, "start from fresh weights of this config.json");
+  cmd->add_option("--tokenizer", o->tokenizer, "tokenizer.json (with --config)");
+  cmd->add_option("--artifact", o->artifact, "sift.json with the prompt templates and answer tokens");
+  cmd->add_option("--epochs", t.epochs, "passes over the training data (default 1 unless --steps)");
+  cmd->add_option("--steps", t.steps, "optimiser steps (cuts the epochs short)");
+  cmd->add_option("--batch-size", t.batch_size, "labeled pairs per step")->capture_default_str();
+  cmd->add_option("--lr", t.lr, "peak learning rate")->capture_default_str();
+  cmd->add_option("--warmup", t.warmup, "linear warmup, as a fraction of the steps")->capture_default_str();
+  cmd->add_option("--weight-decay", t.weight_decay, "AdamW weight decay (matrices only)")->capture_default_str();
+  cmd->add_option("--clip", t.clip, "max gradient norm (0: no clipping)")->capture_default_str();
+  cmd->add_flag("--pack", t.pack, "train on MIS-packed rows: same loss and gradients, fewer tokens");
+  cmd->add_option("--seed", t.seed, "seed of the fresh weights and the data order")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "torch and tokenizer threads (default: all cores)");
+  cmd->add_option("--save-every", t.save_every, "steps between checkpoints in OUT/checkpoint (0: at the end)");
+  cmd->add_flag("--resume", t.resume, "continue from OUT/checkpoint");
+  cmd->add_option("--dtype", o->dtype, "model.safetensors dtype: f32 | bf16")->capture_default_str();
+  cmd->callback([o] {
+    const sift::train::TrainRunResult r = sift::train::run_training(*o);
+    std::printf("trained %lld of %lld steps (%lld in this run): loss %.4f, %.1f pairs/s; labeler in %s\n",
+                static_cast<long long>(r.summary.step), static_cast<long long>(r.total_steps),
+                static_cast<long long>(r.summary.steps_done), r.summary.loss_ema, r.summary.pairs_per_second(),
+                o->out.string().c_str());
+    if (r.validation)
+      std::printf("validation agreement: %.4f (%lld of %lld pairs)\n", r.validation->rate(),
+                  static_cast<long long>(r.validation->n_agree), static_cast<long long>(r.validation->n_pairs));
+    std::fflush(stdout);
+  });
+}
+
+#endif  // SIFT_HAVE_TORCH

@@ -1,0 +1,54 @@
+#pragma once
+// One training sequence as the model sees it, and a padded batch of them.
+//
+//   single candidate [q; c]      : ids = q ++ c, positions 0..Lq+Lc-1, segments {0, Lq+Lc, 0}
+//   MIS-packed [q; c1; ...; cN]  : positions 0..Lq-1 | Lq..Lq+L1-1 | Lq..Lq+L2-1 | ...
+//                                  segments {0, Lq, 0}, {Lq+o_i, L_i, Lq} (item i sees q and
+//                                  its own earlier tokens, never another item)
+// Segments mean what they mean to the engine (model/model.h): token t of segment s sees
+// keys [0, s.context_len) and [s.start, t]. The readout rows are the answer positions (the
+// last token of each candidate), each with its target token id.
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "model/model.h"
+#include "train/torch_model.h"
+
+namespace sift::train {
+
+struct SequenceLayout {
+  std::vector<int32_t> ids;
+  std::vector<int32_t> positions;
+  std::vector<Segment> segments;
+  std::vector<int32_t> readout;  // token indices of the answer positions
+  std::vector<int32_t> targets;  // answer token id per readout row
+};
+
+// [q; c] with the answer read at the last token of c (c must not be empty).
+SequenceLayout single_candidate_layout(const std::vector<int32_t>& query, const std::vector<int32_t>& item,
+                                       int32_t target);
+
+// [q; c1; ...; cN] with the isolation mask and reused positions; one readout per item.
+SequenceLayout packed_layout(const std::vector<int32_t>& query, const std::vector<std::vector<int32_t>>& items,
+                             const std::vector<int32_t>& targets);
+
+// mask (T, T) bool of one layout padded to T tokens: true where a token may attend. Padding
+// tokens see only themselves (no softmax row is empty; their outputs are never read).
+torch::Tensor layout_mask(const std::vector<Segment>& segments, int64_t n_tokens, int64_t padded_len);
+
+// A right-padded batch: B sequences of at most T tokens.
+struct Batch {
+  torch::Tensor ids;        // (B, T) int64, padding id 0
+  torch::Tensor positions;  // (B, T) int64, padding position 0
+  torch::Tensor mask;       // (B, T, T) bool
+  ReadoutRows rows;         // n answer positions over the batch
+  torch::Tensor targets;    // (n) int64 answer token ids
+  int64_t n_tokens = 0;     // real (unpadded) tokens
+  int64_t n_padded_tokens = 0;  // B * T
+};
+
+Batch collate(const std::vector<const SequenceLayout*>& sequences);
+
+}  // namespace sift::train

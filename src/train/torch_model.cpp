@@ -1,0 +1,270 @@
+#include "train/torch_model.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "core/error.h"
+#include "io/checkpoint.h"
+#include "io/safetensors_writer.h"
+#include "model/checkpoint_layout.h"
+
+namespace sift::train {
+namespace {
+
+namespace F = torch::nn::functional;
+
+// x (..., hd) rotated by the angles whose cos / sin are given as (..., hd / 2), broadcast:
+//   out[i] = x1 cos - x2 sin,  out[i + hd/2] = x2 cos + x1 sin   (x1, x2 the two halves)
+torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
+  const int64_t half = x.size(-1) / 2;
+  torch::Tensor x1 = x.narrow(-1, 0, half), x2 = x.narrow(-1, half, half);
+  return torch::cat({x1 * cos - x2 * sin, x2 * cos + x1 * sin}, -1);
+}
+
+// Scaled dot-product attention with grouped-query heads:
+//   q (N, nh, Tq, hd), k and v (N, nkv, Tk, hd), additive_mask (N, Tq, Tk)
+//   scores (N, nkv, g*Tq, Tk) = q_group k^T / sqrt(hd) + mask;  g = nh / nkv
+//   -> out (N, Tq, nh * hd)
+torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                     const torch::Tensor& additive_mask) {
+  const int64_t N = q.size(0), nh = q.size(1), Tq = q.size(2), hd = q.size(3);
+  const int64_t nkv = k.size(1), Tk = k.size(2), g = nh / nkv;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
+  torch::Tensor q_grouped = q.contiguous().view({N, nkv, g * Tq, hd});
+  torch::Tensor scores = torch::matmul(q_grouped, k.transpose(-1, -2)).mul(scale);
+  scores = scores.view({N, nkv, g, Tq, Tk}) + additive_mask.view({N, 1, 1, Tq, Tk});
+  torch::Tensor probs = torch::softmax(scores, -1).view({N, nkv, g * Tq, Tk});
+  torch::Tensor out = torch::matmul(probs, v).view({N, nh, Tq, hd});
+  return out.transpose(1, 2).reshape({N, Tq, nh * hd});
+}
+
+torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
+  return F::linear(x, weight, bias.defined() ? bias : torch::Tensor());
+}
+
+// A bool mask (true = may attend) becomes additive (0 / -inf); a float one is used as is.
+torch::Tensor additive(const torch::Tensor& mask) {
+  if (mask.scalar_type() != torch::kBool) return mask.to(torch::kFloat32);
+  return torch::zeros(mask.sizes(), torch::kFloat32).masked_fill(mask.logical_not(), -INFINITY);
+}
+
+}  // namespace
+
+torch::Tensor rms_norm(const torch::Tensor& x, const torch::Tensor& weight, double eps) {
+  torch::Tensor x32 = x.to(torch::kFloat32);
+  torch::Tensor inv_rms = torch::rsqrt(x32.pow(2).mean(-1, /*keepdim=*/true) + eps);
+  return weight * (x32 * inv_rms);
+}
+
+torch::Tensor rope_inv_freq(const ModelConfig& config) {
+  const int64_t hd = config.head_dim, half = hd / 2;
+  std::vector<float> inv_freq(static_cast<size_t>(half));
+  for (int64_t i = 0; i < half; ++i) {
+    // As HF: base ** (arange(0, d, 2).float() / d), in float32.
+    const float exponent = static_cast<float>(2 * i) / static_cast<float>(hd);
+    inv_freq[i] = 1.0f / std::pow(static_cast<float>(config.rope_theta), exponent);
+  }
+  const RopeScaling& s = config.rope_scaling;
+  if (s.factor > 0) {
+    // Llama 3: long wavelengths divided by factor, short ones kept, the band between
+    // interpolated smoothly (transformers _compute_llama3_parameters).
+    const double old_len = static_cast<double>(s.original_max_position_embeddings);
+    const double low_freq_wavelen = old_len / s.low_freq_factor;
+    const double high_freq_wavelen = old_len / s.high_freq_factor;
+    for (float& f : inv_freq) {
+      const double wavelen = 2 * std::numbers::pi / f;
+      if (wavelen > low_freq_wavelen) {
+        f = static_cast<float>(f / s.factor);
+      } else if (wavelen >= high_freq_wavelen) {
+        const double smooth = (old_len / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+        f = static_cast<float>((1 - smooth) * f / s.factor + smooth * f);
+      }
+    }
+  }
+  return torch::tensor(inv_freq, torch::kFloat32);
+}
+
+TorchModel::TorchModel(ModelConfig config) : config_(std::move(config)), inv_freq_(rope_inv_freq(config_)) {
+  for (const TensorSpec& spec : checkpoint_layout(config_)) {
+    const bool decays = spec.role == TensorRole::Embedding || spec.role == TensorRole::OutputHead ||
+                        spec.role == TensorRole::Projection;
+    parameters_.push_back({spec.name, torch::empty(spec.shape, torch::kFloat32), decays});
+  }
+}
+
+torch::Tensor& TorchModel::parameter(const std::string& name) {
+  for (NamedParameter& p : parameters_)
+    if (p.name == name) return p.tensor;
+  fail("TorchModel: no parameter {}", name);
+}
+
+void TorchModel::bind_layers() {
+  for (NamedParameter& p : parameters_) p.tensor.set_requires_grad(true);
+  auto optional = [&](const std::string& name, bool present) { return present ? parameter(name) : torch::Tensor(); };
+  const ModelConfig& c = config_;
+  embed_ = parameter("model.embed_tokens.weight");
+  final_norm_ = parameter("model.norm.weight");
+  lm_head_ = optional("lm_head.weight", !c.tie_word_embeddings);
+  layers_.clear();
+  for (int64_t i = 0; i < c.n_layers; ++i) {
+    const std::string p = "model.layers." + std::to_string(i) + ".";
+    Layer L;
+    L.input_norm = parameter(p + "input_layernorm.weight");
+    L.q_proj = parameter(p + "self_attn.q_proj.weight");
+    L.k_proj = parameter(p + "self_attn.k_proj.weight");
+    L.v_proj = parameter(p + "self_attn.v_proj.weight");
+    L.o_proj = parameter(p + "self_attn.o_proj.weight");
+    L.q_bias = optional(p + "self_attn.q_proj.bias", c.qkv_bias);
+    L.k_bias = optional(p + "self_attn.k_proj.bias", c.qkv_bias);
+    L.v_bias = optional(p + "self_attn.v_proj.bias", c.qkv_bias);
+    L.o_bias = optional(p + "self_attn.o_proj.bias", c.o_bias);
+    L.q_norm = optional(p + "self_attn.q_norm.weight", c.qk_norm);
+    L.k_norm = optional(p + "self_attn.k_norm.weight", c.qk_norm);
+    L.post_norm = parameter(p + "post_attention_layernorm.weight");
+    L.gate_proj = parameter(p + "mlp.gate_proj.weight");
+    L.up_proj = parameter(p + "mlp.up_proj.weight");
+    L.down_proj = parameter(p + "mlp.down_proj.weight");
+    layers_.push_back(std::move(L));
+  }
+}
+
+TorchModel TorchModel::fresh(const ModelConfig& config, uint64_t seed) {
+  TorchModel model(config);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+  torch::NoGradGuard no_grad;
+  for (const TensorSpec& spec : checkpoint_layout(config)) {
+    torch::Tensor& t = model.parameter(spec.name);
+    switch (spec.role) {
+      case TensorRole::Norm: t.fill_(1.0f); break;
+      case TensorRole::Bias: t.zero_(); break;
+      default: t.normal_(0.0, 0.02, generator); break;
+    }
+  }
+  model.bind_layers();
+  return model;
+}
+
+TorchModel TorchModel::load_from_checkpoint(const std::filesystem::path& dir) {
+  if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
+  TorchModel model(load_model_config(dir / "config.json"));
+  const Checkpoint checkpoint = Checkpoint::open(dir);
+  std::vector<std::string> expected;
+  for (const NamedParameter& p : model.parameters_) expected.push_back(p.name);
+  checkpoint.check_names(expected, ignorable_tensor_names(model.config_));
+  for (NamedParameter& p : model.parameters_) {
+    const std::vector<int64_t> shape = p.tensor.sizes().vec();
+    checkpoint.read_f32_into(p.name, shape, {p.tensor.data_ptr<float>(), static_cast<size_t>(p.tensor.numel())});
+  }
+  model.bind_layers();
+  return model;
+}
+
+std::vector<torch::Tensor> TorchModel::parameters() const {
+  std::vector<torch::Tensor> tensors;
+  for (const NamedParameter& p : parameters_) tensors.push_back(p.tensor);
+  return tensors;
+}
+
+void TorchModel::copy_from(const std::vector<torch::Tensor>& values) {
+  if (values.size() != parameters_.size())
+    fail("TorchModel: {} tensors given for {} parameters", values.size(), parameters_.size());
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!values[i].sizes().equals(parameters_[i].tensor.sizes()))
+      fail("TorchModel: tensor {} has shape {}, expected {}", parameters_[i].name, values[i].sizes().vec(),
+           parameters_[i].tensor.sizes().vec());
+    parameters_[i].tensor.copy_(values[i]);
+  }
+}
+
+torch::Tensor TorchModel::layer_forward(const Layer& L, const torch::Tensor& x, const torch::Tensor& cos,
+                                        const torch::Tensor& sin, const torch::Tensor& additive_mask,
+                                        const ReadoutRows* rows) const {
+  const ModelConfig& c = config_;
+  const int64_t B = x.size(0), T = x.size(1), nh = c.n_heads, nkv = c.n_kv_heads, hd = c.head_dim;
+  const double eps = c.rms_norm_eps;
+
+  // Keys and values of every token: (B, nkv, T, hd); cos, sin (B, T, hd/2) -> (B, 1, T, hd/2).
+  torch::Tensor h = rms_norm(x, L.input_norm, eps);
+  torch::Tensor k = linear(h, L.k_proj, L.k_bias).view({B, T, nkv, hd});
+  if (c.qk_norm) k = rms_norm(k, L.k_norm, eps);
+  k = apply_rope(k.transpose(1, 2), cos.unsqueeze(1), sin.unsqueeze(1));
+  torch::Tensor v = linear(h, L.v_proj, L.v_bias).view({B, T, nkv, hd}).transpose(1, 2);
+
+  torch::Tensor residual, q, keys = k, values = v, mask = additive_mask;
+  if (rows) {
+    // Only the n readout rows as queries: each a batch entry of one query token against
+    // its own sequence's keys.  q (n, nh, 1, hd), keys (n, nkv, T, hd), mask (n, 1, T).
+    residual = x.index({rows->batch_index, rows->token_index});                      // (n, H)
+    const torch::Tensor h_rows = h.index({rows->batch_index, rows->token_index});    // (n, H)
+    const int64_t n = residual.size(0);
+    q = linear(h_rows, L.q_proj, L.q_bias).view({n, nh, hd});
+    if (c.qk_norm) q = rms_norm(q, L.q_norm, eps);
+    const torch::Tensor cos_rows = cos.index({rows->batch_index, rows->token_index}).unsqueeze(1);  // (n, 1, hd/2)
+    const torch::Tensor sin_rows = sin.index({rows->batch_index, rows->token_index}).unsqueeze(1);
+    q = apply_rope(q, cos_rows, sin_rows).unsqueeze(2);
+    keys = k.index_select(0, rows->batch_index);
+    values = v.index_select(0, rows->batch_index);
+    mask = additive_mask.index({rows->batch_index, rows->token_index}).unsqueeze(1);
+  } else {
+    residual = x;
+    q = linear(h, L.q_proj, L.q_bias).view({B, T, nh, hd});
+    if (c.qk_norm) q = rms_norm(q, L.q_norm, eps);
+    q = apply_rope(q.transpose(1, 2), cos.unsqueeze(1), sin.unsqueeze(1));  // (B, nh, T, hd)
+  }
+  torch::Tensor attn = attend(q, keys, values, mask);  // (N, Tq, nh*hd)
+  if (rows) attn = attn.squeeze(1);                   // (n, nh*hd)
+  torch::Tensor out = residual + linear(attn, L.o_proj, L.o_bias);
+
+  // SwiGLU MLP: down(silu(gate(h2)) * up(h2)).
+  torch::Tensor h2 = rms_norm(out, L.post_norm, eps);
+  torch::Tensor act = torch::silu(F::linear(h2, L.gate_proj)) * F::linear(h2, L.up_proj);
+  return out + F::linear(act, L.down_proj);
+}
+
+torch::Tensor TorchModel::hidden_at(const torch::Tensor& ids, const torch::Tensor& positions,
+                                    const torch::Tensor& mask, const ReadoutRows& rows) const {
+  const int64_t B = ids.size(0), T = ids.size(1);
+  if (positions.sizes() != ids.sizes()) fail("TorchModel: positions {} differ from ids {}", positions.sizes().vec(), ids.sizes().vec());
+  if (mask.dim() != 3 || mask.size(0) != B || mask.size(1) != T || mask.size(2) != T)
+    fail("TorchModel: mask has shape {}, expected [{}, {}, {}]", mask.sizes().vec(), B, T, T);
+  if (ids.numel() > 0 && (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= config_.vocab_size))
+    fail("TorchModel: token id outside the vocabulary [0, {})", config_.vocab_size);
+
+  // RoPE angles in float32 as the engine: angle = float(position) * inv_freq; cos and sin
+  // evaluated in double and rounded, as src/kernels/rope.cpp.  (B, T, hd/2)
+  torch::Tensor angle = positions.to(torch::kFloat32).unsqueeze(-1) * inv_freq_;
+  torch::Tensor angle64 = angle.to(torch::kFloat64);
+  torch::Tensor cos = angle64.cos().to(torch::kFloat32), sin = angle64.sin().to(torch::kFloat32);
+  torch::Tensor additive_mask = additive(mask);
+
+  torch::Tensor x = torch::embedding(embed_, ids);  // (B, T, H)
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    const bool last = l + 1 == layers_.size();
+    x = layer_forward(layers_[l], x, cos, sin, additive_mask, last ? &rows : nullptr);
+  }
+  return x;
+}
+
+torch::Tensor TorchModel::logits(const torch::Tensor& hidden, const torch::Tensor& vocab_rows) const {
+  torch::Tensor head = lm_head_.defined() ? lm_head_ : embed_;
+  if (vocab_rows.defined()) head = head.index_select(0, vocab_rows);
+  return torch::matmul(rms_norm(hidden, final_norm_, config_.rms_norm_eps), head.t());
+}
+
+void TorchModel::write_safetensors(const std::filesystem::path& path, DType dtype) const {
+  std::vector<torch::Tensor> values;
+  std::vector<TensorSource> sources;
+  for (const NamedParameter& p : parameters_) {
+    values.push_back(p.tensor.detach().to(torch::kFloat32).contiguous());
+    const torch::Tensor& t = values.back();
+    sources.push_back(TensorSource::from_data(p.name, t.sizes().vec(),
+                                              {t.data_ptr<float>(), static_cast<size_t>(t.numel())}));
+  }
+  sift::write_safetensors(path, sources, dtype);
+}
+
+}  // namespace sift::train

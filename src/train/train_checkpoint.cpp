@@ -1,0 +1,112 @@
+#include "train/train_checkpoint.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <fstream>
+#include <mutex>
+
+#include "core/error.h"
+
+namespace sift::train {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr const char* kFormat = "sift.train-checkpoint/1";
+
+fs::path with_suffix(const fs::path& dir, const char* suffix) {
+  fs::path p = dir;
+  p += suffix;
+  return p;
+}
+
+// DIR, or DIR.old when a kill fell between the two renames of a save.
+fs::path readable_dir(const fs::path& dir) {
+  if (fs::exists(dir / "trainer.json")) return dir;
+  const fs::path old = with_suffix(dir, ".old");
+  if (fs::exists(old / "trainer.json")) return old;
+  return {};
+}
+
+}  // namespace
+
+bool train_checkpoint_exists(const fs::path& dir) { return !readable_dir(dir).empty(); }
+
+void save_train_checkpoint(const fs::path& dir, const TorchModel& model, torch::optim::Optimizer& optimizer,
+                           const TrainProgress& progress, const nlohmann::json& fingerprint) {
+  const fs::path tmp = with_suffix(dir, ".tmp"), old = with_suffix(dir, ".old");
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+
+  torch::serialize::OutputArchive archive;
+  const auto& params = model.named_parameters();
+  for (size_t i = 0; i < params.size(); ++i)
+    archive.write("parameters/" + std::to_string(i), params[i].tensor.detach(), /*is_buffer=*/true);
+  torch::serialize::OutputArchive optimizer_archive;
+  optimizer.save(optimizer_archive);
+  archive.write("optimizer", optimizer_archive);
+  {
+    auto generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    archive.write("rng", generator.get_state(), /*is_buffer=*/true);
+  }
+  archive.save_to((tmp / "state.pt").string());
+
+  const nlohmann::json trainer = {{"format", kFormat},
+                                  {"step", progress.step},
+                                  {"loss_ema", progress.loss_ema},
+                                  {"loss_ema_weight", progress.loss_ema_weight},
+                                  {"run", fingerprint}};
+  {
+    std::ofstream out(tmp / "trainer.json");
+    out << trainer.dump(2) << "\n";
+    if (!out) fail("{}: cannot write the training checkpoint", (tmp / "trainer.json").string());
+  }
+  fs::remove_all(old);
+  if (fs::exists(dir)) fs::rename(dir, old);
+  fs::rename(tmp, dir);
+  fs::remove_all(old);
+}
+
+TrainProgress load_train_checkpoint(const fs::path& requested, TorchModel& model, torch::optim::Optimizer& optimizer,
+                                    const nlohmann::json& fingerprint) {
+  const fs::path dir = readable_dir(requested);
+  if (dir.empty()) fail("{}: no training checkpoint to resume from (trainer.json is missing)", requested.string());
+  nlohmann::json trainer;
+  try {
+    std::ifstream in(dir / "trainer.json");
+    trainer = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    fail("{}: broken trainer.json: {}", dir.string(), e.what());
+  }
+  if (trainer.value("format", "") != kFormat) fail("{}: trainer.json is not a {} file", dir.string(), kFormat);
+  const nlohmann::json& saved = trainer["run"];
+  for (const auto& [key, value] : fingerprint.items()) {
+    if (!saved.contains(key) || saved[key] != value)
+      fail("{}: cannot resume: the checkpoint was made with {} = {}, this run has {}", dir.string(), key,
+           saved.contains(key) ? saved[key].dump() : "nothing", value.dump());
+  }
+
+  torch::serialize::InputArchive archive;
+  archive.load_from((dir / "state.pt").string());
+  std::vector<torch::Tensor> values;
+  for (size_t i = 0; i < model.named_parameters().size(); ++i) {
+    torch::Tensor t;
+    archive.read("parameters/" + std::to_string(i), t, /*is_buffer=*/true);
+    values.push_back(t);
+  }
+  model.copy_from(values);
+  torch::serialize::InputArchive optimizer_archive;
+  archive.read("optimizer", optimizer_archive);
+  optimizer.load(optimizer_archive);
+  torch::Tensor rng;
+  archive.read("rng", rng, /*is_buffer=*/true);
+  {
+    auto generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(rng);
+  }
+  return {trainer.at("step").get<int64_t>(), trainer.at("loss_ema").get<double>(),
+          trainer.at("loss_ema_weight").get<double>()};
+}
+
+}  // namespace sift::train

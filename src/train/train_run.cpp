@@ -1,0 +1,119 @@
+#include "train/train_run.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include "core/error.h"
+#include "core/log.h"
+#include "core/parallel.h"
+#include "scoring/artifact.h"
+#include "scoring/prompt.h"
+#include "tokenizer/tokenizer.h"
+#include "train/default_artifact.h"
+#include "train/examples.h"
+#include "train/labeler_export.h"
+#include "train/torch_model.h"
+
+namespace sift::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+void require_file(const fs::path& path, const char* what) {
+  if (!fs::is_regular_file(path)) fail("{} {}: no such file", what, path.string());
+}
+
+void check_options(TrainRunOptions& o) {
+  const bool from_model = !o.init_model.empty();
+  if (from_model && (!o.config.empty() || !o.tokenizer.empty()))
+    fail("give either --init-model DIR or --config config.json with --tokenizer tokenizer.json, not both");
+  if (!from_model && (o.config.empty() || o.tokenizer.empty()))
+    fail("a fresh model needs both --config config.json and --tokenizer tokenizer.json (or give --init-model DIR)");
+  if (o.out.empty()) fail("--out is required");
+  if (o.dtype != "f32" && o.dtype != "bf16") fail("--dtype must be f32 or bf16, got \"{}\"", o.dtype);
+  if (o.training.batch_size < 1) fail("--batch-size must be at least 1, got {}", o.training.batch_size);
+  if (o.training.epochs < 0 || o.training.steps < 0) fail("--epochs and --steps must not be negative");
+  if (o.training.epochs == 0 && o.training.steps == 0) o.training.epochs = 1;
+  if (!(o.training.lr > 0)) fail("--lr must be positive, got {}", o.training.lr);
+  if (!(o.training.warmup >= 0 && o.training.warmup <= 1)) fail("--warmup must be in [0, 1], got {}", o.training.warmup);
+  if (o.training.save_every < 0) fail("--save-every must not be negative");
+
+  require_file(o.train, "--train");
+  if (!o.validation.empty()) require_file(o.validation, "--validation");
+  if (!o.artifact.empty()) require_file(o.artifact, "--artifact");
+  if (from_model) {
+    if (!fs::is_directory(o.init_model)) fail("--init-model {}: not a directory", o.init_model.string());
+    require_file(o.init_model / "config.json", "--init-model");
+    require_file(o.init_model / "tokenizer.json", "--init-model");
+  } else {
+    require_file(o.config, "--config");
+    require_file(o.tokenizer, "--tokenizer");
+  }
+  o.training.checkpoint_dir = o.out / "checkpoint";
+}
+
+ScoringArtifact choose_artifact(const TrainRunOptions& o, const Tokenizer& tokenizer) {
+  if (!o.artifact.empty()) return load_scoring_artifact(o.artifact);
+  if (!o.init_model.empty() && fs::exists(o.init_model / "sift.json"))
+    return load_scoring_artifact(o.init_model / "sift.json");
+  return default_artifact(tokenizer, "untrained");
+}
+
+void log_token_counts(const fs::path& path, const std::vector<EncodedRow>& rows) {
+  int64_t n_pairs = 0, single_tokens = 0, packed_tokens = 0;
+  for (const EncodedRow& r : rows) {
+    packed_tokens += static_cast<int64_t>(r.query.size());
+    for (const auto& item : r.items) {
+      ++n_pairs;
+      single_tokens += static_cast<int64_t>(r.query.size() + item.size());
+      packed_tokens += static_cast<int64_t>(item.size());
+    }
+  }
+  const double pairs = static_cast<double>(std::max<int64_t>(1, n_pairs));
+  spdlog::info("{}: {} rows, {} labeled pairs; tokens per pair: {:.1f} single-candidate, {:.1f} MIS-packed",
+               path.string(), rows.size(), n_pairs, single_tokens / pairs, packed_tokens / pairs);
+}
+
+}  // namespace
+
+TrainRunResult run_training(TrainRunOptions o) {
+  check_options(o);
+  const int threads = o.threads > 0 ? o.threads : n_threads();
+  at::set_num_threads(threads);
+  set_n_threads(threads);
+  torch::manual_seed(o.training.seed);
+
+  const bool from_model = !o.init_model.empty();
+  const fs::path tokenizer_path = from_model ? o.init_model / "tokenizer.json" : o.tokenizer;
+  TorchModel model = from_model ? TorchModel::load_from_checkpoint(o.init_model)
+                                : TorchModel::fresh(load_model_config(o.config), o.training.seed);
+  const auto tokenizer = Tokenizer::load(tokenizer_path);
+  if (tokenizer->vocab_size() > model.config().vocab_size)
+    fail("{}: the tokenizer has {} tokens but the model's vocab_size is {}", tokenizer_path.string(),
+         tokenizer->vocab_size(), model.config().vocab_size);
+
+  ScoringArtifact artifact = choose_artifact(o, *tokenizer);
+  const AnswerTokenIds answer = resolve_answer_tokens(*tokenizer, artifact, "sift.json");
+  const PromptEncoder encoder(*tokenizer, artifact);
+  spdlog::info("answer tokens: \"{}\" = {}, \"{}\" = {}", artifact.yes, answer.yes, artifact.no, answer.no);
+
+  const std::vector<EncodedRow> rows = encode_rows(read_labeled_rows(o.train), encoder, answer);
+  log_token_counts(o.train, rows);
+  std::vector<EncodedRow> validation;
+  if (!o.validation.empty()) validation = encode_rows(read_labeled_rows(o.validation), encoder, answer);
+
+  Trainer trainer(model, rows, o.training);
+  spdlog::info("training {} steps of {} pairs{}, {} threads", trainer.total_steps(), o.training.batch_size,
+               o.training.pack ? " (MIS-packed rows)" : "", threads);
+  TrainRunResult result;
+  result.summary = trainer.run();
+  result.total_steps = trainer.total_steps();
+
+  artifact.threshold = 0.5;
+  artifact.version = fmt::format("trained-seed{}-step{}", o.training.seed, trainer.step());
+  write_labeler(o.out, model, o.dtype == "bf16" ? DType::BF16 : DType::F32, tokenizer_path, artifact);
+  if (!validation.empty()) result.validation = agreement(model, validation, answer, 0.5);
+  return result;
+}
+
+}  // namespace sift::train

@@ -1,0 +1,150 @@
+#include "train/trainer.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/log.h"
+#include "train/loss.h"
+#include "train/lr_schedule.h"
+#include "train/train_checkpoint.h"
+
+namespace sift::train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kLossEmaDecay = 0.98;
+
+std::unique_ptr<torch::optim::AdamW> make_optimizer(const TorchModel& model, const TrainOptions& o) {
+  std::vector<torch::Tensor> decayed, undecayed;
+  for (const NamedParameter& p : model.named_parameters()) (p.decays ? decayed : undecayed).push_back(p.tensor);
+  using torch::optim::AdamWOptions;
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(decayed, std::make_unique<AdamWOptions>(AdamWOptions(o.lr).weight_decay(o.weight_decay)));
+  groups.emplace_back(undecayed, std::make_unique<AdamWOptions>(AdamWOptions(o.lr).weight_decay(0.0)));
+  return std::make_unique<torch::optim::AdamW>(std::move(groups), AdamWOptions(o.lr));
+}
+
+std::string duration_text(double seconds) {
+  const auto s = static_cast<int64_t>(std::max(0.0, seconds));
+  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, (s / 60) % 60);
+  return fmt::format("{}m{:02}s", s / 60, s % 60);
+}
+
+}  // namespace
+
+Trainer::Trainer(TorchModel& model, const std::vector<EncodedRow>& rows, TrainOptions options)
+    : model_(model), rows_(rows), options_(std::move(options)) {
+  if (options_.resume && options_.checkpoint_dir.empty()) fail("resume needs a checkpoint directory");
+  std::vector<ExampleSize> sizes;
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    const EncodedRow& row = rows_[r];
+    const auto query_len = static_cast<int32_t>(row.query.size());
+    if (options_.pack) {
+      if (row.items.empty()) continue;
+      int32_t n_tokens = query_len;
+      for (const auto& item : row.items) n_tokens += static_cast<int32_t>(item.size());
+      examples_.push_back({static_cast<int32_t>(r), -1});
+      sizes.push_back({n_tokens, static_cast<int32_t>(row.items.size())});
+    } else {
+      for (size_t i = 0; i < row.items.size(); ++i) {
+        examples_.push_back({static_cast<int32_t>(r), static_cast<int32_t>(i)});
+        sizes.push_back({query_len + static_cast<int32_t>(row.items[i].size()), 1});
+      }
+    }
+  }
+  if (examples_.empty()) fail("no labeled pairs to train on");
+  plan_ = run_batches(sizes, options_.batch_size, options_.seed, options_.epochs, options_.steps);
+  optimizer_ = make_optimizer(model_, options_);
+  if (options_.resume) {
+    const TrainProgress p = load_train_checkpoint(options_.checkpoint_dir, model_, *optimizer_, fingerprint());
+    step_ = p.step;
+    loss_ema_ = p.loss_ema;
+    loss_ema_weight_ = p.loss_ema_weight;
+    spdlog::info("resuming at step {}/{} from {}", step_, total_steps(), options_.checkpoint_dir.string());
+  }
+}
+
+Trainer::~Trainer() = default;
+
+nlohmann::json Trainer::fingerprint() const {
+  // What fixes the trajectory: a resumed run must agree on all of it.
+  return {{"n_examples", examples_.size()}, {"total_steps", total_steps()}, {"batch_size", options_.batch_size},
+          {"pack", options_.pack},          {"seed", options_.seed},         {"lr", options_.lr},
+          {"warmup", options_.warmup},      {"weight_decay", options_.weight_decay},
+          {"clip", options_.clip},          {"n_parameters", model_.named_parameters().size()}};
+}
+
+SequenceLayout Trainer::layout(int32_t example) const {
+  const Example& e = examples_[static_cast<size_t>(example)];
+  const EncodedRow& row = rows_[static_cast<size_t>(e.row)];
+  if (e.item < 0) return packed_layout(row.query, row.items, row.targets);
+  return single_candidate_layout(row.query, row.items[static_cast<size_t>(e.item)],
+                                 row.targets[static_cast<size_t>(e.item)]);
+}
+
+Batch Trainer::batch(int64_t s) const {
+  std::vector<SequenceLayout> layouts;
+  for (int32_t e : plan_[static_cast<size_t>(s)]) layouts.push_back(layout(e));
+  std::vector<const SequenceLayout*> pointers;
+  for (const SequenceLayout& l : layouts) pointers.push_back(&l);
+  return collate(pointers);
+}
+
+void Trainer::train_step(int64_t s, TrainSummary& summary) {
+  const Batch b = batch(s);
+  optimizer_->zero_grad();
+  const LossOutput out = label_only_loss(model_, b);
+  out.loss.backward();
+  if (options_.clip > 0) torch::nn::utils::clip_grad_norm_(model_.parameters(), options_.clip);
+  const double lr = LrSchedule{options_.lr, options_.warmup, total_steps()}.at(s);
+  for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+  optimizer_->step();
+
+  const double loss = out.loss.item<double>();
+  if (!std::isfinite(loss)) fail("training diverged: loss is {} at step {}", loss, s);
+  loss_ema_ = kLossEmaDecay * loss_ema_ + (1 - kLossEmaDecay) * loss;
+  loss_ema_weight_ = kLossEmaDecay * loss_ema_weight_ + (1 - kLossEmaDecay);
+  summary.n_pairs += out.n_rows;
+  summary.n_tokens += b.n_tokens;
+  summary.n_padded_tokens += b.n_padded_tokens;
+}
+
+TrainSummary Trainer::run(int64_t stop_step) {
+  const int64_t stop = stop_step < 0 ? total_steps() : std::min(stop_step, total_steps());
+  TrainSummary summary;
+  const auto start = Clock::now();
+  auto last_report = start;
+  const int64_t first = step_;
+  while (step_ < stop) {
+    train_step(step_, summary);
+    ++step_;
+    const bool save_now = options_.save_every > 0 && step_ % options_.save_every == 0;
+    if (!options_.checkpoint_dir.empty() && (save_now || step_ == stop)) save_checkpoint();
+
+    const auto now = Clock::now();
+    const double since_report = std::chrono::duration<double>(now - last_report).count();
+    if (since_report >= options_.progress_seconds || step_ == stop) {
+      last_report = now;
+      const double elapsed = std::chrono::duration<double>(now - start).count();
+      const double rate = summary.n_pairs / std::max(1e-9, elapsed);
+      const double eta = elapsed / static_cast<double>(step_ - first) * static_cast<double>(stop - step_);
+      spdlog::info("step {}/{}  loss {:.4f}  lr {:.2e}  {:.1f} pairs/s  {:.0f} tokens/s  ETA {}", step_,
+                   total_steps(), loss_ema_ / std::max(1e-12, loss_ema_weight_),
+                   LrSchedule{options_.lr, options_.warmup, total_steps()}.at(step_ - 1), rate,
+                   summary.n_tokens / std::max(1e-9, elapsed), duration_text(eta));
+    }
+  }
+  summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  summary.steps_done = step_ - first;
+  summary.step = step_;
+  summary.loss_ema = loss_ema_ / std::max(1e-12, loss_ema_weight_);
+  return summary;
+}
+
+void Trainer::save_checkpoint() const {
+  save_train_checkpoint(options_.checkpoint_dir, model_, *optimizer_, {step_, loss_ema_, loss_ema_weight_},
+                        fingerprint());
+}
+
+}  // namespace sift::train

@@ -1,0 +1,97 @@
+#pragma once
+// Trainer: the optimiser loop of `sift train`.
+//
+//   for step s in [start, stop):
+//     batch  = collate(layouts of run_batches(...)[s])       (batch_plan.h: fixed by the seed)
+//     loss   = label_only_loss(model, batch)                  (loss.h)
+//     grads  = d loss / d params;  clip_grad_norm_(params, clip)
+//     lr     = LrSchedule(lr, warmup, total).at(s)            (linear warmup, cosine decay)
+//     AdamW step (decoupled weight decay on matrices only; norms and biases undecayed)
+//
+// Every save_every steps (and when a run stops) the full training state goes to
+// checkpoint_dir (train_checkpoint.h); with resume the run continues from it exactly: the
+// same weights, optimiser moments, step, data position and RNG state, so training 2N steps
+// at once or N + (resume) N gives the same weights. Progress goes to stderr at most every
+// progress_seconds: step/total, loss EMA, lr, examples/s (labeled pairs), ETA.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "train/batch_plan.h"
+#include "train/examples.h"
+#include "train/sequence_layout.h"
+#include "train/torch_model.h"
+
+namespace sift::train {
+
+struct TrainOptions {
+  int64_t epochs = 0;  // whole passes over the data (when steps is 0: the run length)
+  int64_t steps = 0;   // optimiser steps (cuts the epochs short when both are given)
+  int64_t batch_size = 32;  // labeled pairs per step
+  double lr = 3e-4;
+  double warmup = 0.05;  // fraction of the steps
+  double weight_decay = 0.01;
+  double clip = 1.0;     // max global gradient norm; <= 0 disables clipping
+  bool pack = false;     // MIS-packed rows instead of single-candidate pairs
+  uint64_t seed = 1;
+  int64_t save_every = 0;                 // steps between checkpoints; 0 = only at the end
+  std::filesystem::path checkpoint_dir;   // empty = no checkpoints
+  bool resume = false;
+  double progress_seconds = 2.0;
+};
+
+struct TrainSummary {
+  int64_t steps_done = 0;        // optimiser steps run by this call
+  int64_t step = 0;              // the global step reached
+  double loss_ema = 0;
+  int64_t n_pairs = 0;           // labeled pairs trained on by this call
+  int64_t n_tokens = 0;          // real tokens processed by this call
+  int64_t n_padded_tokens = 0;   // tokens including padding
+  double seconds = 0;
+  double pairs_per_second() const { return seconds > 0 ? n_pairs / seconds : 0; }
+};
+
+class Trainer {
+ public:
+  // rows must outlive the trainer. With options.resume, the state is read from
+  // options.checkpoint_dir (Error if there is none or it belongs to another run setup).
+  Trainer(TorchModel& model, const std::vector<EncodedRow>& rows, TrainOptions options);
+  ~Trainer();
+
+  int64_t total_steps() const { return static_cast<int64_t>(plan_.size()); }
+  int64_t step() const { return step_; }
+
+  // Trains up to stop_step (default: all steps), checkpointing as configured.
+  TrainSummary run(int64_t stop_step = -1);
+  // Writes the training state to options.checkpoint_dir now.
+  void save_checkpoint() const;
+
+  // The sequence of example e (a pair, or a packed row).
+  SequenceLayout layout(int32_t example) const;
+  // All sequences of plan step s, collated.
+  Batch batch(int64_t s) const;
+
+ private:
+  struct Example {
+    int32_t row = 0;
+    int32_t item = -1;  // -1: the whole row, packed
+  };
+  nlohmann::json fingerprint() const;
+  void train_step(int64_t s, TrainSummary& summary);
+
+  TorchModel& model_;
+  const std::vector<EncodedRow>& rows_;
+  TrainOptions options_;
+  std::vector<Example> examples_;
+  std::vector<std::vector<int32_t>> plan_;
+  std::unique_ptr<torch::optim::AdamW> optimizer_;
+  int64_t step_ = 0;
+  double loss_ema_ = 0;  // bias-corrected below via loss_ema_weight_
+  double loss_ema_weight_ = 0;
+};
+
+}  // namespace sift::train
