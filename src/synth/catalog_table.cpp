@@ -48,7 +48,7 @@ q0026 | PowerShell
 q0027 | Fortran
 q0028 | COBOL
 q0029 | Assembly Language | x86 Assembly, Assembler
-q0030 | Visual Basic | VB.NET | | Visual Studio
+q0030 | Visual Basic | | | Visual Studio
 q0031 | Groovy
 q0032 | Solidity
 q0033 | Embedded C
@@ -98,8 +98,8 @@ q0074 | Web Accessibility | WCAG, a11y
 q0075 | Progressive Web Apps | PWA
 
 == Mobile development | skill
-q0076 | Android Development | Android SDK | |  | Android Developer, Android Engineer
-q0077 | iOS Development | iOS SDK | |  | iOS Developer, iOS Engineer
+q0076 | Android Development | Android SDK | | | Android Developer, Android Engineer
+q0077 | iOS Development | iOS SDK | | | iOS Developer, iOS Engineer
 q0078 | Flutter | | Dart
 q0079 | SwiftUI | | Swift, iOS Development
 q0080 | Jetpack Compose | | Kotlin, Android Development
@@ -129,7 +129,7 @@ q0101 | Snowflake | Snowflake Data Cloud | SQL
 q0102 | Google BigQuery | BigQuery | SQL, Google Cloud Platform
 q0103 | Amazon Redshift | Redshift | SQL, Amazon Web Services
 q0104 | PL/SQL | | Oracle Database
-q0105 | Database Administration | DBA | |  | Database Administrator
+q0105 | Database Administration | DBA | | | Database Administrator
 q0106 | Database Design | Relational Database Design
 q0107 | Data Modeling | Data Modelling
 q0108 | CockroachDB | | SQL
@@ -139,7 +139,7 @@ q0111 | IBM Db2 | DB2 | SQL
 q0112 | Microsoft Access | MS Access
 
 == Data engineering | skill
-q0113 | Data Engineering | |  | | Data Engineer
+q0113 | Data Engineering | | | | Data Engineer
 q0114 | Apache Spark | Spark, PySpark | | Spark AR
 q0115 | Apache Kafka | Kafka
 q0116 | Kafka Streams | | Apache Kafka
@@ -164,7 +164,7 @@ q0134 | Stream Processing | Real-Time Data Streaming
 q0135 | Big Data
 
 == Machine learning and AI | skill
-q0136 | Machine Learning | ML | |  | Machine Learning Engineer, ML Engineer
+q0136 | Machine Learning | ML | | | Machine Learning Engineer, ML Engineer
 q0137 | Deep Learning | | Machine Learning
 q0138 | Natural Language Processing | NLP | Machine Learning
 q0139 | Computer Vision | | Machine Learning
@@ -183,16 +183,16 @@ q0151 | NumPy | | Python
 q0152 | Jupyter Notebook | Jupyter, JupyterLab
 q0153 | Hugging Face Transformers | Hugging Face | Natural Language Processing
 q0154 | OpenCV | | Computer Vision
-q0155 | MLOps | ML Ops | |  | MLOps Engineer
+q0155 | MLOps | ML Ops | Machine Learning | | MLOps Engineer
 q0156 | MLflow
 q0157 | Kubeflow | | Kubernetes
 q0158 | Feature Engineering
 q0159 | Time Series Forecasting
 q0160 | Recommender Systems | Recommendation Systems | Machine Learning
 q0161 | Statistical Modeling | Statistical Modelling
-q0162 | Bayesian Statistics | Bayesian Inference
+q0162 | Bayesian Statistics | Bayesian Inference | Statistics
 q0163 | A/B Testing | Split Testing
-q0164 | Data Science | |  | | Data Scientist
+q0164 | Data Science | | | | Data Scientist
 q0165 | Speech Recognition | Automatic Speech Recognition, ASR
 q0166 | Generative AI | GenAI
 q0167 | LangChain | | Large Language Models
@@ -211,7 +211,7 @@ q0177 | AWS CloudFormation | CloudFormation | Amazon Web Services, Infrastructur
 q0178 | Azure Functions | | Microsoft Azure, Serverless Architecture
 q0179 | Google Kubernetes Engine | GKE | Google Cloud Platform, Kubernetes
 q0180 | Serverless Architecture | Serverless
-q0181 | Cloud Architecture | Cloud Solution Architecture | |  | Cloud Architect, Cloud Engineer
+q0181 | Cloud Architecture | Cloud Solution Architecture | | | Cloud Architect, Cloud Engineer
 q0182 | Cloud Cost Optimization | FinOps
 q0183 | Heroku
 q0184 | DigitalOcean
@@ -223,8 +223,8 @@ q0189 | VMware vSphere | vSphere, VMware | Virtualization
 q0190 | Virtualization
 
 == DevOps and infrastructure | skill
-q0191 | DevOps | |  | | DevOps Engineer
-q0192 | Site Reliability Engineering | SRE | |  | Site Reliability Engineer
+q0191 | DevOps | | | | DevOps Engineer
+q0192 | Site Reliability Engineering | SRE | | | Site Reliability Engineer
 q0193 | Docker | Docker Compose
 q0194 | Docker Swarm | | Docker
 q0195 | Kubernetes | K8s, EKS
@@ -238,10 +238,10 @@ q0202 | CI/CD | Continuous Integration, Continuous Delivery
 q0203 | GitHub Actions | | CI/CD, Git
 q0204 | GitLab CI | GitLab CI/CD | CI/CD, Git
 q0205 | CircleCI | | CI/CD
-q0206 | Azure DevOps | Azure Pipelines | CI/CD
+q0206 | Azure DevOps | Azure Pipelines | CI/CD, DevOps
 q0207 | Git | Git version control
 q0208 | Linux | GNU/Linux
-q0209 | System Administration | SysAdmin | |  | Systems Administrator, System Administrator
+q0209 | System Administration | SysAdmin | | | Systems Administrator, System Administrator
 q0210 | Prometheus
 q0211 | Grafana
 q0212 | Datadog
@@ -258,8 +258,8 @@ q0222 | Windows Server
 q0223 | OpenTelemetry
 
 == Security | skill
-q0224 | Cybersecurity | Information Security, InfoSec | |  | Security Engineer, Security Analyst
-q0225 | Penetration Testing | Pen Testing, Pentesting | |  | Penetration Tester
+q0224 | Cybersecurity | Information Security, InfoSec | | | Security Engineer, Security Analyst
+q0225 | Penetration Testing | Pen Testing, Pentesting | | | Penetration Tester
 q0226 | Network Security
 q0227 | Application Security | AppSec
 q0228 | Cloud Security
@@ -278,7 +278,7 @@ q0240 | Wireshark
 q0241 | Malware Analysis
 
 == Networking | skill
-q0242 | Network Engineering | Computer Networking | |  | Network Engineer
+q0242 | Network Engineering | Computer Networking | | | Network Engineer
 q0243 | TCP/IP
 q0244 | Cisco IOS
 q0245 | Routing and Switching
@@ -302,15 +302,15 @@ q0260 | Object-Oriented Programming | OOP
 q0261 | Functional Programming
 q0262 | Design Patterns
 q0263 | System Design
-q0264 | Software Architecture | |  | | Software Architect
-q0265 | Software Engineering | |  | | Software Engineer, Software Developer
-q0266 | Backend Development | Back-End Development | |  | Backend Engineer, Backend Developer
-q0267 | Frontend Development | Front-End Development | |  | Frontend Engineer, Frontend Developer
-q0268 | Full-Stack Development | |  | | Full-Stack Developer, Full Stack Engineer
+q0264 | Software Architecture | | | | Software Architect
+q0265 | Software Engineering | | | | Software Engineer, Software Developer
+q0266 | Backend Development | Back-End Development | | | Backend Engineer, Backend Developer
+q0267 | Frontend Development | Front-End Development | | | Frontend Engineer, Frontend Developer
+q0268 | Full-Stack Development | | | | Full-Stack Developer, Full Stack Engineer
 q0269 | Code Review
 q0270 | Unit Testing
 q0271 | Test Automation | Automated Testing
-q0272 | Quality Assurance | QA | |  | QA Engineer, QA Analyst
+q0272 | Quality Assurance | QA | | | QA Engineer, QA Analyst
 q0273 | Selenium | Selenium WebDriver | Test Automation
 q0274 | Cypress | | Test Automation
 q0275 | Jest | | JavaScript, Unit Testing
@@ -319,24 +319,24 @@ q0277 | pytest | | Python, Unit Testing
 q0278 | Domain-Driven Design | DDD
 q0279 | Event-Driven Architecture
 q0280 | IT Service Management | ITSM
-q0281 | Game Development | |  | | Game Developer
+q0281 | Game Development | | | | Game Developer
 q0282 | Unity | Unity3D | | Databricks Unity Catalog
 q0283 | Unreal Engine | Unreal, UE5 | C++
-q0284 | Embedded Systems | Embedded Software | |  | Embedded Software Engineer
+q0284 | Embedded Systems | Embedded Software | Software Engineering | | Embedded Software Engineer
 q0285 | Visual Studio
-q0286 | Visual Studio Code | VS Code
+q0286 | Visual Studio Code | VS Code | | Visual Studio
 q0287 | IntelliJ IDEA | IntelliJ
 q0288 | Jira | Atlassian Jira
 q0289 | Confluence
 q0290 | Postman
 
 == Data analysis and BI | skill
-q0291 | Data Analysis | Data Analytics | |  | Data Analyst
-q0292 | Business Intelligence | BI | |  | BI Analyst, Business Intelligence Analyst
+q0291 | Data Analysis | Data Analytics | | | Data Analyst
+q0292 | Business Intelligence | BI | | | BI Analyst, Business Intelligence Analyst
 q0293 | Tableau
-q0294 | Microsoft Power BI | Power BI | | Microsoft Power Automate
+q0294 | Microsoft Power BI | Power BI | Business Intelligence | Microsoft Power Automate
 q0295 | Microsoft Power Automate | Power Automate, Microsoft Flow
-q0296 | Looker | |  | Looker Studio
+q0296 | Looker | | | Looker Studio
 q0297 | Looker Studio | Google Data Studio
 q0298 | Qlik Sense | Qlik
 q0299 | Microsoft Excel | Excel, MS Excel
@@ -366,16 +366,16 @@ q0320 | Canva
 q0321 | Blender
 q0322 | Autodesk Maya | Maya
 q0323 | Cinema 4D | C4D
-q0324 | UI Design | User Interface Design | |  | UI Designer
-q0325 | UX Design | User Experience Design | |  | UX Designer, Product Designer
-q0326 | UX Research | User Research | |  | UX Researcher
-q0327 | Graphic Design | |  | | Graphic Designer
-q0328 | Motion Graphics | |  | | Motion Designer
+q0324 | UI Design | User Interface Design | | | UI Designer
+q0325 | UX Design | User Experience Design | | | UX Designer, Product Designer
+q0326 | UX Research | User Research | | | UX Researcher
+q0327 | Graphic Design | | | | Graphic Designer
+q0328 | Motion Graphics | | | | Motion Designer
 q0329 | Typography
 q0330 | Brand Identity Design | Visual Identity Design
-q0331 | Illustration | |  | | Illustrator Artist
-q0332 | Photography | |  | | Photographer
-q0333 | Video Editing | |  | | Video Editor
+q0331 | Illustration | | | | Illustration Artist
+q0332 | Photography | | | | Photographer
+q0333 | Video Editing | | | | Video Editor
 q0334 | Interaction Design | IxD
 q0335 | Wireframing
 q0336 | Spark AR | Spark AR Studio, Meta Spark
@@ -398,16 +398,16 @@ q0350 | Smartsheet
 q0351 | Airtable
 
 == Business software | skill
-q0352 | Salesforce | Salesforce CRM | | Salesforce Marketing Cloud
+q0352 | Salesforce | Salesforce CRM | Customer Relationship Management | Salesforce Marketing Cloud
 q0353 | Salesforce Marketing Cloud
-q0354 | HubSpot | HubSpot CRM
+q0354 | HubSpot | HubSpot CRM | Customer Relationship Management
 q0355 | SAP ERP | SAP
 q0356 | SAP S/4HANA | S/4HANA | SAP ERP
-q0357 | SAP HANA
+q0357 | SAP HANA | | | SAP ERP
 q0358 | SAP FICO | SAP FI/CO | SAP ERP
 q0359 | Oracle E-Business Suite | Oracle EBS
 q0360 | NetSuite | Oracle NetSuite
-q0361 | Microsoft Dynamics 365 | Dynamics 365, Dynamics CRM
+q0361 | Microsoft Dynamics 365 | Dynamics 365, Dynamics CRM | Customer Relationship Management
 q0362 | Workday
 q0363 | ServiceNow
 q0364 | Zendesk
@@ -416,129 +416,129 @@ q0366 | Magento | Adobe Commerce
 q0367 | QuickBooks
 q0368 | Xero
 q0369 | Odoo
-q0370 | Zoho CRM
+q0370 | Zoho CRM | | Customer Relationship Management
 
 == Project and product management | skill
-q0371 | Project Management | |  | Product Management | Project Manager
-q0372 | Product Management | |  | | Product Manager
-q0373 | Program Management | |  | | Program Manager
+q0371 | Project Management | | | Product Management | Project Manager
+q0372 | Product Management | | | | Product Manager
+q0373 | Program Management | | | | Program Manager
 q0374 | Stakeholder Management
 q0375 | Risk Management
 q0376 | Change Management
 q0377 | Budget Management
 q0378 | Product Roadmapping | Roadmap Planning
 q0379 | Requirements Gathering | Requirements Analysis
-q0380 | Business Analysis | |  | | Business Analyst
+q0380 | Business Analysis | | | | Business Analyst
 q0381 | Vendor Management
 q0382 | Waterfall Methodology | Waterfall
 q0383 | Resource Planning
 q0384 | Microsoft Project | MS Project
 q0385 | Process Improvement | Continuous Improvement
-q0386 | Operations Management | |  | | Operations Manager
+q0386 | Operations Management | | | | Operations Manager
 
 == Marketing and sales | skill
-q0387 | Digital Marketing | |  | | Digital Marketing Specialist, Digital Marketer
-q0388 | Search Engine Optimization | SEO | |  | SEO Specialist
+q0387 | Digital Marketing | | | | Digital Marketing Specialist, Digital Marketer
+q0388 | Search Engine Optimization | SEO | | | SEO Specialist
 q0389 | Search Engine Marketing | SEM
 q0390 | Google Ads | Google AdWords | | Google Analytics
 q0391 | Google Analytics | GA4
-q0392 | Content Marketing | |  | | Content Marketing Manager
-q0393 | Copywriting | |  | | Copywriter
-q0394 | Social Media Marketing | SMM | |  | Social Media Manager
+q0392 | Content Marketing | | | | Content Marketer
+q0393 | Copywriting | | | | Copywriter
+q0394 | Social Media Marketing | SMM | | | Social Media Manager
 q0395 | Email Marketing
 q0396 | Marketing Automation
-q0397 | Marketing Strategy | |  | | Marketing Manager
-q0398 | Brand Management | |  | | Brand Manager
-q0399 | Market Research | |  | | Market Research Analyst
-q0400 | Public Relations | PR | |  | PR Specialist
-q0401 | Event Planning | Event Management | |  | Event Planner
+q0397 | Marketing Strategy | | | | Marketing Manager
+q0398 | Brand Management | | | | Brand Manager
+q0399 | Market Research | | | | Market Research Analyst
+q0400 | Public Relations | PR | | | PR Specialist
+q0401 | Event Planning | Event Coordination | | | Event Planner
 q0402 | Affiliate Marketing
 q0403 | Influencer Marketing
 q0404 | Conversion Rate Optimization | CRO
 q0405 | Marketo | Marketo Engage
 q0406 | Mailchimp
-q0407 | B2B Sales | Business-to-Business Sales | |  | Sales Representative
-q0408 | Account Management | |  | | Account Manager
-q0409 | Business Development | BizDev | |  | Business Development Manager
+q0407 | B2B Sales | Business-to-Business Sales | | | Sales Representative
+q0408 | Account Management | | | | Account Manager
+q0409 | Business Development | BizDev | | | Business Development Manager
 q0410 | Lead Generation
 q0411 | Customer Relationship Management | CRM
 q0412 | Cold Calling
 q0413 | Sales Forecasting
-q0414 | Customer Success | |  | | Customer Success Manager
-q0415 | Customer Service | Customer Support | |  | Customer Service Representative
+q0414 | Customer Success | | | | Customer Success Manager
+q0415 | Customer Service | Customer Support | | | Customer Service Representative
 
 == Finance and accounting | skill
-q0416 | Financial Analysis | |  | | Financial Analyst
+q0416 | Financial Analysis | | | | Financial Analyst
 q0417 | Financial Modeling | Financial Modelling
-q0418 | Accounting | |  | | Accountant
-q0419 | Bookkeeping | |  | | Bookkeeper
-q0420 | Auditing | Audit | |  | Auditor
+q0418 | Accounting | | | | Accountant
+q0419 | Bookkeeping | | | | Bookkeeper
+q0420 | Auditing | Audit | | | Auditor
 q0421 | Tax Preparation | Tax Filing
 q0422 | Corporate Finance
-q0423 | Investment Banking | |  | | Investment Banker
+q0423 | Investment Banking | | | | Investment Banker
 q0424 | Business Valuation | Valuation
 q0425 | Mergers and Acquisitions | M&A
 q0426 | Financial Reporting
-q0427 | IFRS | International Financial Reporting Standards
+q0427 | IFRS | International Financial Reporting Standards | Financial Reporting
 q0428 | US GAAP | GAAP
 q0429 | Budgeting and Forecasting | FP&A
 q0430 | Accounts Payable
 q0431 | Accounts Receivable
 q0432 | Payroll | Payroll Administration
 q0433 | Credit Risk Analysis | Credit Analysis
-q0434 | Portfolio Management | |  | | Portfolio Manager
-q0435 | Equity Research | |  | | Equity Research Analyst
+q0434 | Portfolio Management | | | | Portfolio Manager
+q0435 | Equity Research | | | | Equity Research Analyst
 q0436 | Bloomberg Terminal | Bloomberg
-q0437 | Anti-Money Laundering | AML | |  | AML Analyst
+q0437 | Anti-Money Laundering | AML | | | AML Analyst
 q0438 | Know Your Customer | KYC
 q0439 | SWIFT Payments Messaging | SWIFT MT, SWIFT Messaging
 q0440 | Treasury Management
-q0441 | Actuarial Science | |  | | Actuary
+q0441 | Actuarial Science | | | | Actuary
 q0442 | Cost Accounting | | Accounting
 q0443 | Internal Controls
 q0444 | Sarbanes-Oxley Compliance | SOX Compliance, SOX
-q0445 | Financial Planning | |  | | Financial Planner
+q0445 | Financial Planning | | | | Financial Planner
 
 == Healthcare and clinical | skill
-q0446 | Nursing | |  | | Registered Nurse, Staff Nurse
+q0446 | Nursing | | | | Registered Nurse, Staff Nurse
 q0447 | Patient Care
 q0448 | Critical Care Nursing | ICU Nursing | Nursing | | ICU Nurse
 q0449 | Perioperative Nursing | Operating Room Nursing | Nursing | | OR Nurse
-q0450 | Emergency Medicine | |  | | Emergency Physician
-q0451 | Pediatrics | Paediatrics | |  | Pediatrician
-q0452 | Phlebotomy | |  | | Phlebotomist
+q0450 | Emergency Medicine | | | | Emergency Physician
+q0451 | Pediatrics | Paediatrics | | | Pediatrician
+q0452 | Phlebotomy | | | | Phlebotomist
 q0453 | Medication Administration
 q0454 | Electronic Health Records | EHR, EMR
 q0455 | Epic Systems | Epic EHR | Electronic Health Records
 q0456 | Cerner | Cerner PowerChart | Electronic Health Records
-q0457 | Medical Coding | ICD-10 Coding | |  | Medical Coder
+q0457 | Medical Coding | ICD-10 Coding | | | Medical Coder
 q0458 | Medical Billing
-q0459 | Clinical Research | |  | | Clinical Research Coordinator
-q0460 | Good Clinical Practice | ICH-GCP
+q0459 | Clinical Research | | | | Clinical Research Coordinator
+q0460 | Good Clinical Practice | ICH E6
 q0461 | Pharmacology
-q0462 | Pharmacy | |  | | Pharmacist
-q0463 | Physical Therapy | Physiotherapy | |  | Physical Therapist, Physiotherapist
-q0464 | Occupational Therapy | |  | | Occupational Therapist
-q0465 | Radiology | Medical Imaging | |  | Radiologic Technologist
+q0462 | Pharmacy | | | | Pharmacist
+q0463 | Physical Therapy | Physiotherapy | | | Physical Therapist, Physiotherapist
+q0464 | Occupational Therapy | | | | Occupational Therapist
+q0465 | Radiology | Medical Imaging | | | Radiologic Technologist
 q0466 | Wound Care
 q0467 | Infection Control | Infection Prevention
 q0468 | Triage
-q0469 | Mental Health Counseling | |  | | Mental Health Counselor
-q0470 | Nutrition | Dietetics | |  | Dietitian
-q0471 | Healthcare Administration | |  | | Healthcare Administrator
+q0469 | Mental Health Counseling | | | | Mental Health Counselor
+q0470 | Nutrition | Dietetics | | | Dietitian
+q0471 | Healthcare Administration | | | | Healthcare Administrator
 q0472 | HIPAA Compliance | HIPAA
-q0473 | Midwifery | |  | | Midwife
-q0474 | Dental Hygiene | |  | | Dental Hygienist
+q0473 | Midwifery | | | | Midwife
+q0474 | Dental Hygiene | | | | Dental Hygienist
 q0475 | Vital Signs Monitoring
 
 == Engineering | skill
-q0476 | Mechanical Engineering | |  | | Mechanical Engineer
-q0477 | Electrical Engineering | |  | | Electrical Engineer
-q0478 | Civil Engineering | |  | | Civil Engineer
-q0479 | Structural Engineering | |  | | Structural Engineer
-q0480 | Chemical Engineering | |  | | Chemical Engineer
-q0481 | Aerospace Engineering | |  | | Aerospace Engineer
-q0482 | Robotics | |  | | Robotics Engineer
+q0476 | Mechanical Engineering | | | | Mechanical Engineer
+q0477 | Electrical Engineering | | | | Electrical Engineer
+q0478 | Civil Engineering | | | | Civil Engineer
+q0479 | Structural Engineering | | | | Structural Engineer
+q0480 | Chemical Engineering | | | | Chemical Engineer
+q0481 | Aerospace Engineering | | | | Aerospace Engineer
+q0482 | Robotics | | | | Robotics Engineer
 q0483 | AutoCAD
 q0484 | SolidWorks
 q0485 | CATIA
@@ -562,8 +562,8 @@ q0502 | Green Building Design | Sustainable Building Design
 q0503 | Cost Estimation
 
 == Human resources | skill
-q0504 | Human Resources Management | HR Management, HRM | |  | HR Manager
-q0505 | Talent Acquisition | Recruiting, Recruitment | |  | Recruiter, Talent Acquisition Specialist
+q0504 | Human Resources Management | HR Management, HRM | | | HR Manager
+q0505 | Talent Acquisition | Recruiting, Recruitment | | | Recruiter, Talent Acquisition Specialist
 q0506 | Employee Relations
 q0507 | Compensation and Benefits
 q0508 | Employee Onboarding | Onboarding
@@ -576,36 +576,36 @@ q0514 | Workforce Planning
 q0515 | Employment Law | Labor Law
 
 == Education | skill
-q0516 | Teaching | |  | | Teacher, Lecturer
+q0516 | Teaching | | | | Teacher, Lecturer
 q0517 | Curriculum Development | Curriculum Design
 q0518 | Classroom Management
 q0519 | Special Education | SPED
-q0520 | Instructional Design | |  | | Instructional Designer
+q0520 | Instructional Design | | | | Instructional Designer
 q0521 | E-Learning Development | eLearning
-q0522 | Online Tutoring | |  | | Tutor
-q0523 | English as a Second Language Teaching | ESL Teaching | |  | ESL Teacher
+q0522 | Online Tutoring | | | | Tutor
+q0523 | English as a Second Language Teaching | ESL Teaching | Teaching, English | | ESL Teacher
 q0524 | Early Childhood Education
 q0525 | Learning Management Systems | LMS
 q0526 | Moodle | | Learning Management Systems
 q0527 | Educational Technology | EdTech
 
 == Legal and compliance | skill
-q0528 | Contract Law | |  | | Contracts Manager
-q0529 | Corporate Law | |  | | Corporate Lawyer
+q0528 | Contract Law | | | | Contracts Manager
+q0529 | Corporate Law | | | | Corporate Lawyer
 q0530 | Intellectual Property Law | IP Law
 q0531 | GDPR Compliance | GDPR
-q0532 | Regulatory Compliance | |  | | Compliance Officer
-q0533 | Legal Research | |  | | Paralegal
-q0534 | Litigation | |  | | Litigation Attorney
+q0532 | Regulatory Compliance | | | | Compliance Officer
+q0533 | Legal Research | | | | Paralegal
+q0534 | Litigation | | | | Litigation Attorney
 
 == Translation and communication | skill
-q0535 | Translation | |  | | Translator
-q0536 | Interpreting | Interpretation | |  | Interpreter
+q0535 | Translation | | | | Translator
+q0536 | Interpreting | Interpretation | | | Interpreter
 q0537 | Localization | L10n
 q0538 | Subtitling
 
 == Communication and leadership | skill
-q0539 | Technical Writing | |  | | Technical Writer
+q0539 | Technical Writing | | | | Technical Writer
 q0540 | Public Speaking
 q0541 | Negotiation
 q0542 | Team Leadership
@@ -619,22 +619,22 @@ q0547 | Time Management
 q0548 | FinTech | Financial Technology
 q0549 | E-commerce | Ecommerce
 q0550 | Health Informatics
-q0551 | Supply Chain Management | SCM | |  | Supply Chain Manager
-q0552 | Logistics | |  | | Logistics Coordinator
-q0553 | Procurement | Purchasing | |  | Procurement Specialist
+q0551 | Supply Chain Management | SCM | | | Supply Chain Manager
+q0552 | Logistics | | | | Logistics Coordinator
+q0553 | Procurement | Purchasing | | | Procurement Specialist
 q0554 | Inventory Management
-q0555 | Insurance Underwriting | Underwriting | |  | Underwriter
+q0555 | Insurance Underwriting | Underwriting | | | Underwriter
 q0556 | Telecommunications | Telecom
-q0557 | Real Estate | |  | | Real Estate Agent
+q0557 | Real Estate | | | | Real Estate Agent
 q0558 | Renewable Energy
 q0559 | Oil and Gas
 q0560 | Automotive Industry
-q0561 | Retail Management | |  | | Store Manager
-q0562 | Hospitality Management | |  | | Hotel Manager
+q0561 | Retail Management | | | | Store Manager
+q0562 | Hospitality Management | | | | Hotel Manager
 q0563 | Retail Banking
 q0564 | Pharmaceutical Sales
 q0565 | Biotechnology
-q0566 | Management Consulting | |  | | Management Consultant
+q0566 | Management Consulting | | | | Management Consultant
 q0567 | Nonprofit Management | Non-profit Management
 
 == Cloud certifications | certification
@@ -652,12 +652,12 @@ q0578 | Microsoft Certified: Azure Developer Associate | AZ-204 | Microsoft Azur
 q0579 | Microsoft Certified: Azure Data Engineer Associate | DP-203 | Microsoft Azure, Data Engineering
 q0580 | Google Cloud Professional Cloud Architect | GCP Professional Cloud Architect | Google Cloud Platform, Cloud Architecture
 q0581 | Google Cloud Professional Data Engineer | GCP Professional Data Engineer | Google Cloud Platform, Data Engineering
-q0582 | Google Cloud Associate Cloud Engineer | GCP Associate Cloud Engineer | Google Cloud Platform
+q0582 | Google Cloud Associate Cloud Engineer | GCP Associate Cloud Engineer | Google Cloud Platform, Cloud Architecture
 q0583 | Certified Kubernetes Administrator | CKA | Kubernetes
 q0584 | Certified Kubernetes Application Developer | CKAD | Kubernetes
 q0585 | Certified Kubernetes Security Specialist | CKS | Kubernetes
 q0586 | HashiCorp Certified: Terraform Associate | Terraform Associate | Terraform
-q0587 | Databricks Certified Data Engineer Associate | | Databricks
+q0587 | Databricks Certified Data Engineer Associate | | Databricks, Data Engineering
 q0588 | Snowflake SnowPro Core Certification | SnowPro Core | Snowflake
 
 == IT and security certifications | certification
@@ -718,7 +718,7 @@ q0634 | Salesforce Certified Platform Developer | Salesforce Platform Developer 
 q0635 | Advanced Cardiovascular Life Support | ACLS | Basic Life Support | Pediatric Advanced Life Support
 q0636 | Basic Life Support | BLS
 q0637 | Pediatric Advanced Life Support | PALS | Basic Life Support
-q0638 | Certified Nursing Assistant | CNA | Patient Care
+q0638 | Certified Nursing Assistant | CNA | Patient Care | Nursing
 q0639 | Critical Care Registered Nurse | CCRN | Critical Care Nursing
 q0640 | Certified Professional Coder | CPC | Medical Coding
 q0641 | Neonatal Resuscitation Program | NRP

@@ -32,6 +32,16 @@ int distractor_slot(EvidenceKind kind) {
   }
 }
 
+// Index into SynthSummary::retrieved_true_by_evidence: the most direct evidence for q.
+size_t strongest_evidence(const Profile& profile, int q) {
+  constexpr EvidenceKind kOrder[4] = {EvidenceKind::direct, EvidenceKind::title, EvidenceKind::alias,
+                                      EvidenceKind::implied};
+  for (size_t slot = 0; slot < 4; ++slot)
+    for (const Evidence& e : profile.evidence)
+      if (e.qualification == q && e.kind == kOrder[slot]) return slot;
+  return 3;
+}
+
 nlohmann::ordered_json counts_json(const SplitCounts& c) {
   nlohmann::ordered_json j;
   j["members"] = c.members;
@@ -126,6 +136,8 @@ void SynthSummary::add(const LabeledMember& member) {
       distractor_total[size_t(slot)] += 1;
       distractor_retrieved[size_t(slot)] += retrieved(e.qualification);
     }
+  for (size_t i = 0; i < member.candidates.size(); ++i)
+    if (member.truth[i]) retrieved_true_by_evidence[strongest_evidence(profile, member.candidates[i].document)] += 1;
   profile_words += int64_t(count_words(profile.text));
 }
 
@@ -167,6 +179,10 @@ nlohmann::ordered_json SynthSummary::to_json() const {
                              {"retrieved", distractor_retrieved[k]},
                              {"retrieved_rate", ratio(distractor_retrieved[k], distractor_total[k])}};
   j["distractors"] = std::move(distractors);
+  j["retrieved_true_by_evidence"] = {{"direct", retrieved_true_by_evidence[0]},
+                                     {"title", retrieved_true_by_evidence[1]},
+                                     {"alias", retrieved_true_by_evidence[2]},
+                                     {"implied", retrieved_true_by_evidence[3]}};
   nlohmann::ordered_json by_split;
   for (Split s : kAllSplits) by_split[std::string(split_name(s))] = counts_json(splits[size_t(s)]);
   j["splits"] = std::move(by_split);

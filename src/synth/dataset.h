@@ -89,6 +89,8 @@ struct SynthSummary {
   int64_t written_retrieved = 0;
   std::array<int64_t, 3> distractor_total{};      // negated, other_person, near_miss
   std::array<int64_t, 3> distractor_retrieved{};
+  // Retrieved true candidates by their most direct evidence: direct, title, alias, implied.
+  std::array<int64_t, 4> retrieved_true_by_evidence{};
   int64_t profile_words = 0;
 
   void add(const LabeledMember& member);

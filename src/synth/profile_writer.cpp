@@ -11,8 +11,10 @@ namespace sift::synth {
 
 namespace {
 
-// Share of positive mentions written with an alias instead of the canonical name.
-constexpr double kAliasRate = 0.3;
+// Share of mentions written with an alias instead of the canonical name. Aliases must be
+// learned by heart by a labeler (its candidate text is the canonical name), so they are a
+// minority, as in real profiles.
+constexpr double kAliasRate = 0.2;
 
 void replace_all(std::string& text, std::string_view pattern, std::string_view value) {
   for (size_t at = text.find(pattern); at != std::string::npos; at = text.find(pattern, at + value.size()))
@@ -266,7 +268,7 @@ class ProfileComposer {
     add_line(domains_sentence());
     add_line(languages_list());
     add_line(education(0.7));
-    std::vector<std::string> notes{distractor_text(), location(0.6), closing(0.8)};
+    std::vector<std::string> notes{distractor_text(), location(0.6), closing(1.0)};
     std::erase(notes, std::string());
     if (!notes.empty()) add_line("Notes: " + join_with(notes, " "));
   }

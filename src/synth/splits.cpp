@@ -50,9 +50,9 @@ SplitFractions SplitFractions::parse(std::string_view text) {
 void SplitFractions::validate() const {
   for (double f : {train, validation, test})
     if (!std::isfinite(f) || f < 0 || f > 1)
-      fail("split fractions must lie in [0, 1], got {},{},{}", train, validation, test);
+      fail("--split: fractions must lie in [0, 1], got {},{},{}", train, validation, test);
   double sum = train + validation + test;
-  if (std::abs(sum - 1.0) > 1e-6) fail("split fractions must sum to 1, got {},{},{} (sum {})", train, validation, test, sum);
+  if (std::abs(sum - 1.0) > 1e-6) fail("--split: fractions must sum to 1, got {},{},{} (sum {})", train, validation, test, sum);
 }
 
 Split assign_split(uint64_t seed, int64_t member_index, const SplitFractions& fractions) {

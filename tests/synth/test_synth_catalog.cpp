@@ -127,3 +127,26 @@ TEST(CatalogJson, RowCarriesIdsNotNames) {
   EXPECT_EQ(row["implies"][0], catalog()[by_name("Kubernetes")].id);
   EXPECT_EQ(row["aliases"][0], "CKA");
 }
+
+// When one surface form contains another ("AWS Lambda" contains "AWS"), the text could be
+// read as stating both; the catalog must then say how: the longer implies the shorter's
+// qualification, or the two are declared near misses. Otherwise truth would hinge on a
+// reading the text does not decide.
+TEST(Catalog, ContainedSurfaceFormsAreImpliedOrNearMisses) {
+  struct Form {
+    std::vector<std::string> tokens;
+    int q;
+  };
+  std::vector<Form> forms;
+  for (int i = 0; i < catalog().size(); ++i)
+    for (const std::string& surface : catalog().surface_forms(i)) forms.push_back({tokenize(surface), i});
+  for (const Form& outer : forms)
+    for (const Form& inner : forms) {
+      if (outer.q == inner.q || inner.tokens.size() >= outer.tokens.size()) continue;
+      auto hit = std::search(outer.tokens.begin(), outer.tokens.end(), inner.tokens.begin(), inner.tokens.end());
+      if (hit == outer.tokens.end()) continue;
+      const std::vector<int>& near = catalog()[outer.q].near_misses;
+      bool explained = catalog().implies(outer.q, inner.q) || std::find(near.begin(), near.end(), inner.q) != near.end();
+      EXPECT_TRUE(explained) << catalog()[outer.q].name << " contains " << catalog()[inner.q].name;
+    }
+}

@@ -130,7 +130,7 @@ TEST(Profile, LengthsAndStylesVary) {
   double total_words = 0;
   for (const Profile& p : profiles()) {
     size_t words = count_words(p.text);
-    EXPECT_GE(words, 25u) << p.text;
+    EXPECT_GE(words, 20u) << p.text;
     EXPECT_LE(words, 220u) << p.text;
     total_words += double(words);
     ++styles[p.style];
