@@ -14,39 +14,31 @@ int32_t argmax(std::span<const float> logits) {
   return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
 }
 
-struct DecodeResult {
-  std::vector<int32_t> generated;
-};
+}  // namespace
 
-// Greedy decoding of at most `budget` tokens after `prompt`, stopping at EOS or after
-// `n_lines` newlines.
-DecodeResult greedy_decode(const Model& model, const Tokenizer& tokenizer, std::span<const int32_t> prompt,
-                           int64_t budget, int64_t n_lines) {
+std::vector<int32_t> greedy_decode(const Model& model, std::span<const int32_t> prompt, int64_t budget,
+                                   const std::function<bool(int32_t)>& stop_after) {
   const int64_t prompt_len = static_cast<int64_t>(prompt.size());
   const int64_t eos = model.config().eos_token_id;
+  std::vector<int32_t> generated;
+  if (prompt.empty()) fail("packed generation: the prompt has no tokens");
+  if (budget <= 0) return generated;
   KvCache cache(model.config(), prompt_len + budget);
   RequestLayout prefill = causal_layout(prompt, 0, 0);
   prefill.logit_rows = {static_cast<int32_t>(prompt_len - 1)};
   ForwardResult result = model.forward(prefill.forward_request({}), &cache);  // full vocabulary
-
-  DecodeResult out;
-  int64_t newlines = 0;
-  while (static_cast<int64_t>(out.generated.size()) < budget) {
+  while (true) {
     const int32_t next = argmax(result.row(0));
     if (next == eos) break;
-    out.generated.push_back(next);
-    const std::string piece = tokenizer.decode({next});
-    newlines += std::count(piece.begin(), piece.end(), '\n');
-    if (newlines >= n_lines || static_cast<int64_t>(out.generated.size()) == budget) break;
+    generated.push_back(next);
+    if (stop_after(next) || static_cast<int64_t>(generated.size()) == budget) break;
     const int32_t step_ids[1] = {next};
     RequestLayout step = causal_layout(step_ids, cache.size(), cache.size());  // {0, 1, C} at position C
     step.logit_rows = {0};
     result = model.forward(step.forward_request({}), &cache);
   }
-  return out;
+  return generated;
 }
-
-}  // namespace
 
 GenerateItemCosts generate_item_costs(const PromptEncoder& prompts, const ScoringArtifact& artifact,
                                       const std::vector<std::string>& items) {
@@ -90,17 +82,24 @@ GenerateDecisions generate_decisions(const Model& model, const PromptEncoder& pr
       budget += costs.answer_budgets[i];
     }
     prompt.insert(prompt.end(), answer_instruction.begin(), answer_instruction.end());
-    if (prompt.empty()) fail("packed generation: the prompt has no tokens");
 
-    DecodeResult decoded = greedy_decode(model, prompts.tokenizer(), prompt, budget, range.size());
-    std::string text = prompts.tokenizer().decode(decoded.generated, /*skip_special_tokens=*/true);
+    // Stop once the model has written as many lines as the request has items.
+    const Tokenizer& tokenizer = prompts.tokenizer();
+    int64_t newlines = 0;
+    auto enough_lines = [&](int32_t token) {
+      const std::string piece = tokenizer.decode({token});
+      newlines += std::count(piece.begin(), piece.end(), '\n');
+      return newlines >= range.size();
+    };
+    const std::vector<int32_t> generated = greedy_decode(model, prompt, budget, enough_lines);
+    std::string text = tokenizer.decode(generated, /*skip_special_tokens=*/true);
     // Numbers are row positions, so parse for items 1..range.end and keep this range's.
     std::vector<std::optional<bool>> parsed = parse_answer_list(text, range.end, artifact.yes, artifact.no);
     for (int64_t i = range.begin; i < range.end; ++i) out.decisions[i] = parsed[i];
 
     out.answer_texts.push_back(std::move(text));
     out.prompt_tokens += static_cast<int64_t>(prompt.size());
-    out.generated_tokens += static_cast<int64_t>(decoded.generated.size());
+    out.generated_tokens += static_cast<int64_t>(generated.size());
     out.requests += 1;
   }
   return out;

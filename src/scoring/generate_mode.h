@@ -15,6 +15,7 @@
 // stops at the model's EOS, after as many newlines as items, or at the answer budget: the
 // tokens of "k: <longer of yes/no>\n" for each item k, plus kAnswerSlackTokens per item.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -43,6 +44,12 @@ struct GenerateItemCosts {
 };
 GenerateItemCosts generate_item_costs(const PromptEncoder& prompts, const ScoringArtifact& artifact,
                                       const std::vector<std::string>& items);
+
+// Greedy decoding after `prompt` (prefill {0, P, 0}, then steps {0, 1, C}); at most `budget`
+// tokens; stops early at the model's EOS (not included) or once stop_after(token) is true
+// for a generated token (included).
+std::vector<int32_t> greedy_decode(const Model& model, std::span<const int32_t> prompt, int64_t budget,
+                                   const std::function<bool(int32_t)>& stop_after);
 
 GenerateDecisions generate_decisions(const Model& model, const PromptEncoder& prompts,
                                      const ScoringArtifact& artifact, std::span<const int32_t> query,
