@@ -1,6 +1,6 @@
 // libFuzzer target: encode arbitrary bytes with the Qwen3 and a SentencePiece-style
-// tokenizer, in both special-text modes. Invalid UTF-8 must give sift::Error, never a crash;
-// valid input must encode, and byte-level decode(encode(x)) must give x back after NFC.
+// tokenizer, in both special-text modes, and decode the ids. Invalid UTF-8 must give
+// sift::Error; nothing may crash, leak or hit undefined behaviour.
 #include <cstddef>
 #include <cstdint>
 #include <memory>

@@ -151,12 +151,11 @@ class Metaspace final : public PreTokenizer {
   bool split_;
 };
 
-// Whitespace: keeps the matches of \w+|[^\w\s]+ (HF pre_tokenizers/whitespace.rs), with
-// Oniguruma's \w (letters, marks, Nd, Pc) spelled out for PCRE2.
+// Whitespace: keeps the matches of \w+|[^\w\s]+ (HF pre_tokenizers/whitespace.rs).
 class Whitespace final : public PreTokenizer {
  public:
   Whitespace()
-      : pattern_(Pattern::from_json({{"Regex", R"([\p{L}\p{M}\p{Nd}\p{Pc}]+|[^\p{L}\p{M}\p{Nd}\p{Pc}\s]+)"}},
+      : pattern_(Pattern::from_json({{"Regex", R"(\w+|[^\w\s]+)"}},
                                     "Whitespace")) {}
   void pre_tokenize(std::vector<PreToken>& pieces) const override {
     split_each(pieces, [&](const PreToken& piece, std::vector<PreToken>& out) {

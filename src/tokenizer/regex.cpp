@@ -35,12 +35,15 @@ MatchScratch& scratch() {
   return instance;
 }
 
-// Oniguruma's \s is the White_Space property and its \w is letters, marks, Nd and Pc;
-// PCRE2's (with UCP) differ (\s adds U+180E, \w adds Nl/No and leaves out marks). The
-// shorthands are spelled out as Oniguruma means them, inside and outside classes. \S and
-// \W inside a class have no such spelling and keep PCRE2's meaning.
+// Oniguruma's \s is the White_Space property; PCRE2's (with UCP) also matches U+180E.
+// Oniguruma's \w is Alphabetic (letters, Nl, and the Other_Alphabetic marks and circled
+// letters), marks, Nd and Pc, plus the Latin-1 digits-like ²³¹¼½¾ of its
+// 8-bit table; PCRE2's is \p{L}, \p{N} and '_'. The shorthands are spelled out as
+// Oniguruma means them, inside and outside classes. \S and \W inside a class have no such
+// spelling and keep PCRE2's meaning.
 constexpr std::string_view kOnigSpace = R"(\t-\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000})";
-constexpr std::string_view kOnigWord = R"(\p{L}\p{M}\p{Nd}\p{Pc})";
+constexpr std::string_view kOnigWord =
+    R"(\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}\x{B2}\x{B3}\x{B9}\x{BC}-\x{BE}\x{24B6}-\x{24E9}\x{1F130}-\x{1F149}\x{1F150}-\x{1F169}\x{1F170}-\x{1F189})";
 
 std::string with_oniguruma_shorthands(std::string_view pattern) {
   std::string out;

@@ -1,0 +1,118 @@
+// `sift tokenize` and `sift detokenize`: JSON lines in, JSON lines out, one output line per
+// input line and in the same order. A line that cannot be handled gives
+// {"line": n, "error": "..."} in its place (n counts from 1) and processing goes on.
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "apps/command.h"
+#include "core/error.h"
+#include "core/parallel.h"
+#include "tokenizer/tokenizer.h"
+
+namespace sift::apps {
+namespace {
+
+struct TokenizeOptions {
+  std::string tokenizer_path;
+  bool no_special = false;    // tokenize: leave out the post-processor's tokens
+  bool skip_special = false;  // detokenize: drop special tokens
+};
+
+std::string error_line(size_t line_number, const std::string& message) {
+  return nlohmann::json{{"line", line_number}, {"error", message}}.dump(-1, ' ', false,
+                                                                       nlohmann::json::error_handler_t::replace);
+}
+
+// Reads stdin in batches (what is already buffered, up to kBatch lines, so that a caller
+// feeding one line at a time gets its answer at once), maps each line with `process`
+// spread over threads, and writes the results in order. `process` throws on a bad line.
+template <typename Process>
+void map_json_lines(Process&& process) {
+  constexpr size_t kBatch = 1024;
+  std::ios::sync_with_stdio(false);
+  size_t n_lines_read = 0;
+  std::vector<std::string> lines, outputs;
+  std::string line;
+  while (true) {
+    lines.clear();
+    while (lines.size() < kBatch && std::getline(std::cin, line)) {
+      lines.push_back(line);
+      if (std::cin.rdbuf()->in_avail() <= 0) break;
+    }
+    if (lines.empty()) break;
+    outputs.assign(lines.size(), std::string());
+    parallel_for(static_cast<int64_t>(lines.size()), [&](int64_t i) {
+      const size_t line_number = n_lines_read + static_cast<size_t>(i) + 1;
+      try {
+        outputs[i] = process(nlohmann::json::parse(lines[i]));
+      } catch (const nlohmann::json::exception& e) {
+        outputs[i] = error_line(line_number, e.what());
+      } catch (const std::exception& e) {
+        outputs[i] = error_line(line_number, e.what());
+      }
+    });
+    n_lines_read += lines.size();
+    for (const auto& output : outputs) std::cout << output << '\n';
+    std::cout.flush();
+  }
+}
+
+void run_tokenize(const TokenizeOptions& options) {
+  const auto tokenizer = Tokenizer::load(options.tokenizer_path);
+  const EncodeOptions encode_options{!options.no_special, SpecialText::Recognise};
+  map_json_lines([&](const nlohmann::json& input) {
+    if (!input.is_object() || !input.contains("text") || !input["text"].is_string()) {
+      fail("expected {{\"text\": \"...\"}}");
+    }
+    return nlohmann::json{{"ids", tokenizer->encode(input["text"].get<std::string>(), encode_options)}}.dump();
+  });
+}
+
+void run_detokenize(const TokenizeOptions& options) {
+  const auto tokenizer = Tokenizer::load(options.tokenizer_path);
+  map_json_lines([&](const nlohmann::json& input) {
+    if (!input.is_object() || !input.contains("ids") || !input["ids"].is_array()) fail("expected {{\"ids\": [...]}}");
+    std::vector<int32_t> ids;
+    for (const auto& id : input["ids"]) {
+      if (!id.is_number_integer()) fail("ids must be integers, got {}", id.dump());
+      ids.push_back(id.get<int32_t>());
+    }
+    const std::string text = tokenizer->decode(ids, options.skip_special);
+    return nlohmann::json{{"text", text}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  });
+}
+
+}  // namespace
+}  // namespace sift::apps
+
+SIFT_COMMAND(tokenize) {
+  auto options = std::make_shared<sift::apps::TokenizeOptions>();
+  auto* tokenize = app.add_subcommand(
+      "tokenize",
+      "Read JSON lines {\"text\": \"...\"} on stdin, write {\"ids\": [...]} per line, in order.\n"
+      "Special tokens written in the text (e.g. <|im_end|>) ARE recognised here, like Hugging Face\n"
+      "encode: this command tokenizes trusted template text. (The scoring path encodes user\n"
+      "fields with special-token text taken as plain text, so a profile cannot inject them.)\n"
+      "A malformed line gives {\"line\": n, \"error\": \"...\"} in its place.");
+  tokenize->add_option("--tokenizer", options->tokenizer_path, "tokenizer.json (Hugging Face format)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  tokenize->add_flag("--no-special", options->no_special,
+                     "leave out the post-processor's tokens (BOS/EOS), like add_special_tokens=False");
+  tokenize->callback([options] { sift::apps::run_tokenize(*options); });
+
+  auto* detokenize = app.add_subcommand(
+      "detokenize",
+      "Read JSON lines {\"ids\": [...]} on stdin, write {\"text\": \"...\"} per line, in order.\n"
+      "Ids with no token are dropped, as Hugging Face decode does. A malformed line gives\n"
+      "{\"line\": n, \"error\": \"...\"} in its place.");
+  detokenize->add_option("--tokenizer", options->tokenizer_path, "tokenizer.json (Hugging Face format)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  detokenize->add_flag("--skip-special", options->skip_special, "drop special tokens, like skip_special_tokens=True");
+  detokenize->callback([options] { sift::apps::run_detokenize(*options); });
+}

