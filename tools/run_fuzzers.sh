@@ -5,6 +5,8 @@
 # only: new inputs go to <build>/fuzz-work/fuzz_X/corpus/) and the dictionary fuzz/fuzz_X.dict
 # if there is one. A crashing input is kept in <build>/fuzz-work/fuzz_X/artifacts/.
 # Allocations over 256 MB count as crashes: broken input must never cause a huge allocation.
+# One input running past FUZZ_UNIT_TIMEOUT seconds (default 60: a target's first input may
+# load a large tokenizer, slowly under ASan) counts as a hang.
 set -euo pipefail
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
   echo "usage: $0 BUILD_DIR [SECONDS]" >&2
@@ -29,7 +31,7 @@ for target in "${targets[@]}"; do
   name=$(basename "$target")
   work="$build_dir/fuzz-work/$name"
   mkdir -p "$work/corpus" "$work/artifacts"
-  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256
+  args=(-max_total_time="$seconds" -timeout="${FUZZ_UNIT_TIMEOUT:-60}" -rss_limit_mb=2048 -malloc_limit_mb=256
         -print_final_stats=1 -artifact_prefix="$work/artifacts/")
   [ -f "$root/fuzz/$name.dict" ] && args+=(-dict="$root/fuzz/$name.dict")
   corpora=("$work/corpus")
