@@ -139,10 +139,24 @@ class TextGenerator {
     const int n = pick(3, 25);
     for (int i = 0; i < n; ++i) {
       if (i > 0) text += glue[pick(0, static_cast<int>(glue.size()) - 1)];
-      if (pick(0, 9) == 0) text += std::to_string(pick(0, 2030));
+      const int kind = pick(0, 9);
+      if (kind == 0) text += std::to_string(pick(0, 2030));
+      else if (kind <= 4) text += made_up_word();
       else text += words[pick(0, static_cast<int>(words.size()) - 1)];
     }
     return text;
+  }
+
+  // A made-up word of 1-4 syllables, sometimes capitalised: many distinct words.
+  std::string made_up_word() {
+    static const std::vector<std::string> syllables = {
+        "ka", "lo", "mi", "ner", "tra", "ex", "pro", "dat", "ion", "ing", "er", "con", "sys", "ter", "qu", "al",
+        "ver", "ti", "fi", "cat", "ops", "dev", "net", "ware", "lab", "el", "sco", "re", "an", "ly", "sis", "ment"};
+    std::string word;
+    const int n = pick(1, 4);
+    for (int i = 0; i < n; ++i) word += syllables[pick(0, static_cast<int>(syllables.size()) - 1)];
+    if (pick(0, 4) == 0) word[0] = static_cast<char>(word[0] - 'a' + 'A');
+    return word;
   }
 
   // Anything: code points from blocks PCRE2 (Unicode 14) and HF's Oniguruma agree on,

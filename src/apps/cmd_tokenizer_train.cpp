@@ -1,0 +1,107 @@
+// sift tokenizer train: a byte-level BPE vocabulary of a chosen size trained on text or
+// JSON-lines files, written as a tokenizer.json that Hugging Face tokenizers and sift load
+// alike. The algorithm: tokenizer/bpe_trainer.h; the input formats: tokenizer/bpe_corpus.h.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/command.h"
+#include "core/error.h"
+#include "tokenizer/bpe_corpus.h"
+#include "tokenizer/bpe_trainer.h"
+
+namespace {
+
+// "a,b,c" -> {"a", "b", "c"}; "" -> {}.
+std::vector<std::string> comma_list(const std::string& text) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  std::stringstream stream(text);
+  std::string part;
+  while (std::getline(stream, part, ',')) out.push_back(part);
+  if (text.back() == ',') out.emplace_back();
+  return out;
+}
+
+}  // namespace
+
+SIFT_COMMAND(tokenizer) {
+  struct Options {
+    int64_t vocab_size = 0;
+    std::vector<std::string> inputs;
+    std::string out;
+    std::string specials = "<|endoftext|>,<|im_start|>,<|im_end|>";
+    std::string single_tokens = "YES,NO";
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* tokenizer = app.add_subcommand("tokenizer", "Tokenizer tools");
+  tokenizer->require_subcommand(1);
+  CLI::App* train = tokenizer->add_subcommand(
+      "train", "Train a byte-level BPE tokenizer.json of --vocab-size tokens (bytes + merges + special tokens)");
+  train->add_option("--vocab-size", options->vocab_size,
+                    "V: tokens in all, the 256 bytes and the special tokens included")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  train->add_option("--input", options->inputs,
+                    "corpus file, repeatable: text (one document per line) or JSON lines (\"query\", item \"text\", "
+                    "\"text\": `sift synth` output)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  train->add_option("--out", options->out, "the tokenizer.json to write")->required();
+  train->add_option("--special", options->specials, "special (added) tokens, comma-separated; \"\" for none")
+      ->capture_default_str();
+  train->add_option("--single-token", options->single_tokens,
+                    "words that must encode to exactly one token, comma-separated (sift.json's answer tokens); "
+                    "\"\" for none")
+      ->capture_default_str();
+  train->callback([options] {
+    const auto start = std::chrono::steady_clock::now();
+    sift::BpeTrainerOptions trainer_options;
+    trainer_options.vocab_size = options->vocab_size;
+    trainer_options.special_tokens = comma_list(options->specials);
+    trainer_options.single_token_words = comma_list(options->single_tokens);
+    sift::BpeTrainer trainer(trainer_options);
+
+    int64_t corpus_bytes = 0;
+    for (const std::string& input : options->inputs) {
+      const sift::CorpusStats stats =
+          sift::read_corpus_file(input, [&trainer](std::string_view document) { trainer.add_document(document); });
+      corpus_bytes += stats.bytes;
+      fmt::print(stderr, "sift tokenizer train: {}: {} documents, {:.1f} MB\n", input, stats.documents,
+                 static_cast<double>(stats.bytes) / 1e6);
+    }
+    if (trainer.n_documents() == 0) sift::fail("the corpus is empty: no document in {}", fmt::join(options->inputs, ", "));
+    const double read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    const sift::TrainedBpe bpe = trainer.train();
+    const std::string text = sift::trained_bpe_to_tokenizer_json(bpe).dump(2) + "\n";
+    std::ofstream out(options->out, std::ios::binary);
+    if (!out) sift::fail("{}: cannot open for writing", options->out);
+    out << text;
+    if (!out.flush()) sift::fail("{}: write failed", options->out);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    nlohmann::ordered_json summary = {{"out", options->out},
+                                      {"vocab_size", bpe.vocab_size()},
+                                      {"merges", bpe.merges.size()},
+                                      {"special_tokens", bpe.special_tokens},
+                                      {"documents", trainer.n_documents()},
+                                      {"words", trainer.n_words()},
+                                      {"distinct_words", trainer.n_distinct_words()},
+                                      {"corpus_bytes", corpus_bytes},
+                                      {"read_seconds", read_seconds},
+                                      {"seconds", seconds}};
+    std::cout << summary.dump() << std::endl;
+    fmt::print(stderr, "sift tokenizer train: {} tokens ({} merges) from {} words ({} distinct) in {:.1f} s -> {}\n",
+               bpe.vocab_size(), bpe.merges.size(), trainer.n_words(), trainer.n_distinct_words(), seconds,
+               options->out);
+  });
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# End to end: `sift tokenizer train` on a text file plus JSON lines in the `sift synth`
+# format; the tokenizer.json it writes has the requested size, is the same bytes on a
+# rerun, encodes like Hugging Face tokenizers (tools/tokenizer_ids.js) through
+# `sift tokenize`, and works as a labeler's tokenizer (YES / NO single tokens).
+# Usage: bash tokenizer_train_cli.sh <sift-binary> <source-dir>
+set -euo pipefail
+SIFT=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+python3 - "$WORK" <<'PY'
+import json, random, sys
+work = sys.argv[1]
+rng = random.Random(11)
+words = ["data", "engineer", "Python", "Spark", "PySpark", "Kubernetes", "EKS", "nurse", "ICU", "ACLS", "certified",
+         "years", "of", "experience", "with", "no", "team", "led", "the", "and", "SQL", "café", "東京", "Привет", "2019"]
+def sentence():
+    return " ".join(rng.choice(words) for _ in range(rng.randint(3, 20))) + rng.choice([".", "!", "", " (2020-2023)"])
+with open(f"{work}/corpus.txt", "w") as f:
+    for _ in range(3000):
+        f.write(sentence() + "\n")
+with open(f"{work}/synth.jsonl", "w") as f:
+    for i in range(500):
+        items = [{"id": f"q{k}", "text": rng.choice(words)} for k in range(5)]
+        f.write(json.dumps({"id": i, "query": sentence(), "items": items, "labels": [0] * 5, "truth": [0] * 5}) + "\n")
+with open(f"{work}/texts.jsonl", "w") as f:
+    for _ in range(400):
+        f.write(json.dumps({"text": sentence() + rng.choice(["", "\n", "  x", " <|im_end|>", "\t42"])}) + "\n")
+    for t in ["", "YES", "NO", " YES", "<|im_start|>user\nhi<|im_end|>", "ÆØÅ 👍🏽 ½"]:
+        f.write(json.dumps({"text": t}) + "\n")
+PY
+
+OUT=$WORK/tokenizer.json
+"$SIFT" tokenizer train --vocab-size 600 --input "$WORK/corpus.txt" --input "$WORK/synth.jsonl" --out "$OUT" \
+  >"$WORK/summary.json" 2>"$WORK/log" || fail "train: $(cat "$WORK/log")"
+"$SIFT" tokenizer train --vocab-size 600 --input "$WORK/corpus.txt" --input "$WORK/synth.jsonl" \
+  --out "$WORK/again.json" >/dev/null 2>&1
+cmp -s "$OUT" "$WORK/again.json" || fail "a second run wrote different bytes"
+
+"$SIFT" tokenize --tokenizer "$OUT" --no-special <"$WORK/texts.jsonl" >"$WORK/sift_ids.jsonl"
+node "$SRC/tools/tokenizer_ids.js" "$OUT" "$WORK/texts.jsonl" "$WORK/hf_ids.jsonl" \
+  || fail "Hugging Face tokenizers could not load or encode with $OUT"
+
+python3 - "$WORK" <<'PY'
+import json, sys
+work = sys.argv[1]
+def check(cond, what):
+    if not cond:
+        print("FAIL:", what, file=sys.stderr); sys.exit(1)
+summary = json.load(open(f"{work}/summary.json"))
+check(summary["vocab_size"] == 600 and summary["documents"] == 3000 + 500 * 6, f"summary: {summary}")
+tok = json.load(open(f"{work}/tokenizer.json"))
+check(len(tok["model"]["vocab"]) + len(tok["added_tokens"]) == 600, "vocabulary size")
+check([t["content"] for t in tok["added_tokens"]] == ["<|endoftext|>", "<|im_start|>", "<|im_end|>"], "specials")
+texts = [json.loads(l)["text"] for l in open(f"{work}/texts.jsonl")]
+ours = [json.loads(l)["ids"] for l in open(f"{work}/sift_ids.jsonl")]
+hf = [json.loads(l) for l in open(f"{work}/hf_ids.jsonl")]
+check(hf[-1]["vocab_size"] == 600, f"HF vocabulary size {hf[-1]}")
+bad = [t for t, a, b in zip(texts, ours, hf) if a != b["ids"]]
+check(not bad, f"{len(bad)} texts differ from Hugging Face, e.g. {bad[:3]}")
+check(all(b["decoded"] == t for t, b in zip(texts, hf)), "HF decode(encode(x)) != x")
+check(len(ours[texts.index("YES")]) == 1 and len(ours[texts.index("NO")]) == 1, "YES / NO are single tokens")
+PY
+
+expect_error() {  # expect_error <text the message must contain> <args...>
+  local want=$1; shift
+  if "$SIFT" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null; then fail "sift $* should fail"; fi
+  grep -q -- "$want" "$WORK/err" || fail "sift $*: expected '$want' in: $(cat "$WORK/err")"
+}
+expect_error "too small" tokenizer train --vocab-size 200 --input "$WORK/corpus.txt" --out "$WORK/x.json"
+expect_error "runs out of pairs" tokenizer train --vocab-size 100000 --input "$WORK/corpus.txt" --out "$WORK/x.json"
+printf '\n\n' >"$WORK/empty.txt"
+expect_error "corpus is empty" tokenizer train --vocab-size 300 --input "$WORK/empty.txt" --out "$WORK/x.json"
+printf '{"query": "ok"}\n{"query": 3}\n' >"$WORK/bad.jsonl"
+expect_error "bad.jsonl:2" tokenizer train --vocab-size 300 --input "$WORK/bad.jsonl" --out "$WORK/x.json"
+expect_error "--vocab-size" tokenizer train --input "$WORK/corpus.txt" --out "$WORK/x.json"
+echo "tokenizer_train_cli: all checks passed"
