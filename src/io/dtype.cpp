@@ -66,6 +66,7 @@ uint16_t f32_to_bf16(float value) {
 }
 
 void convert_to_f32(DType dtype, const std::byte* src, float* dst, size_t n) {
+  if (n == 0) return;  // an empty tensor may come with null pointers (memcpy forbids them)
   switch (dtype) {
     case DType::F32:
       std::memcpy(dst, src, n * sizeof(float));  // the file is little-endian, like the host
