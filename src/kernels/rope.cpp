@@ -38,9 +38,11 @@ void Rope::apply(float* x, int64_t n_rows, int64_t stride, int64_t n_heads, cons
   parallel_for(n_rows, [&](int64_t r) {
     std::vector<float> cos_t(half), sin_t(half);
     for (int64_t i = 0; i < half; ++i) {
-      const float angle = static_cast<float>(positions[r]) * inv_freq_[i];  // float32 as HF
-      cos_t[i] = static_cast<float>(std::cos(static_cast<double>(angle)));
-      sin_t[i] = static_cast<float>(std::sin(static_cast<double>(angle)));
+      // The angle in double: at positions in the thousands a float32 product is off by
+      // ~1e-4 rad, which the logits would show.
+      const double angle = static_cast<double>(positions[r]) * static_cast<double>(inv_freq_[i]);
+      cos_t[i] = static_cast<float>(std::cos(angle));
+      sin_t[i] = static_cast<float>(std::sin(angle));
     }
     for (int64_t h = 0; h < n_heads; ++h) {
       float* v = x + r * stride + h * head_dim_;
