@@ -128,13 +128,15 @@ TEST(Trainer, CheckpointSurvivesAKillBetweenTheRenames) {
   fs::remove_all(dir);
 }
 
-TEST(Trainer, LearnsAToyTask) {
-  const auto rows = testing::synthetic_rows(200, 5);
-  const auto held_out = testing::synthetic_rows(60, 6);
+class ToyTask : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ToyTask, IsLearned) {
+  const auto rows = testing::synthetic_rows(150, 5, GetParam());
+  const auto held_out = testing::synthetic_rows(60, 6, GetParam());
   TorchModel model = TorchModel::fresh(testing::tiny_config(Architecture::Qwen3), 2);
   TrainOptions o = small_options(true);
   o.steps = 0;
-  o.epochs = 12;
+  o.epochs = 8;
   o.batch_size = 16;
   const AnswerTokenIds answer{testing::kYesId, testing::kNoId};
   const double before = agreement(model, held_out, answer).rate();
@@ -145,6 +147,9 @@ TEST(Trainer, LearnsAToyTask) {
   EXPECT_LT(summary.loss_ema, 0.5);
   EXPECT_GT(after, 0.85);
 }
+
+INSTANTIATE_TEST_SUITE_P(ItemOnlyAndQueryDependent, ToyTask, ::testing::Bool(),
+                         [](const auto& info) { return std::string(info.param ? "needs_query" : "item_only"); });
 
 TEST(LrSchedule, WarmsUpLinearlyThenDecaysByCosine) {
   const LrSchedule s{1.0, 0.1, 100};  // 10 warmup steps
