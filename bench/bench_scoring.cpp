@@ -3,22 +3,25 @@
 // workload), and the peak resident memory of each run.
 //
 //   bench_scoring [--presets=small,qwen3-0.6b] [--ns=1,10,20,50,100,200,400]
-//                 [--modes=mis,prefix,independent,generate] [--max-baseline-tokens=T]
+//                 [--modes=mis,prefix,independent,generate] [--max-n=prefix:100,independent:20]
 //                 [--data=DIR] [google benchmark flags, e.g. --benchmark_format=json]
 //
 // Checkpoints (Qwen3 architecture, F32) are generated once into DIR (default: bench_data/
-// beside this program). independent and generate cost O(N) full passes; a run whose
-// modelled token count (independent: N (Lq + Li); generate: prompt + N*A decode steps, each
-// a forward call) exceeds --max-baseline-tokens is skipped, since their per-label cost does
-// not depend on N: the table then shows the largest N measured.
+// beside this program). The baselines' per-label cost does not depend on N (independent:
+// Lq + Li tokens per label; prefix: one forward call per item; generate: A decode steps per
+// item), so --max-n caps the N they run at on a slow machine.
 //
-// Counters: labels_per_s (items scored per second), prefill_tokens and requests (per
-// row), peak_mb (VmHWM during the run, reset before it through /proc/self/clear_refs)
-// and act_mb (peak_mb minus the resident memory before the run: activations, KV).
+// Counters: labels_per_s (items per wall-clock second), labels_per_cpu_s (items per
+// second of process CPU time, all threads: stable when the machine is shared; x threads
+// for the idle-machine figure), prefill_tokens and requests (per row), peak_mb (VmHWM
+// during the run, reset before it through /proc/self/clear_refs) and act_mb (peak_mb minus
+// the resident memory before the run: activations, KV).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
 #include <fstream>
+#include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -42,7 +45,7 @@ struct Settings {
   std::vector<std::string> presets = {"small"};
   std::vector<int64_t> ns = {1, 10, 20, 50, 100, 200, 400};
   std::vector<std::string> modes = {"mis", "prefix", "independent", "generate"};
-  int64_t max_baseline_tokens = 80000;
+  std::map<std::string, int64_t> max_n;  // mode -> largest N to run
   std::filesystem::path data_dir;
 };
 
@@ -62,6 +65,13 @@ double proc_status_mb(const std::string& field) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
@@ -120,6 +130,7 @@ void run_benchmark(benchmark::State& state, const Settings* settings, std::strin
 
   const double rss_before = proc_status_mb("VmRSS");
   reset_peak_rss();
+  const double cpu_before = process_cpu_seconds();
   int64_t prefill_tokens = 0, requests = 0, generated_tokens = 0;
   for (auto _ : state) {
     if (mode == ScoringMode::Generate) {
@@ -132,20 +143,15 @@ void run_benchmark(benchmark::State& state, const Settings* settings, std::strin
       requests = scores.requests;
     }
   }
+  const double cpu_seconds = process_cpu_seconds() - cpu_before;
   const double peak = proc_status_mb("VmHWM");
+  state.counters["labels_per_cpu_s"] = static_cast<double>(n_items) / cpu_seconds;
   state.counters["labels_per_s"] = benchmark::Counter(static_cast<double>(n_items), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["prefill_tokens"] = static_cast<double>(prefill_tokens);
   state.counters["requests"] = static_cast<double>(requests);
   if (mode == ScoringMode::Generate) state.counters["generated_tokens"] = static_cast<double>(generated_tokens);
   state.counters["peak_mb"] = peak;
   state.counters["act_mb"] = std::max(0.0, peak - rss_before);
-}
-
-int64_t modelled_tokens(const std::string& mode, int64_t n) {
-  if (mode == "independent") return n * (kQueryLen + kItemLen);
-  // a decode step reads all weights like a prefill of a few dozen tokens: weigh it as 32
-  if (mode == "generate") return kQueryLen + n * (kItemLen + kItemLineExtraTokens) + 32 * n * kAnswerTokensPerItem;
-  return 0;
 }
 
 }  // namespace
@@ -166,7 +172,16 @@ int main(int argc, char** argv) {
     else if (auto v = value("--ns")) {
       settings.ns.clear();
       for (const std::string& n : split_list(*v)) settings.ns.push_back(std::stoll(n));
-    } else if (auto v = value("--max-baseline-tokens")) settings.max_baseline_tokens = std::stoll(*v);
+    } else if (auto v = value("--max-n")) {
+      for (const std::string& cap : split_list(*v)) {
+        const size_t colon = cap.find(':');
+        if (colon == std::string::npos) {
+          std::fprintf(stderr, "bench_scoring: --max-n wants mode:N pairs, got %s\n", cap.c_str());
+          return 2;
+        }
+        settings.max_n[cap.substr(0, colon)] = std::stoll(cap.substr(colon + 1));
+      }
+    }
     else if (auto v = value("--data")) settings.data_dir = *v;
     else rest.push_back(argv[i]);
   }
@@ -177,7 +192,7 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "bench_scoring: unknown mode %s\n", mode.c_str());
           return 2;
         }
-        if (modelled_tokens(mode, n) > settings.max_baseline_tokens) continue;
+        if (settings.max_n.count(mode) && n > settings.max_n.at(mode)) continue;
         benchmark::RegisterBenchmark((preset + "/" + mode).c_str(), run_benchmark, &settings, preset, mode)
             ->Arg(n)
             ->ArgName("N")
