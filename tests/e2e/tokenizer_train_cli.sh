@@ -17,8 +17,13 @@ work = sys.argv[1]
 rng = random.Random(11)
 words = ["data", "engineer", "Python", "Spark", "PySpark", "Kubernetes", "EKS", "nurse", "ICU", "ACLS", "certified",
          "years", "of", "experience", "with", "no", "team", "led", "the", "and", "SQL", "café", "東京", "Привет", "2019"]
+syllables = ["ka", "lo", "mi", "ner", "tra", "ex", "pro", "dat", "ion", "ing", "con", "sys", "ver", "ops", "dev"]
+def word():  # a known word or a made-up one of 1-4 syllables: many distinct words
+    if rng.random() < 0.5:
+        return rng.choice(words)
+    return "".join(rng.choice(syllables) for _ in range(rng.randint(1, 4)))
 def sentence():
-    return " ".join(rng.choice(words) for _ in range(rng.randint(3, 20))) + rng.choice([".", "!", "", " (2020-2023)"])
+    return " ".join(word() for _ in range(rng.randint(3, 20))) + rng.choice([".", "!", "", " (2020-2023)"])
 with open(f"{work}/corpus.txt", "w") as f:
     for _ in range(3000):
         f.write(sentence() + "\n")

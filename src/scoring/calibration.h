@@ -1,0 +1,61 @@
+#pragma once
+// Threshold calibration (paper §3.3): choose the operating point label = score >= t on
+// validation data, without retraining. Pure math; the command is src/apps/cmd_calibrate.cpp.
+//
+// The precision-recall curve has one point per distinct score t (label = score >= t, ties
+// YES), highest threshold first. With P = number of reference positives:
+//   tp(t) = #{i : s_i >= t and y_i},  fp(t) = #{i : s_i >= t and not y_i}
+//   precision = tp / (tp + fp)   (tp + fp >= 1: the item scoring t itself is predicted YES)
+//   recall    = tp / P,   f1 = 2 * tp / (2 * tp + fp + (P - tp))   (= 2PR / (P + R), 0 when tp = 0)
+//
+// Choosing a point, never one another point dominates (as good on both axes, better on one):
+//   f1           : the highest F1; ties -> the higher threshold (fewer YES at equal F1).
+//   precision=P  : the highest recall among points with precision >= P (recall falls as t
+//                  rises, so this is the lowest such threshold unless lower thresholds only
+//                  add negatives); ties in recall -> the higher precision, then the higher
+//                  threshold.
+//   recall=R     : the highest precision among points with recall >= R; ties in precision
+//                  -> the higher recall, then the higher threshold.
+// A target no point meets is an Error naming the best value that can be reached.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sift {
+
+struct PrPoint {
+  double threshold = 0;
+  int64_t true_positives = 0;
+  int64_t false_positives = 0;
+  double precision = 0;
+  double recall = 0;
+  double f1 = 0;
+};
+
+struct PrCurve {
+  int64_t n_items = 0;
+  int64_t n_positive = 0;       // reference YES
+  std::vector<PrPoint> points;  // one per distinct score, threshold descending
+};
+
+// Throws Error when the inputs differ in length, are empty, hold a score outside [0, 1] or
+// NaN, or have no reference positive (recall is then undefined).
+PrCurve precision_recall_curve(std::span<const double> scores, const std::vector<bool>& reference);
+
+struct CalibrationTarget {
+  enum class Kind { F1, Precision, Recall };
+  Kind kind = Kind::F1;
+  double value = 0;  // P or R for Precision / Recall, in (0, 1]
+
+  std::string name() const;  // "f1", "precision=0.9", "recall=0.8": what parse accepts
+};
+
+// Parses "f1", "precision=P" or "recall=R" (P, R in (0, 1]); Error otherwise.
+CalibrationTarget parse_calibration_target(std::string_view text);
+
+// The chosen point of the curve (see the rules above); Error if the target cannot be met.
+const PrPoint& choose_operating_point(const PrCurve& curve, const CalibrationTarget& target);
+
+}  // namespace sift
