@@ -17,6 +17,7 @@
 // during the run, reset before it through /proc/self/clear_refs) and act_mb (peak_mb minus
 // the resident memory before the run: activations, KV).
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <fstream>
@@ -128,6 +129,7 @@ void run_benchmark(benchmark::State& state, const Settings* settings, std::strin
   const ScoringMode mode = *parse_scoring_mode(mode_name);
   const int64_t limit = 1 << 20;  // one request per row: request sizing is measured separately
 
+  malloc_trim(0);  // hand back what earlier runs freed, so act_mb is this run's own
   const double rss_before = proc_status_mb("VmRSS");
   reset_peak_rss();
   const double cpu_before = process_cpu_seconds();

@@ -4,10 +4,15 @@
     build/bench/bench_scoring --benchmark_format=json --benchmark_out=scoring.json ...
     python3 bench/bench_scoring_plot.py scoring.json [--png bench/scoring.png]
 
-Prints a markdown table (one row per preset and N, the modes side by side in labels/s, the
-ratios mis/independent and mis/prefix, and the mis run's peak memory) and, when gnuplot is
-installed, draws labels/s against N for every mode (log-log) into the PNG. Standard library
-only.
+Prints a markdown table (one row per preset and N, the modes side by side in labels per
+CPU-second, the ratios mis/independent and mis/prefix, and the mis run's time and peak
+memory) and, when gnuplot is installed, draws labels per CPU-second against N for every
+mode (log-log) into the PNG. Standard library only.
+
+Rates are per second of process CPU time (all threads), which stays meaningful on a shared
+machine; on an idle one, wall-clock labels/s ~= this x threads. A baseline capped below
+some N (bench_scoring --max-n) shows, marked *, its rate at the largest N measured: its
+per-label cost does not depend on N.
 """
 import argparse
 import collections
@@ -36,19 +41,34 @@ def fmt(x, digits=0):
     return "-" if x is None else f"{x:,.{digits}f}"
 
 
+RATE = "labels_per_cpu_s"
+
+
 def markdown(table):
-    lines = ["| shape | N | " + " | ".join(f"{m} labels/s" for m in MODES)
-             + " | mis / independent | mis / prefix | mis time (ms) | mis peak MiB (act) |",
+    lines = ["| shape | N | " + " | ".join(MODES)
+             + " | mis / independent | mis / prefix | mis wall ms | mis CPU s | mis peak MiB (activations) |",
              "|---" * (len(MODES) + 7) + "|"]
+    last_rate = {}  # (preset, mode) -> rate at the largest N measured so far
     for (preset, n) in sorted(table):
         runs = table[(preset, n)]
-        rate = {m: runs[m]["labels_per_s"] if m in runs else None for m in MODES}
-        mis = runs.get("mis")
+        rate, cells = {}, []
+        for m in MODES:
+            if m in runs:
+                rate[m] = last_rate[(preset, m)] = runs[m][RATE]
+                cells.append(fmt(rate[m], 2))
+            elif (preset, m) in last_rate:
+                rate[m] = last_rate[(preset, m)]
+                cells.append(fmt(rate[m], 2) + "*")
+            else:
+                rate[m] = None
+                cells.append("-")
         ratio = lambda other: fmt(rate["mis"] / rate[other], 1) + "x" if rate["mis"] and rate[other] else "-"
+        mis = runs.get("mis")
         mis_time = mis["real_time"] if mis else None
+        mis_cpu = n / mis[RATE] if mis else None
         memory = f"{fmt(mis['peak_mb'])} ({fmt(mis['act_mb'])})" if mis else "-"
-        lines.append(f"| {preset} | {n} | " + " | ".join(fmt(rate[m], 1) for m in MODES)
-                     + f" | {ratio('independent')} | {ratio('prefix')} | {fmt(mis_time, 1)} | {memory} |")
+        lines.append(f"| {preset} | {n} | " + " | ".join(cells)
+                     + f" | {ratio('independent')} | {ratio('prefix')} | {fmt(mis_time)} | {fmt(mis_cpu, 1)} | {memory} |")
     return "\n".join(lines)
 
 
@@ -61,7 +81,7 @@ def plot(table, png):
         plots = []
         for preset in presets:
             for mode in MODES:
-                points = [(n, table[(p, n)][mode]["labels_per_s"]) for (p, n) in sorted(table)
+                points = [(n, table[(p, n)][mode][RATE]) for (p, n) in sorted(table)
                           if p == preset and mode in table[(p, n)]]
                 if not points:
                     continue
@@ -75,7 +95,7 @@ set terminal png size 900,600
 set output '{png}'
 set title 'sift scoring throughput (Lq = 744, Li = 28 tokens)'
 set xlabel 'items per row N'
-set ylabel 'labels / s'
+set ylabel 'labels per CPU-second'
 set logscale xy
 set grid
 set key outside right
