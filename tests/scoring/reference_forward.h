@@ -5,7 +5,7 @@
 //
 //   x = embed[ids]
 //   per layer: h = rms(x) * w_in; q,k,v = h W^T (+b); Qwen3: rms per head on q, k;
-//              rope (rotate_half, angle = pos * inv_freq in float32 as HF);
+//              rope (rotate_half, angle = pos * theta^(-2i/d), all in double);
 //              a = softmax(q k^T / sqrt(d), causal) v (GQA); x += a Wo^T (+b)
 //              h = rms(x) * w_post; x += (silu(h Wg^T) * (h Wu^T)) Wd^T
 //   logits = rms(x_last) * w_final . head rows
@@ -163,9 +163,8 @@ class ReferenceForward {
     for (size_t h = 0; h * hd < x.size(); ++h) {
       double* v = x.data() + h * hd;
       for (int64_t i = 0; i < half; ++i) {
-        const float inv_freq =
-            1.0f / std::pow(static_cast<float>(config_.rope_theta), static_cast<float>(2 * i) / static_cast<float>(hd));
-        const double angle = static_cast<float>(position) * inv_freq;  // float32, as HF
+        const double inv_freq = 1.0 / std::pow(config_.rope_theta, static_cast<double>(2 * i) / static_cast<double>(hd));
+        const double angle = static_cast<double>(position) * inv_freq;
         const double x1 = v[i], x2 = v[i + half];
         v[i] = x1 * std::cos(angle) - x2 * std::sin(angle);
         v[i + half] = x2 * std::cos(angle) + x1 * std::sin(angle);
