@@ -13,10 +13,16 @@ inline void set_n_threads(int n) {
   if (n > 0) omp_set_num_threads(n);
 }
 
-// Calls body(i) for i in [0, n), split statically over the threads.
+// Below this much work (about flops) a loop runs on the calling thread: waking the team
+// costs more than it saves, and on a busy machine a parallel region can wait a whole
+// scheduling slice for a descheduled thread.
+inline constexpr int64_t kMinParallelWork = 1 << 15;
+
+// Calls body(i) for i in [0, n), split statically over the threads when the loop is worth
+// it: n * work_per_item >= kMinParallelWork. The split never changes what body(i) computes.
 template <typename Body>
-void parallel_for(int64_t n, Body&& body) {
-#pragma omp parallel for schedule(static) if (n > 1)
+void parallel_for(int64_t n, Body&& body, int64_t work_per_item = kMinParallelWork) {
+#pragma omp parallel for schedule(static) if (n > 1 && n * work_per_item >= kMinParallelWork)
   for (int64_t i = 0; i < n; ++i) body(i);
 }
 

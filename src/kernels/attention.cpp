@@ -62,6 +62,9 @@ void attention(const AttentionDims& dims, const float* q, int64_t q_stride, cons
   const auto axpy = fast ? axpy_avx2 : axpy_plain;
   const int64_t hd = dims.head_dim, kv_dim = dims.kv_dim(), group = dims.n_heads / dims.n_kv_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  int64_t n_visible = 0;  // keys seen, over all rows: the work is ~4 head_dim per key and head
+  for (int64_t r = 0; r < n_rows; ++r) n_visible += visible[r].context_end + (visible[r].own_end - visible[r].own_begin);
+  const int64_t work_per_task = n_rows > 0 ? 4 * hd * n_visible / n_rows : 0;
   parallel_for(n_rows * dims.n_heads, [&](int64_t task) {
     const int64_t r = task / dims.n_heads, h = task % dims.n_heads;
     const VisibleKeys& v = visible[r];
@@ -89,7 +92,7 @@ void attention(const AttentionDims& dims, const float* q, int64_t q_stride, cons
     });
     const float inv_total = 1.0f / total;
     for (int64_t i = 0; i < hd; ++i) out_h[i] *= inv_total;
-  });
+  }, work_per_task);
 }
 
 void attention_reference(const AttentionDims& dims, const float* q, int64_t q_stride,

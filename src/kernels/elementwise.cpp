@@ -19,7 +19,7 @@ void rms_norm_row(const float* x, int64_t dim, const float* weight, float eps, f
 
 void rms_norm(const float* x, int64_t n_rows, int64_t dim, int64_t stride, const float* weight, float eps,
               float* y, int64_t y_stride) {
-  parallel_for(n_rows, [&](int64_t r) { rms_norm_row(x + r * stride, dim, weight, eps, y + r * y_stride); });
+  parallel_for(n_rows, [&](int64_t r) { rms_norm_row(x + r * stride, dim, weight, eps, y + r * y_stride); }, 3 * dim);
 }
 
 void rms_norm_heads(float* x, int64_t n_rows, int64_t stride, int64_t n_heads, int64_t head_dim,
@@ -29,7 +29,7 @@ void rms_norm_heads(float* x, int64_t n_rows, int64_t stride, int64_t n_heads, i
       float* head = x + r * stride + h * head_dim;
       rms_norm_row(head, head_dim, weight, eps, head);
     }
-  });
+  }, 3 * n_heads * head_dim);
 }
 
 void silu_mul(const float* gate_up, int64_t n_rows, int64_t inter, float* out) {
@@ -38,7 +38,7 @@ void silu_mul(const float* gate_up, int64_t n_rows, int64_t inter, float* out) {
     const float* up = gate + inter;
     float* o = out + r * inter;
     for (int64_t i = 0; i < inter; ++i) o[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
-  });
+  }, 8 * inter);
 }
 
 void add_bias(float* y, int64_t n_rows, int64_t dim, int64_t stride, const float* bias) {

@@ -112,7 +112,7 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
   // thread's panels (a 16 KB slice of each stays in L1 across the row block's micro-tiles).
   // Each thread owns a static range of panels and packs its own copy of A: no barriers,
   // and nothing about the split depends on m.
-#pragma omp parallel if (n_panels > 1 && m * k_total * w.rows() > (1 << 16))
+#pragma omp parallel if (n_panels > 1 && m * k_total * w.rows() >= (1 << 18))
   {
     const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
     const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;

@@ -52,7 +52,7 @@ void Rope::apply(float* x, int64_t n_rows, int64_t stride, int64_t n_heads, cons
         v[i + half] = x2 * cos_t[i] + x1 * sin_t[i];
       }
     }
-  });
+  }, head_dim_ * (n_heads * 3 + 20));
 }
 
 }  // namespace sift

@@ -75,7 +75,7 @@ ForwardResult Transformer::forward(const ForwardRequest& request, KvCache* cache
 
   // x (T, H): token embeddings.
   std::vector<float> x(T * H);
-  parallel_for(T, [&](int64_t t) { weights_.embed.copy_row(request.ids[t], x.data() + t * H); });
+  parallel_for(T, [&](int64_t t) { weights_.embed.copy_row(request.ids[t], x.data() + t * H); }, H);
 
   const int64_t rows = std::max<int64_t>(T, request.logit_rows.size());  // logit rows may repeat
   std::vector<float> h(rows * H), qkv(T * QKV), attn(rows * D), gate_up(rows * 2 * I), act(rows * I), proj(rows * H);
@@ -145,7 +145,7 @@ ForwardResult Transformer::forward(const ForwardRequest& request, KvCache* cache
   } else {
     parallel_for(R, [&](int64_t r) {
       gemv_rows(h.data() + r * H, head, request.vocab_rows.data(), result.n_cols, result.logits.data() + r * result.n_cols);
-    });
+    }, H * result.n_cols);
   }
   return result;
 }

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 
+#include "core/parallel.h"
 #include "golden_checkpoints.h"
 #include "model/model.h"
 
@@ -61,6 +62,12 @@ TEST_P(Determinism, ItemLogitsAreBitwiseInvariant) {
   }
   const std::vector<int32_t> vocab = {3, 5};
   const auto packed = multi_item_logits(*model, query, items, vocab);
+  // 0. The thread count changes nothing.
+  for (int threads : {1, 2, 3}) {
+    set_n_threads(threads);
+    EXPECT_EQ(multi_item_logits(*model, query, items, vocab), packed) << threads << " threads";
+  }
+  set_n_threads(2);
 
   // 1. Each item alone, as its own [q; c] prompt: a plain causal sequence.
   for (size_t i = 0; i < items.size(); ++i) {
