@@ -234,11 +234,10 @@ torch::Tensor TorchModel::hidden_at(const torch::Tensor& ids, const torch::Tenso
   if (ids.numel() > 0 && (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= config_.vocab_size))
     fail("TorchModel: token id outside the vocabulary [0, {})", config_.vocab_size);
 
-  // RoPE angles in float32 as the engine: angle = float(position) * inv_freq; cos and sin
-  // evaluated in double and rounded, as src/kernels/rope.cpp.  (B, T, hd/2)
-  torch::Tensor angle = positions.to(torch::kFloat32).unsqueeze(-1) * inv_freq_;
-  torch::Tensor angle64 = angle.to(torch::kFloat64);
-  torch::Tensor cos = angle64.cos().to(torch::kFloat32), sin = angle64.sin().to(torch::kFloat32);
+  // RoPE angles as the engine (src/kernels/rope.cpp): angle = double(position) *
+  // double(inv_freq), cos and sin in double, rounded to float32.  (B, T, hd/2)
+  const torch::Tensor angle = positions.to(torch::kFloat64).unsqueeze(-1) * inv_freq_.to(torch::kFloat64);
+  const torch::Tensor cos = angle.cos().to(torch::kFloat32), sin = angle.sin().to(torch::kFloat32);
   torch::Tensor additive_mask = additive(mask);
 
   torch::Tensor x = torch::embedding(embed_, ids);  // (B, T, H)
