@@ -7,6 +7,7 @@
 # builds an UNTRAINED one (a small tokenizer trained on the sample + random Qwen3 weights), so
 # it shows the whole path working but its agreement is that of chance.
 set -euo pipefail
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}  # libgomp spinning fights OpenBLAS threads on a busy machine
 cd "$(dirname "$0")/.."
 sift=${SIFT:-build/sift}
 sample=examples/sample.jsonl

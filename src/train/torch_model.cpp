@@ -4,10 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
-#include <numbers>
 
 #include "core/error.h"
 #include "io/checkpoint.h"
+#include "kernels/rope.h"
 #include "io/safetensors_writer.h"
 #include "model/checkpoint_layout.h"
 
@@ -59,32 +59,10 @@ torch::Tensor rms_norm(const torch::Tensor& x, const torch::Tensor& weight, doub
   return weight * (x32 * inv_rms);
 }
 
+// The engine's inverse frequencies (src/kernels/rope.cpp, with the Llama 3 scaling): one
+// formula for both, so training and scoring rotate by the same angles.
 torch::Tensor rope_inv_freq(const ModelConfig& config) {
-  const int64_t hd = config.head_dim, half = hd / 2;
-  std::vector<float> inv_freq(static_cast<size_t>(half));
-  for (int64_t i = 0; i < half; ++i) {
-    // As HF: base ** (arange(0, d, 2).float() / d), in float32.
-    const float exponent = static_cast<float>(2 * i) / static_cast<float>(hd);
-    inv_freq[i] = 1.0f / std::pow(static_cast<float>(config.rope_theta), exponent);
-  }
-  const RopeScaling& s = config.rope_scaling;
-  if (s.factor > 0) {
-    // Llama 3: long wavelengths divided by factor, short ones kept, the band between
-    // interpolated smoothly (transformers _compute_llama3_parameters).
-    const double old_len = static_cast<double>(s.original_max_position_embeddings);
-    const double low_freq_wavelen = old_len / s.low_freq_factor;
-    const double high_freq_wavelen = old_len / s.high_freq_factor;
-    for (float& f : inv_freq) {
-      const double wavelen = 2 * std::numbers::pi / f;
-      if (wavelen > low_freq_wavelen) {
-        f = static_cast<float>(f / s.factor);
-      } else if (wavelen >= high_freq_wavelen) {
-        const double smooth = (old_len / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
-        f = static_cast<float>((1 - smooth) * f / s.factor + smooth * f);
-      }
-    }
-  }
-  return torch::tensor(inv_freq, torch::kFloat32);
+  return torch::tensor(Rope(config).inv_freq(), torch::kFloat32);
 }
 
 TorchModel::TorchModel(ModelConfig config) : config_(std::move(config)), inv_freq_(rope_inv_freq(config_)) {
