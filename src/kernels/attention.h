@@ -9,7 +9,9 @@
 //
 //   scores_j = (q_h . k_j) / sqrt(head_dim);  p = softmax(scores);  out_h = sum_j p_j v_j
 // The keys are visited in index order and each row's arithmetic is independent of the
-// other rows, so a row's output depends only on what it sees.
+// other rows, so a row's output depends only on what it sees (the exact operation order is
+// written down in attention.cpp). The fast kernel loads each key once for the query heads
+// that share it (GQA) and several keys at a time, with the sums in registers.
 #include <cstdint>
 
 namespace sift {
@@ -30,6 +32,10 @@ struct AttentionDims {
 // out: (n_rows, q_dim).
 void attention(const AttentionDims& dims, const float* q, int64_t q_stride, const VisibleKeys* visible,
                int64_t n_rows, const float* keys, const float* values, float* out);
+
+// The same arithmetic without SIMD (bitwise equal to attention; used where AVX2 is missing).
+void attention_plain(const AttentionDims& dims, const float* q, int64_t q_stride, const VisibleKeys* visible,
+                     int64_t n_rows, const float* keys, const float* values, float* out);
 
 // Plain reference in double precision, for tests.
 void attention_reference(const AttentionDims& dims, const float* q, int64_t q_stride,

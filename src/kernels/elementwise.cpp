@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/parallel.h"
+#include "kernels/vector_math.h"
 
 namespace sift {
 
@@ -37,7 +38,9 @@ void silu_mul(const float* gate_up, int64_t n_rows, int64_t inter, float* out) {
     const float* gate = gate_up + r * 2 * inter;
     const float* up = gate + inter;
     float* o = out + r * inter;
-    for (int64_t i = 0; i < inter; ++i) o[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+    for (int64_t i = 0; i < inter; ++i) o[i] = -gate[i];
+    exp_inplace(o, inter);  // o = exp(-gate), vectorised
+    for (int64_t i = 0; i < inter; ++i) o[i] = gate[i] / (1.0f + o[i]) * up[i];
   }, 8 * inter);
 }
 

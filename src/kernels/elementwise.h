@@ -16,7 +16,7 @@ void rms_norm_heads(float* x, int64_t n_rows, int64_t stride, int64_t n_heads, i
                     const float* weight, float eps);
 
 // SwiGLU on the fused gate|up projection: gate_up (n_rows, 2*I) -> out (n_rows, I),
-//   out = silu(gate) * up,  silu(g) = g / (1 + exp(-g)).
+//   out = silu(gate) * up,  silu(g) = g / (1 + exp(-g))  (exp: exp_inplace of vector_math.h).
 void silu_mul(const float* gate_up, int64_t n_rows, int64_t inter, float* out);
 
 // y[i, :] += bias for n_rows rows of width dim.

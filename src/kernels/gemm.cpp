@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/parallel.h"
+#include "kernels/cpu_features.h"
 #include <omp.h>
 
 namespace sift {
@@ -15,11 +16,6 @@ constexpr int64_t kNr = PackedMatrix::kPanelWidth;  // 16 columns: two 8-float v
 constexpr int64_t kMr = 6;                          // rows per micro-tile: 12 accumulators
 constexpr int64_t kKc = 256;                        // K block: a 16 KB panel slice stays in L1
 constexpr int64_t kMc = 144;                        // row block: its packed A (144 KB) stays in L2
-
-bool cpu_has_avx2_fma() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return has;
-}
 
 // Copies A[i0..i0+rows)[k0..k1) into micro-panels of kMr rows: element (i, k) of micro-panel
 // u at packed[u * kc * kMr + (k - k0) * kMr + i % kMr]; rows past `rows` are zero.
@@ -116,7 +112,8 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
   {
     const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
     const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;
-    std::vector<float> a_packed(static_cast<size_t>(((kMc + kMr - 1) / kMr) * kMr * kKc));
+    thread_local std::vector<float> a_packed;  // kept: a fresh 147 KB block per call is an mmap
+    a_packed.resize(static_cast<size_t>(((kMc + kMr - 1) / kMr) * kMr * kKc));
     for (int64_t k0 = 0; k0 < k_total && p_begin < p_end; k0 += kKc) {
       const int64_t k1 = std::min(k_total, k0 + kKc);
       for (int64_t i0 = 0; i0 < m; i0 += kMc) {

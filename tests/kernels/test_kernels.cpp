@@ -102,5 +102,31 @@ TEST(Attention, MatchesReferenceOnMultiItemLayout) {
   EXPECT_TRUE(bitwise_equal(alone.data(), fast.data() + row * dims.q_dim(), alone.size()));
 }
 
+// The fast kernel and its plain twin run the same operations in the same order: equal bits,
+// for GQA groups of 1, 2 and 3 (pairs of heads and an odd one) and head_dim tails (20 = 16 + 4).
+TEST(Attention, FastEqualsPlainBitwiseAcrossShapes) {
+  for (const AttentionDims& dims : {AttentionDims{4, 4, 16}, AttentionDims{4, 2, 20}, AttentionDims{6, 2, 128},
+                                    AttentionDims{3, 1, 8}}) {
+    const int q_len = 13;
+    std::vector<VisibleKeys> visible;
+    for (int t = 0; t < q_len; ++t) visible.push_back({0, 0, t + 1});
+    int begin = q_len;
+    for (int item_len : {1, 5, 11}) {
+      for (int t = 0; t < item_len; ++t) visible.push_back({q_len, begin, begin + t + 1});
+      begin += item_len;
+    }
+    const int n = static_cast<int>(visible.size());
+    const auto q = random_vector(size_t(n) * dims.q_dim(), 21, 2.0f);
+    const auto keys = random_vector(size_t(n) * dims.kv_dim(), 22);
+    const auto values = random_vector(size_t(n) * dims.kv_dim(), 23);
+    std::vector<float> fast(size_t(n) * dims.q_dim()), plain(fast.size()), reference(fast.size());
+    attention(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), fast.data());
+    attention_plain(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), plain.data());
+    attention_reference(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), reference.data());
+    EXPECT_TRUE(bitwise_equal(fast.data(), plain.data(), fast.size())) << "head_dim " << dims.head_dim;
+    for (size_t i = 0; i < fast.size(); ++i) ASSERT_NEAR(fast[i], reference[i], 1e-5) << i;
+  }
+}
+
 }  // namespace
 }  // namespace sift
