@@ -40,6 +40,7 @@ SIFT_COMMAND(tokenizer) {
     std::string out;
     std::string specials = "<|endoftext|>,<|im_start|>,<|im_end|>";
     std::string single_tokens = "YES,NO";
+    bool prefix_space = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* tokenizer = app.add_subcommand("tokenizer", "Tokenizer tools");
@@ -62,12 +63,17 @@ SIFT_COMMAND(tokenizer) {
                     "words that must encode to exactly one token, comma-separated (sift.json's answer tokens); "
                     "\"\" for none")
       ->capture_default_str();
+  train->add_flag("--prefix-space", options->prefix_space,
+                  "every word gets a leading space (ByteLevel add_prefix_space), so a word is one token id "
+                  "whether it starts a text or not: use it for labelers, whose query and items are encoded "
+                  "separately");
   train->callback([options] {
     const auto start = std::chrono::steady_clock::now();
     sift::BpeTrainerOptions trainer_options;
     trainer_options.vocab_size = options->vocab_size;
     trainer_options.special_tokens = comma_list(options->specials);
     trainer_options.single_token_words = comma_list(options->single_tokens);
+    trainer_options.prefix_space = options->prefix_space;
     sift::BpeTrainer trainer(trainer_options);
 
     int64_t corpus_bytes = 0;

@@ -213,12 +213,23 @@ BpeTrainer::BpeTrainer(BpeTrainerOptions options) : options_(std::move(options))
 
 BpeTrainer::~BpeTrainer() = default;
 
-void BpeTrainer::add_document(std::string_view text) {
-  utf8::validate(text);
+std::vector<std::string> BpeTrainer::words_of(std::string_view text) const {
   std::vector<PreToken> pieces{{std::string(text), 0}};
   pre_tokenizer_->pre_tokenize(pieces);
-  for (PreToken& piece : pieces) ++word_counts_[std::move(piece.text)];
-  n_words_ += static_cast<int64_t>(pieces.size());
+  std::vector<std::string> words;
+  words.reserve(pieces.size());
+  for (PreToken& piece : pieces) {
+    if (options_.prefix_space && (piece.text.empty() || piece.text.front() != ' ')) piece.text.insert(0, 1, ' ');
+    words.push_back(std::move(piece.text));
+  }
+  return words;
+}
+
+void BpeTrainer::add_document(std::string_view text) {
+  utf8::validate(text);
+  std::vector<std::string> words = words_of(text);
+  for (std::string& word : words) ++word_counts_[std::move(word)];
+  n_words_ += static_cast<int64_t>(words.size());
   ++n_documents_;
 }
 
@@ -228,13 +239,14 @@ TrainedBpe BpeTrainer::train() const {
   WordPairs corpus(word_counts_);
 
   // Single-token words first: their merges rank before every frequency merge.
+  std::vector<std::string> single_words;  // as the encoder sees them (with the prefix space)
   for (const std::string& word : options_.single_token_words) {
-    std::vector<PreToken> pieces{{word, 0}};
-    pre_tokenizer_->pre_tokenize(pieces);
+    std::vector<std::string> pieces = words_of(word);
     if (pieces.size() != 1)
       fail("single-token word \"{}\" is split by the pre-tokenizer into {} words; it can never be one token", word,
            pieces.size());
-    std::vector<int32_t> symbols = vocabulary.encode_word(word);
+    single_words.push_back(pieces[0]);
+    std::vector<int32_t> symbols = vocabulary.encode_word(pieces[0]);
     while (symbols.size() > 1) {
       const int32_t merged = vocabulary.add_merge(symbols[0], symbols[1]);
       corpus.merge(symbols[0], symbols[1], merged);
@@ -268,7 +280,7 @@ TrainedBpe BpeTrainer::train() const {
       if (const int64_t count = corpus.count(key); count > 0) queue.push({count, key_left(key), key_right(key)});
   }
 
-  for (const std::string& word : options_.single_token_words)
+  for (const std::string& word : single_words)
     if (vocabulary.encode_word(word).size() != 1)
       fail("internal error: single-token word \"{}\" does not encode to one token", word);
 
@@ -276,13 +288,16 @@ TrainedBpe BpeTrainer::train() const {
   bpe.tokens = std::move(vocabulary.tokens);
   bpe.merges = std::move(vocabulary.merges);
   bpe.special_tokens = options_.special_tokens;
+  bpe.prefix_space = options_.prefix_space;
   return bpe;
 }
 
-nlohmann::ordered_json bpe_pre_tokenizer_json() {
-  nlohmann::ordered_json byte_level = {
-      {"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", false}, {"use_regex", false}};
-  return {{"type", "Sequence"}, {"pretokenizers", {split_step_json(), byte_level}}};
+nlohmann::ordered_json byte_level_json(bool add_prefix_space) {
+  return {{"type", "ByteLevel"}, {"add_prefix_space", add_prefix_space}, {"trim_offsets", false}, {"use_regex", false}};
+}
+
+nlohmann::ordered_json bpe_pre_tokenizer_json(bool add_prefix_space) {
+  return {{"type", "Sequence"}, {"pretokenizers", {split_step_json(), byte_level_json(add_prefix_space)}}};
 }
 
 }  // namespace sift

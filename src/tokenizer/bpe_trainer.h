@@ -5,7 +5,9 @@
 //
 //   1. Each document is split into words by Qwen2/Qwen3's pre-tokenizer regex
 //      (kPreTokenizerRegex: contractions, letters with one leading non-letter, single
-//      digits, punctuation runs, whitespace); words are counted.
+//      digits, punctuation runs, whitespace); with prefix_space, a word that does not start
+//      with a space gets one (HF ByteLevel add_prefix_space, which acts on every piece after
+//      the Split). Words are counted.
 //   2. Every word starts as its bytes; the alphabet is all 256 bytes, ids 0..255 in byte
 //      order, whether or not the corpus has them.
 //   3. Words of `single_token_words` (e.g. the answer tokens YES / NO of sift.json) are made
@@ -43,12 +45,16 @@ struct BpeTrainerOptions {
   int64_t vocab_size = 0;                       // V, bytes + merged tokens + special tokens
   std::vector<std::string> special_tokens;      // added tokens, ids V - n_special .. V - 1
   std::vector<std::string> single_token_words;  // texts that must encode to exactly one token
+  // Every word starts with a space, so a word is the same token at the start of a text (a
+  // labeler's item, encoded on its own) as inside one ("Apache" and " Apache" -> "ĠApache").
+  bool prefix_space = false;
 };
 
 struct TrainedBpe {
   std::vector<std::string> tokens;                  // bytes of each BPE token, by id; 0..255 single bytes
   std::vector<std::pair<int32_t, int32_t>> merges;  // (left id, right id), rank order
   std::vector<std::string> special_tokens;          // id = tokens.size() + index
+  bool prefix_space = false;                        // ByteLevel add_prefix_space of the file
 
   int64_t vocab_size() const { return static_cast<int64_t>(tokens.size() + special_tokens.size()); }
 };
@@ -72,6 +78,8 @@ class BpeTrainer {
   TrainedBpe train() const;
 
  private:
+  std::vector<std::string> words_of(std::string_view text) const;  // step 1 on one text
+
   BpeTrainerOptions options_;
   std::unique_ptr<PreTokenizer> pre_tokenizer_;
   std::unordered_map<std::string, int64_t> word_counts_;
@@ -80,8 +88,11 @@ class BpeTrainer {
 };
 
 // The pre_tokenizer of the written file: Sequence[Split(kPreTokenizerRegex, Isolated),
-// ByteLevel(add_prefix_space false, use_regex false)], as Qwen's tokenizer.json.
-nlohmann::ordered_json bpe_pre_tokenizer_json();
+// ByteLevel(add_prefix_space, use_regex false)], as Qwen's tokenizer.json (which has no
+// prefix space).
+nlohmann::ordered_json bpe_pre_tokenizer_json(bool add_prefix_space);
+// A ByteLevel step (pre-tokenizer, post-processor or decoder) without its regex.
+nlohmann::ordered_json byte_level_json(bool add_prefix_space);
 
 // tokenizer.json: no normalizer, that pre-tokenizer, BPE model (vocab in id order, merges as
 // [left, right] pairs of byte-level strings), ByteLevel post-processor and decoder, the

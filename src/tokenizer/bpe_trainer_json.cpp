@@ -11,10 +11,6 @@ std::string byte_level_text(const std::string& bytes) {
   return text;
 }
 
-nlohmann::ordered_json byte_level_step() {
-  return {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", false}, {"use_regex", false}};
-}
-
 }  // namespace
 
 nlohmann::ordered_json trained_bpe_to_tokenizer_json(const TrainedBpe& bpe) {
@@ -50,9 +46,9 @@ nlohmann::ordered_json trained_bpe_to_tokenizer_json(const TrainedBpe& bpe) {
           {"padding", nullptr},
           {"added_tokens", std::move(added_tokens)},
           {"normalizer", nullptr},
-          {"pre_tokenizer", bpe_pre_tokenizer_json()},
-          {"post_processor", byte_level_step()},
-          {"decoder", byte_level_step()},
+          {"pre_tokenizer", bpe_pre_tokenizer_json(bpe.prefix_space)},
+          {"post_processor", byte_level_json(false)},
+          {"decoder", byte_level_json(false)},
           {"model", std::move(model)}};
 }
 

@@ -70,6 +70,30 @@ check(all(b["decoded"] == t for t, b in zip(texts, hf)), "HF decode(encode(x)) !
 check(len(ours[texts.index("YES")]) == 1 and len(ours[texts.index("NO")]) == 1, "YES / NO are single tokens")
 PY
 
+# --prefix-space: still Hugging Face's ids; a word is one id at the start of a text and inside it.
+"$SIFT" tokenizer train --vocab-size 600 --prefix-space --input "$WORK/corpus.txt" --input "$WORK/synth.jsonl" \
+  --out "$WORK/spaced.json" >/dev/null 2>"$WORK/log" || fail "train --prefix-space: $(cat "$WORK/log")"
+printf '%s\n' '{"text": "Spark"}' '{"text": " Spark"}' '{"text": "no\nSpark"}' >>"$WORK/texts.jsonl"
+"$SIFT" tokenize --tokenizer "$WORK/spaced.json" --no-special <"$WORK/texts.jsonl" >"$WORK/sift_spaced.jsonl"
+node "$SRC/tools/tokenizer_ids.js" "$WORK/spaced.json" "$WORK/texts.jsonl" "$WORK/hf_spaced.jsonl" \
+  || fail "Hugging Face tokenizers could not load or encode with $WORK/spaced.json"
+python3 - "$WORK" <<'PY'
+import json, sys
+work = sys.argv[1]
+def check(cond, what):
+    if not cond:
+        print("FAIL:", what, file=sys.stderr); sys.exit(1)
+texts = [json.loads(l)["text"] for l in open(f"{work}/texts.jsonl")]
+ours = [json.loads(l)["ids"] for l in open(f"{work}/sift_spaced.jsonl")]
+hf = [json.loads(l)["ids"] for l in open(f"{work}/hf_spaced.jsonl").readlines()[:-1]]  # last: {"vocab_size"}
+bad = [t for t, a, b in zip(texts, ours, hf) if a != b]
+check(not bad, f"--prefix-space: {len(bad)} texts differ from Hugging Face, e.g. {bad[:3]}")
+spark, spaced_spark, after_newline = ours[-3], ours[-2], ours[-1]
+check(len(spark) == 1 and spark == spaced_spark and after_newline[-1] == spark[0],
+      f"--prefix-space: 'Spark' {spark}, ' Spark' {spaced_spark}, 'no\\nSpark' {after_newline}")
+check(len(ours[texts.index("YES")]) == 1, "--prefix-space: YES is a single token")
+PY
+
 expect_error() {  # expect_error <text the message must contain> <args...>
   local want=$1; shift
   if "$SIFT" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null; then fail "sift $* should fail"; fi

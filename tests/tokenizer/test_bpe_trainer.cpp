@@ -44,6 +44,27 @@ std::vector<int32_t> encode(const Tokenizer& tokenizer, std::string_view text) {
   return tokenizer.encode(text, {.add_special_tokens = false, .special_text = SpecialText::Recognise});
 }
 
+TEST(BpeTrainer, PrefixSpaceMakesAWordTheSameIdAtTheStartOfAText) {
+  const std::vector<std::string> corpus = {"Spark and Python", "Python\nSpark, Kafka", "used Spark daily"};
+  BpeTrainerOptions with = options(280, {}, {"YES"});
+  with.prefix_space = true;
+  const TrainedBpe spaced = train_on(corpus, with);
+  EXPECT_TRUE(spaced.prefix_space);
+  EXPECT_EQ(trained_bpe_to_tokenizer_json(spaced)["pre_tokenizer"]["pretokenizers"][1]["add_prefix_space"], true);
+  const auto tokenizer = load(spaced);
+  const std::vector<int32_t> alone = encode(*tokenizer, "Spark");
+  EXPECT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone, encode(*tokenizer, " Spark"));
+  // After a newline and after a comma's space, the same id as at the start.
+  const std::vector<int32_t> line = encode(*tokenizer, "Python\nSpark");
+  EXPECT_EQ(line.back(), alone[0]);
+  EXPECT_EQ(encode(*tokenizer, "YES").size(), 1u);  // the single-token word, with its space
+
+  // Without the option the first word of a text is another token.
+  const auto plain = load(train_on(corpus, options(280)));
+  EXPECT_NE(encode(*plain, "Spark"), encode(*plain, " Spark"));
+}
+
 TEST(BpeTrainer, MergesTheMostFrequentPairFirst) {
   // Words: "abab", " abab", " cd" (once each).
   //   counts: (a,b) 4, (b,a) 2, (' ',a) 1, (' ',c) 1, (c,d) 1 -> merge a b = "ab" (256)
