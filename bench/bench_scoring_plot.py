@@ -2,7 +2,7 @@
 """Table and plot of bench_scoring results.
 
     build/bench/bench_scoring --benchmark_format=json --benchmark_out=scoring.json ...
-    python3 bench/bench_scoring_plot.py scoring.json [--png bench/scoring.png]
+    python3 bench/bench_scoring_plot.py scoring.json [more.json ...] [--png bench/scoring.png]
 
 Prints a markdown table (one row per preset and N, the modes side by side in labels per
 CPU-second, the ratios mis/independent and mis/prefix, and the mis run's time and peak
@@ -25,8 +25,8 @@ import tempfile
 MODES = ["mis", "prefix", "independent", "generate"]
 
 
-def load(path):
-    runs = json.load(open(path))["benchmarks"]
+def load(paths):
+    runs = [run for path in paths for run in json.load(open(path))["benchmarks"]]
     table = collections.defaultdict(dict)  # (preset, N) -> mode -> run
     for run in runs:
         name = run["run_name"] if "run_name" in run else run["name"]
@@ -107,7 +107,7 @@ plot {", ".join(plots)}
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("results", help="bench_scoring --benchmark_format=json output")
+    parser.add_argument("results", nargs="+", help="bench_scoring --benchmark_format=json output(s), merged")
     parser.add_argument("--png", default=os.path.join(os.path.dirname(__file__), "scoring.png"))
     args = parser.parse_args()
     table = load(args.results)
