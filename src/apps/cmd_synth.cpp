@@ -12,7 +12,6 @@ struct SynthArgs {
   std::string out;
   int64_t members = 1000;
   int candidates = 20;
-  std::string retrieval = "bm25";
   double noise = 0.05;
   uint64_t seed = 1;
   std::string split = "0.8,0.1,0.1";
@@ -24,7 +23,6 @@ void run_synth(const SynthArgs& args) {
   options.out_dir = args.out;
   options.n_members = args.members;
   options.n_candidates = args.candidates;
-  options.retrieval = sift::synth::parse_retrieval(args.retrieval);
   options.noise = args.noise;
   options.seed = args.seed;
   options.split = sift::synth::SplitFractions::parse(args.split);
@@ -62,10 +60,6 @@ SIFT_COMMAND(synth) {
       ->required();
   cmd->add_option("--members", args->members, "number of member profiles")->capture_default_str();
   cmd->add_option("--candidates,-k", args->candidates, "candidates retrieved per member (top-K by BM25)")
-      ->capture_default_str();
-  cmd->add_option("--retrieval", args->retrieval,
-                  "bm25: top-K by BM25 (hard negatives, the benchmark) | easy: the true qualifications (<= K/2) "
-                  "plus random untrue ones (a curriculum for training from scratch)")
       ->capture_default_str();
   cmd->add_option("--noise", args->noise, "probability of flipping each reference label, in [0, 0.5]")
       ->capture_default_str();

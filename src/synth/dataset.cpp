@@ -17,7 +17,6 @@ namespace {
 
 constexpr uint64_t kProfileStream = 1;
 constexpr uint64_t kNoiseStream = 2;
-constexpr uint64_t kEasyCandidateStream = 4;  // 3 is the split (splits.cpp)
 
 double ratio(int64_t numerator, int64_t denominator) {
   return denominator > 0 ? double(numerator) / double(denominator) : 0.0;
@@ -67,24 +66,15 @@ void SynthOptions::validate(int catalog_size) const {
   split.validate();
 }
 
-Retrieval parse_retrieval(const std::string& name) {
-  if (name == "bm25") return Retrieval::bm25;
-  if (name == "easy") return Retrieval::easy;
-  fail("--retrieval must be bm25 or easy, got \"{}\"", name);
-}
-
-const char* retrieval_name(Retrieval retrieval) { return retrieval == Retrieval::bm25 ? "bm25" : "easy"; }
-
 std::string member_id(int64_t index) { return fmt::format("m{:06d}", index); }
 
 MemberFactory::MemberFactory(const Catalog& catalog, uint64_t seed, int n_candidates, double noise,
-                             SplitFractions split, Retrieval retrieval)
+                             SplitFractions split)
     : catalog_(catalog),
       generator_(catalog),
       index_(build_catalog_index(catalog)),
       seed_(seed),
       n_candidates_(n_candidates),
-      retrieval_(retrieval),
       noise_(noise),
       split_(split) {}
 
@@ -94,8 +84,7 @@ LabeledMember MemberFactory::make(int64_t index) const {
   member.id = member_id(index);
   member.split = assign_split(seed_, index, split_);
   member.profile = generator_.generate(derive_seed(seed_, kProfileStream, uint64_t(index)));
-  member.candidates = retrieval_ == Retrieval::bm25 ? index_.top_k(retrieval_terms(member.profile.text), n_candidates_)
-                                                    : easy_candidates(member.profile, index);
+  member.candidates = index_.top_k(retrieval_terms(member.profile.text), n_candidates_);
   Rng noise(derive_seed(seed_, kNoiseStream, uint64_t(index)));
   for (const ScoredDocument& candidate : member.candidates) {
     uint8_t truth = member.profile.is_true(candidate.document) ? 1 : 0;
@@ -103,22 +92,6 @@ LabeledMember MemberFactory::make(int64_t index) const {
     member.labels.push_back(noise.chance(noise_) ? uint8_t(1 - truth) : truth);
   }
   return member;
-}
-
-std::vector<ScoredDocument> MemberFactory::easy_candidates(const Profile& profile, int64_t index) const {
-  Rng rng(derive_seed(seed_, kEasyCandidateStream, uint64_t(index)));
-  std::vector<int> chosen = profile.truth;
-  rng.shuffle(chosen);
-  chosen.resize(std::min(chosen.size(), size_t(n_candidates_ / 2)));
-  std::vector<int> others;  // not true: every one a clean negative
-  for (int q = 0; q < catalog_.size(); ++q)
-    if (!profile.is_true(q)) others.push_back(q);
-  rng.shuffle(others);
-  for (size_t i = 0; chosen.size() < size_t(n_candidates_) && i < others.size(); ++i) chosen.push_back(others[i]);
-  rng.shuffle(chosen);
-  std::vector<ScoredDocument> candidates;
-  for (int q : chosen) candidates.push_back({q, 0.0});
-  return candidates;
 }
 
 std::string MemberFactory::to_jsonl(const LabeledMember& member) const {
@@ -186,7 +159,6 @@ nlohmann::ordered_json SynthSummary::to_json() const {
   j["members"] = total.members;
   j["pairs"] = total.pairs;
   j["candidates_per_member"] = options.n_candidates;
-  j["retrieval"] = retrieval_name(options.retrieval);
   j["seed"] = options.seed;
   j["catalog_size"] = catalog_size;
   j["noise"] = options.noise;
@@ -239,7 +211,7 @@ SynthSummary write_synth_dataset(const SynthOptions& options, const Catalog& cat
   std::array<std::ofstream, 3> split_files;
   for (Split s : kAllSplits) split_files[size_t(s)] = open(std::string(split_name(s)) + ".jsonl");
 
-  MemberFactory factory(catalog, options.seed, options.n_candidates, options.noise, options.split, options.retrieval);
+  MemberFactory factory(catalog, options.seed, options.n_candidates, options.noise, options.split);
   SynthSummary summary;
   summary.options = options;
   summary.catalog_size = catalog.size();

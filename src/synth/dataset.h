@@ -25,22 +25,10 @@
 
 namespace sift::synth {
 
-// How a member's K candidates are chosen.
-//   bm25: the top K of a BM25 ranking of the catalog for the profile (hard negatives that
-//         share words with it): the benchmark.
-//   easy: the member's true qualifications (at most K / 2, a random subset) plus random
-//         catalog entries that are not true, shuffled: negatives unrelated to the profile.
-//         A curriculum for training from scratch, where "is the candidate in the profile at
-//         all" is the whole signal.
-enum class Retrieval { bm25, easy };
-Retrieval parse_retrieval(const std::string& name);  // Error naming the value
-const char* retrieval_name(Retrieval retrieval);
-
 struct SynthOptions {
   std::filesystem::path out_dir;
   int64_t n_members = 1000;
   int n_candidates = 20;  // K
-  Retrieval retrieval = Retrieval::bm25;
   double noise = 0.05;    // probability of flipping each reference label
   uint64_t seed = 1;
   SplitFractions split;
@@ -58,7 +46,7 @@ struct LabeledMember {
   std::string id;  // "m000123"
   Split split = Split::train;
   Profile profile;
-  std::vector<ScoredDocument> candidates;  // BM25 ranking order (easy: shuffled, score 0)
+  std::vector<ScoredDocument> candidates;  // BM25 ranking order
   std::vector<uint8_t> truth;              // clean, per candidate
   std::vector<uint8_t> labels;             // reference = truth with noise
 };
@@ -68,10 +56,8 @@ std::string member_id(int64_t index);
 // Makes members; read-only after construction, so threads may share one.
 class MemberFactory {
  public:
-  MemberFactory(const Catalog& catalog, uint64_t seed, int n_candidates, double noise, SplitFractions split,
-                Retrieval retrieval = Retrieval::bm25);
+  MemberFactory(const Catalog& catalog, uint64_t seed, int n_candidates, double noise, SplitFractions split);
   LabeledMember make(int64_t index) const;
-  std::vector<ScoredDocument> easy_candidates(const Profile& profile, int64_t index) const;
   // The member's JSONL line, without the trailing newline.
   std::string to_jsonl(const LabeledMember& member) const;
 
@@ -81,7 +67,6 @@ class MemberFactory {
   Bm25Index index_;
   uint64_t seed_;
   int n_candidates_;
-  Retrieval retrieval_;
   double noise_;
   SplitFractions split_;
 };

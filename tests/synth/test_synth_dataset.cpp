@@ -171,32 +171,6 @@ TEST(Dataset, TruthFlagsAreTheProfileTruth) {
   }
 }
 
-// --retrieval easy: the same profiles; candidates are the true qualifications (at most K/2)
-// plus distinct untrue ones; labels still the truth with noise.
-TEST(Dataset, EasyRetrievalTakesTrueAndUnrelatedCandidates) {
-  const Catalog& catalog = Catalog::builtin();
-  MemberFactory bm25(catalog, 4, 20, 0.0, SplitFractions{});
-  MemberFactory easy(catalog, 4, 20, 0.0, SplitFractions{}, Retrieval::easy);
-  for (int64_t i = 0; i < 200; ++i) {
-    LabeledMember m = easy.make(i);
-    EXPECT_EQ(m.profile.text, bm25.make(i).profile.text);
-    ASSERT_EQ(m.candidates.size(), 20u);
-    std::set<int> distinct;
-    size_t n_true = 0;
-    for (size_t j = 0; j < m.candidates.size(); ++j) {
-      distinct.insert(m.candidates[j].document);
-      EXPECT_EQ(m.truth[j], m.profile.is_true(m.candidates[j].document) ? 1 : 0);
-      EXPECT_EQ(m.labels[j], m.truth[j]);  // noise 0
-      n_true += m.truth[j];
-    }
-    EXPECT_EQ(distinct.size(), 20u);
-    EXPECT_EQ(n_true, std::min<size_t>(m.profile.truth.size(), 10));
-    EXPECT_EQ(easy.to_jsonl(m), easy.to_jsonl(easy.make(i)));  // deterministic
-  }
-  EXPECT_EQ(parse_retrieval("easy"), Retrieval::easy);
-  EXPECT_THROW(parse_retrieval("random"), sift::Error);
-}
-
 TEST(Dataset, SummaryIsConsistentAndInTheTargetRanges) {
   fs::path dir = fresh_dir("summary");
   SynthSummary summary = write(dir, 2000, 1);
