@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End to end: `sift calibrate` and `sift eval` on a tiny random labeler (make-checkpoint + a
-# byte-level BPE tokenizer.json + sift.json, as score_cli.sh builds it). The thresholds and
+# End to end: `sift calibrate` and `sift eval` on a tiny random labeler (tests/e2e/lib/tiny_labeler.sh:
+# make-checkpoint, a byte-level BPE tokenizer.json, sift.json). The thresholds and
 # agreements are recomputed here from `sift score` output with the documented rules.
 # Usage: bash calibrate_eval_cli.sh <sift-binary> <source-dir>
 set -euo pipefail
@@ -11,14 +11,8 @@ trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 MODEL=$WORK/labeler
-"$SIFT" make-checkpoint --out "$MODEL" --arch qwen3 --preset tiny --vocab 512 --seed 7 >/dev/null
-cp "$SRC/tests/scoring/data/byte_bpe_tokenizer.json" "$MODEL/tokenizer.json"
-cat > "$MODEL/sift.json" <<'JSON'
-{"format": "sift.scoring/1", "version": "e2e-1",
- "query_template": "<|im_start|>user\nDoes the profile support the qualification?\nProfile: {query}\n",
- "item_template": "Qualification: {item}<|im_end|>\n<|im_start|>assistant\n",
- "yes": "YES", "no": "NO", "threshold": 0.5, "note": "kept across versions"}
-JSON
+source "$SRC/tests/e2e/lib/tiny_labeler.sh"
+make_tiny_labeler "$SIFT" "$SRC" "$MODEL" 7
 
 python3 - "$SIFT" "$MODEL" "$WORK" <<'PY'
 import json, os, random, subprocess, sys

@@ -10,14 +10,8 @@ trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 MODEL=$WORK/labeler
-"$SIFT" make-checkpoint --out "$MODEL" --arch qwen3 --preset tiny --vocab 512 --seed 5 >/dev/null
-cp "$SRC/tests/scoring/data/byte_bpe_tokenizer.json" "$MODEL/tokenizer.json"
-cat > "$MODEL/sift.json" <<'JSON'
-{"format": "sift.scoring/1", "version": "e2e-1",
- "query_template": "<|im_start|>user\nDoes the profile support the qualification?\nProfile: {query}\n",
- "item_template": "Qualification: {item}<|im_end|>\n<|im_start|>assistant\n",
- "yes": "YES", "no": "NO", "threshold": 0.5}
-JSON
+source "$SRC/tests/e2e/lib/tiny_labeler.sh"
+make_tiny_labeler "$SIFT" "$SRC" "$MODEL" 5
 
 IN=$WORK/rows.jsonl
 cat > "$IN" <<'JSON'
