@@ -104,7 +104,6 @@ TEST_P(Determinism, ItemLogitsAreBitwiseInvariant) {
 
 INSTANTIATE_TEST_SUITE_P(AllCheckpoints, Determinism, ::testing::ValuesIn(testing::golden_cases()),
                          [](const auto& info) { return info.param; });
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Determinism);
 
 TEST(ForwardRequestChecks, BadRequestsAreClearErrors) {
   auto model = Model::load(testing::golden_root() / "qwen3_f32");
