@@ -176,7 +176,8 @@ void softmax_rows(float* s, int64_t s_stride, int64_t n_heads, int64_t n, bool f
   }
 }
 
-// The heads [h0, h0 + n_heads) of row r, all on kv head `kv_offset / hd`; q, out at head h0.
+// One row's group of n_heads query heads that share one kv head: q and out point at the
+// group's first head, keys and values at that kv head's columns (row stride kv_dim).
 void attend_fast(const float* q, int64_t n_heads, int64_t hd, const VisibleKeys& v, const float* keys,
                  const float* values, int64_t kv_dim, float scale, float* out) {
   const int64_t n = n_visible(v);

@@ -17,6 +17,11 @@ constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
 constexpr float kP0 = 1.9875691500e-4f, kP1 = 1.3981999507e-3f, kP2 = 8.3334519073e-3f;
 constexpr float kP3 = 4.1665795894e-2f, kP4 = 1.6666665459e-1f, kP5 = 5.0000001201e-1f;
 
+// The fixed tree over the eight lane sums of sum_fixed_order.
+float lane_tree(const float* lane) {
+  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+}
+
 __attribute__((target("avx2,fma"))) __m256 exp8(__m256 x) {
   const __m256 below = _mm256_cmp_ps(x, _mm256_set1_ps(kExpMin), _CMP_LT_OQ);
   x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(kExpMin)), _mm256_set1_ps(kExpMax));
@@ -47,7 +52,7 @@ __attribute__((target("avx2,fma"))) float sum_fixed_order_avx2(const float* x, i
   for (; i + 8 <= n; i += 8) acc = _mm256_add_ps(acc, _mm256_loadu_ps(x + i));
   alignas(32) float lane[8];
   _mm256_store_ps(lane, acc);
-  float sum = ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+  float sum = lane_tree(lane);
   for (; i < n; ++i) sum += x[i];
   return sum;
 }
@@ -83,7 +88,7 @@ float sum_fixed_order_plain(const float* x, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
     for (int l = 0; l < 8; ++l) lane[l] += x[i + l];
-  float sum = ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+  float sum = lane_tree(lane);
   for (; i < n; ++i) sum += x[i];
   return sum;
 }

@@ -45,9 +45,14 @@ OUT=$WORK/tokenizer.json
   --out "$WORK/again.json" >/dev/null 2>&1
 cmp -s "$OUT" "$WORK/again.json" || fail "a second run wrote different bytes"
 
-"$SIFT" tokenize --tokenizer "$OUT" --no-special <"$WORK/texts.jsonl" >"$WORK/sift_ids.jsonl"
-node "$SRC/tools/tokenizer_ids.js" "$OUT" "$WORK/texts.jsonl" "$WORK/hf_ids.jsonl" \
-  || fail "Hugging Face tokenizers could not load or encode with $OUT"
+# encode_both TOKENIZER NAME: texts.jsonl through sift (WORK/sift_NAME.jsonl) and through
+# Hugging Face tokenizers (WORK/hf_NAME.jsonl, whose last line is {"vocab_size": n}).
+encode_both() {
+  "$SIFT" tokenize --tokenizer "$1" --no-special <"$WORK/texts.jsonl" >"$WORK/sift_$2.jsonl"
+  node "$SRC/tools/tokenizer_ids.js" "$1" "$WORK/texts.jsonl" "$WORK/hf_$2.jsonl" \
+    || fail "Hugging Face tokenizers could not load or encode with $1"
+}
+encode_both "$OUT" ids
 
 python3 - "$WORK" <<'PY'
 import json, sys
@@ -74,9 +79,7 @@ PY
 "$SIFT" tokenizer train --vocab-size 600 --prefix-space --input "$WORK/corpus.txt" --input "$WORK/synth.jsonl" \
   --out "$WORK/spaced.json" >/dev/null 2>"$WORK/log" || fail "train --prefix-space: $(cat "$WORK/log")"
 printf '%s\n' '{"text": "Spark"}' '{"text": " Spark"}' '{"text": "no\nSpark"}' >>"$WORK/texts.jsonl"
-"$SIFT" tokenize --tokenizer "$WORK/spaced.json" --no-special <"$WORK/texts.jsonl" >"$WORK/sift_spaced.jsonl"
-node "$SRC/tools/tokenizer_ids.js" "$WORK/spaced.json" "$WORK/texts.jsonl" "$WORK/hf_spaced.jsonl" \
-  || fail "Hugging Face tokenizers could not load or encode with $WORK/spaced.json"
+encode_both "$WORK/spaced.json" spaced
 python3 - "$WORK" <<'PY'
 import json, sys
 work = sys.argv[1]
