@@ -5,6 +5,8 @@
 #include <omp.h>
 
 #include <cstdint>
+#include <exception>
+#include <mutex>
 
 namespace sift {
 
@@ -24,6 +26,23 @@ template <typename Body>
 void parallel_for(int64_t n, Body&& body, int64_t work_per_item = kMinParallelWork) {
 #pragma omp parallel for schedule(static) if (n > 1 && n * work_per_item >= kMinParallelWork)
   for (int64_t i = 0; i < n; ++i) body(i);
+}
+
+// parallel_for for a body that may throw: exceptions must not cross the OpenMP region, so
+// each is caught in its thread and the first one is rethrown after the loop.
+template <typename Body>
+void parallel_for_rethrow(int64_t n, Body&& body, int64_t work_per_item = kMinParallelWork) {
+  std::exception_ptr first_error;
+  std::mutex error_mutex;
+  parallel_for(n, [&](int64_t i) {
+    try {
+      body(i);
+    } catch (...) {
+      std::lock_guard lock(error_mutex);
+      if (!first_error) first_error = std::current_exception();
+    }
+  }, work_per_item);
+  if (first_error) std::rethrow_exception(first_error);
 }
 
 }  // namespace sift

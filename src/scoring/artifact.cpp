@@ -61,6 +61,11 @@ TemplateParts split_template(std::string_view text, std::string_view placeholder
 ScoringArtifact parse_scoring_artifact(const json& object, const std::string& where) {
   if (!object.is_object()) fail("{}: must be a JSON object", where);
   std::string format = required_string(object, "format", where);
+  if (format == "sift.scoring/1")
+    fail("{}: format \"sift.scoring/1\" is a labeler made with the old prompt encoding (template pieces and user "
+         "text tokenized apart); sift now tokenizes each rendered prompt part as one text, which changes the token "
+         "ids and so the scores. Its threshold no longer holds: set \"format\" to \"{}\" and re-validate the "
+         "labeler (re-run `sift calibrate` on validation data, or retrain)", where, kScoringFormat);
   if (format != kScoringFormat)
     fail("{}: field \"format\" is \"{}\", expected \"{}\"", where, format, kScoringFormat);
 

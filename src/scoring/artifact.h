@@ -1,7 +1,7 @@
 #pragma once
 // ScoringArtifact: sift.json, the versioned file that makes a checkpoint a labeler.
 //
-//   {"format": "sift.scoring/1", "version": "...",
+//   {"format": "sift.scoring/2", "version": "...",
 //    "query_template": "...{query}...", "item_template": "...{item}...",
 //    "yes": "YES", "no": "NO", "threshold": 0.5}
 //
@@ -17,7 +17,10 @@
 
 namespace sift {
 
-inline constexpr std::string_view kScoringFormat = "sift.scoring/1";
+// /2: each prompt part is rendered and tokenized as one text (scoring/prompt.h). /1 encoded
+// the template pieces and the user text apart, which gives other ids at the boundaries, so a
+// /1 labeler's threshold was validated on prompts sift no longer builds.
+inline constexpr std::string_view kScoringFormat = "sift.scoring/2";
 inline constexpr std::string_view kQueryPlaceholder = "{query}";
 inline constexpr std::string_view kItemPlaceholder = "{item}";
 inline constexpr std::string_view kIndexPlaceholder = "{index}";

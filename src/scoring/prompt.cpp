@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "core/error.h"
+#include "core/parallel.h"
 
 namespace sift {
 namespace {
@@ -34,65 +35,51 @@ AnswerTokenIds resolve_answer_tokens(const Tokenizer& tokenizer, const ScoringAr
   return answer;
 }
 
+RenderedPart render_part(const TemplateParts& parts, std::string_view user_text) {
+  RenderedPart part;
+  part.text.reserve(parts.before.size() + user_text.size() + parts.after.size());
+  part.text.append(parts.before).append(user_text).append(parts.after);
+  const size_t user_end = parts.before.size() + user_text.size();
+  part.template_spans[0] = {0, parts.before.size()};
+  part.template_spans[1] = {user_end, part.text.size()};
+  return part;
+}
+
+std::vector<int32_t> encode_part(const Tokenizer& tokenizer, const RenderedPart& part) {
+  if (part.text.empty()) return {};
+  return tokenizer.encode(part.text, {.add_special_tokens = false,
+                                      .special_text = SpecialText::Recognise,
+                                      .special_spans = part.template_spans});
+}
+
 PromptEncoder::PromptEncoder(const Tokenizer& tokenizer, const ScoringArtifact& artifact)
-    : tokenizer_(tokenizer), bos_(tokenizer.prefix_special_ids()) {
-  TemplateParts query = split_template(artifact.query_template, kQueryPlaceholder);
-  TemplateParts item = split_template(artifact.item_template, kItemPlaceholder);
-  query_before_ = encode_template(query.before);
-  query_after_ = encode_template(query.after);
-  item_before_ = encode_template(item.before);
-  item_after_ = encode_template(item.after);
-  generate_item_parts_ = split_template(artifact.generate_item_template, kItemPlaceholder);
-  generate_item_after_ = encode_template(generate_item_parts_.after);
-  generate_answer_ = encode_template(artifact.generate_answer_template);
-}
-
-std::vector<int32_t> PromptEncoder::encode_template(std::string_view text) const {
-  if (text.empty()) return {};
-  return tokenizer_.encode(text, {.add_special_tokens = false, .special_text = SpecialText::Recognise});
-}
-
-std::vector<int32_t> PromptEncoder::encode_user(std::string_view text) const {
-  if (text.empty()) return {};
-  return tokenizer_.encode(text, {.add_special_tokens = false, .special_text = SpecialText::AsPlainText});
-}
+    : tokenizer_(tokenizer),
+      bos_(tokenizer.prefix_special_ids()),
+      query_parts_(split_template(artifact.query_template, kQueryPlaceholder)),
+      item_parts_(split_template(artifact.item_template, kItemPlaceholder)),
+      generate_item_parts_(split_template(artifact.generate_item_template, kItemPlaceholder)),
+      generate_answer_(encode_part(tokenizer, render_part({artifact.generate_answer_template, ""}, ""))) {}
 
 std::vector<int32_t> PromptEncoder::query_tokens(std::string_view query) const {
   std::vector<int32_t> ids = bos_;
-  append(ids, query_before_);
-  append(ids, encode_user(query));
-  append(ids, query_after_);
+  append(ids, encode_part(tokenizer_, render_part(query_parts_, query)));
   return ids;
 }
 
 std::vector<int32_t> PromptEncoder::item_tokens(std::string_view item) const {
-  std::vector<int32_t> ids = item_before_;
-  append(ids, encode_user(item));
-  append(ids, item_after_);
-  return ids;
+  return encode_part(tokenizer_, render_part(item_parts_, item));
 }
 
 std::vector<std::vector<int32_t>> PromptEncoder::item_tokens_batch(const std::vector<std::string>& items) const {
-  std::vector<std::vector<int32_t>> user =
-      tokenizer_.encode_batch(items, {.add_special_tokens = false, .special_text = SpecialText::AsPlainText});
   std::vector<std::vector<int32_t>> out(items.size());
-  for (size_t i = 0; i < items.size(); ++i) {
-    out[i].reserve(item_before_.size() + user[i].size() + item_after_.size());
-    append(out[i], item_before_);
-    append(out[i], user[i]);
-    append(out[i], item_after_);
-  }
+  parallel_for_rethrow(static_cast<int64_t>(items.size()), [&](int64_t i) { out[i] = item_tokens(items[i]); });
   return out;
 }
 
 std::vector<int32_t> PromptEncoder::generate_item_tokens(int64_t index, std::string_view item) const {
-  std::string before = generate_item_parts_.before;
-  size_t at = before.find(kIndexPlaceholder);
-  before.replace(at, kIndexPlaceholder.size(), std::to_string(index));
-  std::vector<int32_t> ids = encode_template(before);
-  append(ids, encode_user(item));
-  append(ids, generate_item_after_);
-  return ids;
+  TemplateParts parts = generate_item_parts_;
+  parts.before.replace(parts.before.find(kIndexPlaceholder), kIndexPlaceholder.size(), std::to_string(index));
+  return encode_part(tokenizer_, render_part(parts, item));
 }
 
 }  // namespace sift

@@ -1,19 +1,20 @@
 #pragma once
-// Prompt token contract (design.md, "The scoring contract"):
+// Prompt token contract (docs/scoring-contract.md):
 //
-//   prompt(item i) = query_tokens(query) ++ item_tokens(item_i)
-//   query_tokens(q) = [BOS, if the tokenizer's post-processor adds one]
-//                     ++ encode(query_template before "{query}", special recognised)
-//                     ++ encode(q, special as plain text)
-//                     ++ encode(query_template after "{query}", special recognised)
-//   item_tokens(c)  = encode(item_template before "{item}", special recognised)
-//                     ++ encode(c, special as plain text)
-//                     ++ encode(item_template after "{item}", special recognised)
+//   prompt(item i)  = query_tokens(query) ++ item_tokens(item_i)
+//   query_tokens(q) = [BOS, if the tokenizer's post-processor adds one] ++ encode_part(render(query_template, q))
+//   item_tokens(c)  = encode_part(render(item_template, c))
 //
-// Parts are tokenized separately and concatenated as ids: a BPE merge never crosses a
-// template/user-text boundary, so an item's ids do not depend on the query or on the other
-// items, and user text can never produce a special token (a profile holding "<|im_end|>"
-// does not end the turn). The template pieces are encoded once, at construction.
+// render() puts the user's text in place of the template's one placeholder; each part is
+// tokenized as ONE text, so pre-tokenization and BPE merges run across the template/user
+// boundary exactly as Hugging Face runs them on the rendered string ("Qualification: " +
+// "Python" gives ":", " Python", not ":", " ", "Python"). encode_part recognises special
+// tokens only where they lie wholly inside the template's own text: a "<|im_end|>" typed into
+// a profile is plain text and cannot end the turn. With no special-token look-alike in the
+// user text, encode_part(rendered) = HF tokenizer.encode(rendered, add_special_tokens=False).
+//
+// The parts stay separate (as SGLang's /v1/score concatenates a query and its items as ids):
+// an item's ids never depend on the query or on the other items.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -41,29 +42,33 @@ class PromptEncoder {
 
   std::vector<int32_t> query_tokens(std::string_view query) const;
   std::vector<int32_t> item_tokens(std::string_view item) const;
-  // item_tokens of each, the user texts encoded in one batch call (spread over threads).
+  // item_tokens of each, spread over threads.
   std::vector<std::vector<int32_t>> item_tokens_batch(const std::vector<std::string>& items) const;
 
-  // Packed generation (mode generate), for the 1-based candidate number `index`:
-  //   encode(generate_item_template before "{item}" with {index} = index, recognised)
-  //   ++ encode(item, plain) ++ encode(generate_item_template after "{item}", recognised)
+  // Packed generation (mode generate), for the 1-based candidate number `index`: the part
+  // generate_item_template with {index} = index and {item} = item, encoded as above.
   std::vector<int32_t> generate_item_tokens(int64_t index, std::string_view item) const;
-  // encode(generate_answer_template, recognised): the instruction that closes the prompt.
+  // generate_answer_template (template text only): the instruction that closes the prompt.
   const std::vector<int32_t>& generate_answer_tokens() const { return generate_answer_; }
 
   const Tokenizer& tokenizer() const { return tokenizer_; }
 
  private:
-  std::vector<int32_t> encode_template(std::string_view text) const;
-  std::vector<int32_t> encode_user(std::string_view text) const;
-
   const Tokenizer& tokenizer_;
   std::vector<int32_t> bos_;
-  std::vector<int32_t> query_before_, query_after_;
-  std::vector<int32_t> item_before_, item_after_;
+  TemplateParts query_parts_, item_parts_;
   TemplateParts generate_item_parts_;  // split around "{item}"; "{index}" is in .before
-  std::vector<int32_t> generate_item_after_;
   std::vector<int32_t> generate_answer_;
 };
+
+// A prompt part: template text with the user's text in place of its placeholder.
+struct RenderedPart {
+  std::string text;
+  TextSpan template_spans[2];  // the template text before and after the user's text
+};
+RenderedPart render_part(const TemplateParts& parts, std::string_view user_text);
+
+// The part's ids: special tokens recognised only inside its template spans (see above).
+std::vector<int32_t> encode_part(const Tokenizer& tokenizer, const RenderedPart& part);
 
 }  // namespace sift

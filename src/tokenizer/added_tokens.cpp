@@ -105,7 +105,12 @@ std::optional<std::pair<size_t, size_t>> AddedVocabulary::find_next(const MatchS
 }
 
 void AddedVocabulary::split(std::string_view text, Stage stage, SpecialText special_text,
-                            std::vector<TextSegment>& out) const {
+                            std::span<const TextSpan> special_spans, std::vector<TextSegment>& out) const {
+  const auto special_allowed = [&](size_t start, size_t stop) {
+    if (special_text == SpecialText::AsPlainText) return false;
+    return special_spans.empty() || std::any_of(special_spans.begin(), special_spans.end(),
+                                                [&](const TextSpan& span) { return span.contains(start, stop); });
+  };
   const MatchSet& set = stage == Stage::Raw ? raw_ : normalized_;
   size_t segment_start = 0;  // end of the previous token (HF start_offset)
   size_t search_from = 0;
@@ -116,7 +121,7 @@ void AddedVocabulary::split(std::string_view text, Stage stage, SpecialText spec
     size_t stop = start + set.patterns[match->second].size();
     search_from = stop;
     const AddedToken& token = tokens_[set.token_index[match->second]];
-    if (token.special && special_text == SpecialText::AsPlainText) continue;
+    if (token.special && !special_allowed(start, stop)) continue;
     if (token.single_word) {
       const bool space_before = start == 0 || !unicode::is_word_char(last_char(text.substr(0, start)));
       const bool space_after = stop == text.size() || !unicode::is_word_char(first_char(text.substr(stop)));

@@ -8,10 +8,12 @@
 //    ignored. lstrip / rstrip: the match swallows the whitespace before / after it.
 //  - SpecialText::AsPlainText skips matches of special tokens (HF encode_special_tokens):
 //    they stay in the text and are tokenized like any text; non-special added tokens are
-//    still recognised.
+//    still recognised. With special spans (EncodeOptions::special_spans), a special match is
+//    kept only when it lies wholly inside one span, and skipped the same way otherwise.
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -49,7 +51,8 @@ class AddedVocabulary {
   enum class Stage { Raw, Normalized };  // which tokens to match: normalized=false or true
   // Splits `text` into plain segments and added tokens; covers all of `text` except
   // whitespace swallowed by lstrip/rstrip. Empty plain segments are left out.
-  void split(std::string_view text, Stage stage, SpecialText special_text, std::vector<TextSegment>& out) const;
+  void split(std::string_view text, Stage stage, SpecialText special_text, std::span<const TextSpan> special_spans,
+             std::vector<TextSegment>& out) const;
 
   std::optional<int32_t> token_to_id(std::string_view content) const;
   const AddedToken* find(int32_t id) const;

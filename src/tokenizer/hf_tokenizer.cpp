@@ -2,8 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <exception>
-#include <mutex>
+#include <algorithm>
 
 #include "core/error.h"
 #include "core/parallel.h"
@@ -33,12 +32,21 @@ HfTokenizer::HfTokenizer(const nlohmann::json& config, const std::string& where)
   if (const auto* json = component("decoder")) decoder_ = make_decoder(*json, where + ": decoder");
 }
 
-void HfTokenizer::encode_plain_segment(std::string_view segment, size_t original_start, SpecialText special_text,
+void HfTokenizer::encode_plain_segment(std::string_view segment, size_t original_start, const EncodeOptions& options,
                                        std::vector<int32_t>& ids) const {
   std::string normalized(segment);
   if (normalizer_) normalizer_->normalize(normalized);
+  // Offsets in the normalized text are not those of the raw text, so with special spans a
+  // normalized special token is recognised only when the whole raw piece lies in one span
+  // (a piece of template text alone); a piece holding any other text takes them as plain text.
+  SpecialText special_text = options.special_text;
+  if (!options.special_spans.empty() &&
+      std::none_of(options.special_spans.begin(), options.special_spans.end(), [&](const TextSpan& span) {
+        return span.contains(original_start, original_start + segment.size());
+      }))
+    special_text = SpecialText::AsPlainText;
   std::vector<TextSegment> pieces;
-  added_->split(normalized, AddedVocabulary::Stage::Normalized, special_text, pieces);
+  added_->split(normalized, AddedVocabulary::Stage::Normalized, special_text, {}, pieces);
   std::vector<PreToken> words;
   for (const auto& piece : pieces) {
     if (piece.added_id >= 0) {
@@ -57,13 +65,12 @@ std::vector<int32_t> HfTokenizer::encode(std::string_view text, const EncodeOpti
   std::vector<int32_t> ids;
   if (options.add_special_tokens) ids = special_ids_.prefix;
   std::vector<TextSegment> segments;
-  added_->split(text, AddedVocabulary::Stage::Raw, options.special_text, segments);
+  added_->split(text, AddedVocabulary::Stage::Raw, options.special_text, options.special_spans, segments);
   for (const auto& segment : segments) {
     if (segment.added_id >= 0) {
       ids.push_back(segment.added_id);
     } else {
-      encode_plain_segment(text.substr(segment.start, segment.end - segment.start), segment.start,
-                           options.special_text, ids);
+      encode_plain_segment(text.substr(segment.start, segment.end - segment.start), segment.start, options, ids);
     }
   }
   if (options.add_special_tokens) ids.insert(ids.end(), special_ids_.suffix.begin(), special_ids_.suffix.end());
@@ -73,17 +80,7 @@ std::vector<int32_t> HfTokenizer::encode(std::string_view text, const EncodeOpti
 std::vector<std::vector<int32_t>> HfTokenizer::encode_batch(const std::vector<std::string>& texts,
                                                             const EncodeOptions& options) const {
   std::vector<std::vector<int32_t>> results(texts.size());
-  std::exception_ptr first_error;
-  std::mutex error_mutex;
-  parallel_for(static_cast<int64_t>(texts.size()), [&](int64_t i) {
-    try {
-      results[i] = encode(texts[i], options);
-    } catch (...) {  // exceptions must not cross the OpenMP region; the first one is rethrown
-      std::lock_guard lock(error_mutex);
-      if (!first_error) first_error = std::current_exception();
-    }
-  });
-  if (first_error) std::rethrow_exception(first_error);
+  parallel_for_rethrow(static_cast<int64_t>(texts.size()), [&](int64_t i) { results[i] = encode(texts[i], options); });
   return results;
 }
 

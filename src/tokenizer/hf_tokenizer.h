@@ -36,7 +36,7 @@ class HfTokenizer final : public Tokenizer {
 
  private:
   // Steps 2-3 for one piece of raw text (no added token of the raw stage inside).
-  void encode_plain_segment(std::string_view segment, size_t original_start, SpecialText special_text,
+  void encode_plain_segment(std::string_view segment, size_t original_start, const EncodeOptions& options,
                             std::vector<int32_t>& ids) const;
   bool is_special_content(std::string_view token) const;
 

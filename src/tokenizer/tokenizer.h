@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,9 +18,19 @@ enum class SpecialText {
   AsPlainText // user text (default for profiles and candidates): encoded like any text
 };
 
+// Bytes [begin, end) of a text.
+struct TextSpan {
+  size_t begin = 0, end = 0;
+  bool contains(size_t from, size_t to) const { return begin <= from && to <= end; }
+};
+
 struct EncodeOptions {
   bool add_special_tokens = true;  // the post-processor's BOS/EOS, like HF's add_special_tokens
   SpecialText special_text = SpecialText::AsPlainText;
+  // With SpecialText::Recognise: when not empty, a special token is recognised only where it
+  // lies wholly inside one of these spans (a rendered prompt part's template text); anywhere
+  // else it is plain text, as with AsPlainText. Empty: recognised everywhere.
+  std::span<const TextSpan> special_spans = {};
 };
 
 class Tokenizer {

@@ -113,10 +113,10 @@ BAD=$WORK/bad
 cp -r "$MODEL" "$BAD"
 rm "$BAD/sift.json"
 expect_error "sift.json" score --model "$BAD" --input "$IN"
-echo '{"format": "sift.scoring/1", "version": "1", "query_template": "{query}", "item_template": "x",
+echo '{"format": "sift.scoring/2", "version": "1", "query_template": "{query}", "item_template": "x",
        "yes": "YES", "no": "NO", "threshold": 0.5}' > "$BAD/sift.json"
 expect_error "item_template" score --model "$BAD" --input "$IN"
-echo '{"format": "sift.scoring/1", "version": "1", "query_template": "{query}", "item_template": "{item}",
+echo '{"format": "sift.scoring/2", "version": "1", "query_template": "{query}", "item_template": "{item}",
        "yes": "MAYBE", "no": "NO", "threshold": 0.5}' > "$BAD/sift.json"
 expect_error "exactly one token" score --model "$BAD" --input "$IN"
 echo "score_cli: all checks passed"

@@ -1,7 +1,8 @@
 #pragma once
 // A tiny deterministic Tokenizer for unit tests of prompt building, independent of the real
 // tokenizer.json implementation:
-//   - special tokens (recognised only with SpecialText::Recognise): <|im_start|> = 1, <|im_end|> = 2
+//   - special tokens (recognised only with SpecialText::Recognise, and only inside the
+//     special spans when some are given): <|im_start|> = 1, <|im_end|> = 2
 //   - words "YES" = 3, "NO" = 4 (longest match at any point), every other byte = byte + 16
 //   - BOS = 0, added in front when add_special_tokens and with_bos.
 #include <string>
@@ -25,7 +26,7 @@ class FakeTokenizer : public Tokenizer {
       bool matched = false;
       for (const auto& [piece, id] : pieces()) {
         const bool special = id <= 2;
-        if (special && options.special_text != SpecialText::Recognise) continue;
+        if (special && !special_allowed(options, at, at + piece.size())) continue;
         if (text.substr(at, piece.size()) == piece) {
           ids.push_back(id);
           at += piece.size();
@@ -66,6 +67,13 @@ class FakeTokenizer : public Tokenizer {
   }
 
  private:
+  static bool special_allowed(const EncodeOptions& options, size_t from, size_t to) {
+    if (options.special_text != SpecialText::Recognise) return false;
+    if (options.special_spans.empty()) return true;
+    for (const TextSpan& span : options.special_spans)
+      if (span.contains(from, to)) return true;
+    return false;
+  }
   static const std::vector<std::pair<std::string, int32_t>>& pieces() {
     static const std::vector<std::pair<std::string, int32_t>> table = {
         {"<|im_start|>", 1}, {"<|im_end|>", 2}, {"YES", 3}, {"NO", 4}};

@@ -16,7 +16,7 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 json valid() {
-  return {{"format", "sift.scoring/1"},
+  return {{"format", "sift.scoring/2"},
           {"version", "2026-11-01"},
           {"query_template", "<|im_start|>user\nProfile: {query}\n"},
           {"item_template", "Qualification: {item}\nAnswer:"},
@@ -66,7 +66,8 @@ TEST(Artifact, EveryViolationNamesTheFileAndTheField) {
     const char* says;
   };
   const std::vector<Case> cases = {
-      {"format", "sift.scoring/2", "format"},
+      {"format", "sift.scoring/3", "format"},
+      {"format", "sift.scoring/1", "re-validate the labeler"},  // the old prompt encoding
       {"format", nullptr, "\"format\""},
       {"version", nullptr, "\"version\""},
       {"version", "", "\"version\""},

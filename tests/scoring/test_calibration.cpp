@@ -203,7 +203,7 @@ TEST(CalibratedVersion, CountsCalibrationsOnTheBaseVersion) {
 
 TEST_F(CalibrationFiles, ArtifactGetsTheThresholdAsANewVersionKeepingEveryOtherField) {
   const std::filesystem::path sift_json = dir_ / "sift.json";
-  std::ofstream(sift_json) << R"({"format": "sift.scoring/1", "version": "e2e-1", "custom": {"kept": [1, 2]},
+  std::ofstream(sift_json) << R"({"format": "sift.scoring/2", "version": "e2e-1", "custom": {"kept": [1, 2]},
     "query_template": "Q: {query}\n", "item_template": "I: {item}\nA:", "yes": "YES", "no": "NO",
     "threshold": 0.5, "generate_item_template": "{index}) {item}\n"})";
   const ArtifactUpdate update = write_calibrated_artifact(sift_json, 0.25, "f1", {{"n_items", 8}});
@@ -232,9 +232,9 @@ TEST_F(CalibrationFiles, ArtifactGetsTheThresholdAsANewVersionKeepingEveryOtherF
 
 TEST_F(CalibrationFiles, BrokenArtifactIsNotOverwritten) {
   const std::filesystem::path sift_json = dir_ / "sift.json";
-  std::ofstream(sift_json) << R"({"format": "sift.scoring/1", "version": "1"})";
+  std::ofstream(sift_json) << R"({"format": "sift.scoring/2", "version": "1"})";
   EXPECT_THROW(write_calibrated_artifact(sift_json, 0.3, "f1", {}), Error);
-  EXPECT_EQ(read_text(sift_json), R"({"format": "sift.scoring/1", "version": "1"})");
+  EXPECT_EQ(read_text(sift_json), R"({"format": "sift.scoring/2", "version": "1"})");
 }
 
 }  // namespace

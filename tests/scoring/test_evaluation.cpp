@@ -140,7 +140,7 @@ class LabelerEvaluation : public ::testing::Test {
     dir_ = testing::write_scoring_test_checkpoint(Architecture::Qwen3, DType::F32, 21);
     std::filesystem::copy_file(std::filesystem::path(SIFT_SOURCE_DIR) / "tests/scoring/data/byte_bpe_tokenizer.json",
                                dir_ / "tokenizer.json", std::filesystem::copy_options::overwrite_existing);
-    std::ofstream(dir_ / "sift.json") << R"({"format": "sift.scoring/1", "version": "eval-test",
+    std::ofstream(dir_ / "sift.json") << R"({"format": "sift.scoring/2", "version": "eval-test",
       "query_template": "<|im_start|>user\nDoes the profile support it?\nProfile: {query}\n",
       "item_template": "Qualification: {item}<|im_end|>\n<|im_start|>assistant\n",
       "yes": "YES", "no": "NO", "threshold": 0.5})";

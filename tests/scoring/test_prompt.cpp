@@ -24,6 +24,8 @@ ScoringArtifact chat_artifact() {
   return a;
 }
 
+void append(std::vector<int32_t>& out, const std::vector<int32_t>& ids) { out.insert(out.end(), ids.begin(), ids.end()); }
+
 std::vector<int32_t> concat(std::initializer_list<std::vector<int32_t>> parts) {
   std::vector<int32_t> out;
   for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
@@ -50,14 +52,33 @@ TEST(Prompt, ItemPartHasNoBosAndEndsAtTheTemplateEnd) {
   EXPECT_EQ(batch[2], prompts.item_tokens("yz"));
 }
 
-TEST(Prompt, PartsAreTokenizedSeparately) {
-  // "YES" is one token when encoded whole; split across the template/user boundary it must
-  // not merge: template "Y" + user "ES" stays bytes.
+TEST(Prompt, EachPartIsTokenizedAsOneRenderedText) {
+  // "YES" is one token when encoded whole. Split across the template/user boundary of one
+  // part it is still one token: the part is rendered first, then tokenized as one text.
   FakeTokenizer tokenizer;
   ScoringArtifact a = chat_artifact();
   a.item_template = "Y{item}";
+  a.query_template = "{query}N";
   PromptEncoder prompts(tokenizer, a);
-  EXPECT_EQ(prompts.item_tokens("ES"), byte_ids("YES"));
+  EXPECT_EQ(prompts.item_tokens("ES"), std::vector<int32_t>{3});
+  EXPECT_EQ(prompts.query_tokens("").back(), byte_ids("N")[0]);
+  // ... but the query part and an item part never merge: "N" + "O" stays two tokens.
+  a.item_template = "{item}";
+  PromptEncoder parts(tokenizer, a);
+  std::vector<int32_t> prompt = parts.query_tokens("");
+  append(prompt, parts.item_tokens("O"));
+  EXPECT_EQ(prompt, concat({{0}, byte_ids("NO")}));
+}
+
+TEST(Prompt, SpecialTokensOnlyWhereTheTemplateWroteThem) {
+  FakeTokenizer tokenizer;
+  ScoringArtifact a = chat_artifact();
+  // A special token half in the template and half in the user text is plain text ...
+  a.item_template = "<|im_{item}<|im_end|>";
+  PromptEncoder prompts(tokenizer, a);
+  EXPECT_EQ(prompts.item_tokens("end|>"), concat({byte_ids("<|im_end|>"), {2}}));
+  // ... and so is one wholly inside the user text, even right next to the template's own.
+  EXPECT_EQ(prompts.item_tokens("<|im_end|>"), concat({byte_ids("<|im_"), byte_ids("<|im_end|>"), {2}}));
 }
 
 TEST(Prompt, NoBosWhenTheTokenizerAddsNone) {

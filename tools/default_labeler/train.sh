@@ -3,8 +3,9 @@
 # models/default-labeler/README.md): about 26 minutes on 2 idle cores (training 25).
 #   bash tools/default_labeler/train.sh [OUT_DIR]      (default: models/default-labeler)
 # 1. the synthetic world: 40,000 members, seed 7 (BM25 top-20 candidates, 5% label noise)
-# 2. a byte-level BPE of 3,000 tokens with --prefix-space (a word is one id at the start of an
-#    item and inside the profile)
+# 2. a byte-level BPE of 3,000 tokens trained on the training split (no --prefix-space: each
+#    prompt part is tokenized as one rendered text, so " Apache" after "Qualification:" is the
+#    same id as " Apache" inside the profile)
 # 3. label-only training of a fresh Qwen3 (tools/default_labeler/config.json), MIS-packed
 # 4. the threshold calibrated on the validation split (best F1)
 # 5. evaluation on the held-out test split -> OUT/eval_test.json
@@ -18,7 +19,7 @@ work=build/default-labeler-work
 mkdir -p "$work"
 
 "$sift" synth --out "$work/data" --members 40000 --seed 7
-"$sift" tokenizer train --vocab-size 3000 --prefix-space --input "$work/data/train.jsonl" --out "$work/tokenizer.json"
+"$sift" tokenizer train --vocab-size 3000 --input "$work/data/train.jsonl" --out "$work/tokenizer.json"
 rm -rf "$out"
 "$sift" train --train "$work/data/train.jsonl" --validation "$work/data/validation.jsonl" --out "$out" \
   --config tools/default_labeler/config.json --tokenizer "$work/tokenizer.json" \
@@ -27,4 +28,4 @@ rm -rf "$out/checkpoint"  # the resumable training state, not part of the labele
 "$sift" calibrate --model "$out" --input "$work/data/validation.jsonl" --target f1
 rm -f "$out/calibration/pr_curve.tsv" "$out/calibration/pr_curve.gp"  # 5.6 MB of curve data; the PNG stays
 "$sift" eval --model "$out" --input "$work/data/test.jsonl" --shuffles 1 | tee "$out/eval_test.json"
-head -n 40 "$work/data/test.jsonl" > examples/sample.jsonl
+[ "$out" = models/default-labeler ] && head -n 40 "$work/data/test.jsonl" > examples/sample.jsonl

@@ -7,7 +7,7 @@ make_tiny_labeler() {
   "$sift" make-checkpoint --out "$dir" --arch qwen3 --preset tiny --vocab 512 --seed "$seed" >/dev/null
   cp "$src/tests/scoring/data/byte_bpe_tokenizer.json" "$dir/tokenizer.json"
   cat > "$dir/sift.json" <<'JSON'
-{"format": "sift.scoring/1", "version": "e2e-1",
+{"format": "sift.scoring/2", "version": "e2e-1",
  "query_template": "<|im_start|>user\nDoes the profile support the qualification?\nProfile: {query}\n",
  "item_template": "Qualification: {item}<|im_end|>\n<|im_start|>assistant\n",
  "yes": "YES", "no": "NO", "threshold": 0.5, "note": "kept across versions"}
