@@ -1,5 +1,7 @@
 #include "model/config.h"
 
+#include <fmt/ranges.h>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -40,15 +42,19 @@ int64_t optional_token_id(const json& config, const char* key) {
   return -1;
 }
 
-RopeScaling parse_rope_scaling(const json& config, const std::string& where) {
+// rope_scaling: null, {"rope_type": "default"}, or a type the architecture allows (only
+// "llama3" is implemented: factor, low/high_freq_factor, original_max_position_embeddings).
+RopeScaling parse_rope_scaling(const json& config, const Architecture& architecture, const std::string& where) {
   RopeScaling scaling;
   auto it = config.find("rope_scaling");
   if (it == config.end() || it->is_null()) return scaling;
   if (!it->is_object()) fail("{}: field \"rope_scaling\" must be an object or null", where);
   std::string type = it->value("rope_type", it->value("type", std::string("")));
   if (type == "default") return scaling;
-  if (type != "llama3")
-    fail("{}: rope_scaling type \"{}\" is not supported (supported: llama3, default)", where, type);
+  if (!architecture.allows_rope_scaling(type))
+    fail("{}: rope_scaling type \"{}\" is not supported for {} (supported: {}default)", where, type,
+         architecture.hf_name, fmt::format("{}", fmt::join(architecture.rope_scaling_types, ", ")) +
+                                   (architecture.rope_scaling_types.empty() ? "" : ", "));
   const std::string sub = where + " rope_scaling";
   scaling.factor = optional_number(*it, "factor", 0.0, sub);
   if (scaling.factor <= 0) fail("{}: rope_scaling.factor must be > 0", where);
@@ -68,13 +74,10 @@ ModelConfig parse_model_config(const json& config, const std::string& where) {
   auto arch = config.find("architectures");
   if (arch == config.end() || !arch->is_array() || arch->size() != 1 || !(*arch)[0].is_string())
     fail("{}: field \"architectures\" must be a list with one name", where);
-  c.architecture_name = (*arch)[0].get<std::string>();
-  if (c.architecture_name == "Qwen3ForCausalLM") c.architecture = Architecture::Qwen3;
-  else if (c.architecture_name == "Qwen2ForCausalLM") c.architecture = Architecture::Qwen2;
-  else if (c.architecture_name == "LlamaForCausalLM") c.architecture = Architecture::Llama;
-  else
-    fail("{}: architecture \"{}\" is not supported (supported: Qwen3ForCausalLM, Qwen2ForCausalLM, "
-         "LlamaForCausalLM)", where, c.architecture_name);
+  const std::string name = (*arch)[0].get<std::string>();
+  c.architecture = find_architecture(name);
+  if (!c.architecture)
+    fail("{}: architecture \"{}\" is not supported (supported: {})", where, name, hf_architecture_names());
 
   c.hidden_size = required_int(config, "hidden_size", where);
   c.n_layers = required_int(config, "num_hidden_layers", where);
@@ -102,27 +105,15 @@ ModelConfig parse_model_config(const json& config, const std::string& where) {
   if (c.rope_theta <= 0) fail("{}: rope_theta must be > 0", where);
   if (c.rms_norm_eps <= 0) fail("{}: rms_norm_eps must be > 0", where);
   c.tie_word_embeddings = optional_bool(config, "tie_word_embeddings", false, where);
-  c.rope_scaling = parse_rope_scaling(config, where);
+  c.rope_scaling = parse_rope_scaling(config, *c.architecture, where);
 
   std::string act = config.value("hidden_act", std::string("silu"));
   if (act != "silu") fail("{}: hidden_act \"{}\" is not supported (supported: silu)", where, act);
   if (optional_bool(config, "mlp_bias", false, where)) fail("{}: mlp_bias true is not supported", where);
   if (optional_bool(config, "use_sliding_window", false, where))
     fail("{}: use_sliding_window true is not supported", where);
-  switch (c.architecture) {
-    case Architecture::Qwen3:
-      c.qk_norm = true;
-      c.qkv_bias = c.o_bias = optional_bool(config, "attention_bias", false, where);
-      break;
-    case Architecture::Qwen2:
-      c.qkv_bias = true;
-      break;
-    case Architecture::Llama:
-      c.qkv_bias = c.o_bias = optional_bool(config, "attention_bias", false, where);
-      break;
-  }
-  if (c.architecture != Architecture::Llama && c.rope_scaling.factor > 0)
-    fail("{}: rope_scaling of type llama3 is only supported for LlamaForCausalLM", where);
+  if (c.architecture->reads_attention_bias())
+    c.attention_bias = optional_bool(config, "attention_bias", false, where);
   c.bos_token_id = optional_token_id(config, "bos_token_id");
   c.eos_token_id = optional_token_id(config, "eos_token_id");
   return c;
@@ -137,7 +128,8 @@ ModelConfig load_model_config(const std::filesystem::path& config_json) {
 }
 
 nlohmann::json model_config_to_json(const ModelConfig& c) {
-  json j = {{"architectures", {c.architecture_name}},
+  if (!c.architecture) fail("model config has no architecture");
+  json j = {{"architectures", {std::string(c.architecture->hf_name)}},
             {"hidden_size", c.hidden_size},
             {"num_hidden_layers", c.n_layers},
             {"num_attention_heads", c.n_heads},
@@ -151,8 +143,7 @@ nlohmann::json model_config_to_json(const ModelConfig& c) {
             {"tie_word_embeddings", c.tie_word_embeddings},
             {"hidden_act", "silu"},
             {"torch_dtype", "float32"}};
-  if (c.architecture == Architecture::Llama || c.architecture == Architecture::Qwen3)
-    j["attention_bias"] = c.qkv_bias;
+  if (c.architecture->reads_attention_bias()) j["attention_bias"] = c.attention_bias;
   if (c.rope_scaling.factor > 0)
     j["rope_scaling"] = {{"rope_type", "llama3"},
                          {"factor", c.rope_scaling.factor},

@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <string>
 
+#include "model/architecture.h"
+
 namespace sift {
 
-enum class Architecture { Qwen3, Qwen2, Llama };
-
-struct RopeScaling {  // rope_scaling of type "llama3"; factor == 0 means none
+struct RopeScaling {  // rope_scaling of type "llama3" (Architecture::rope_scaling_types); factor == 0: none
   double factor = 0.0;
   double low_freq_factor = 1.0;
   double high_freq_factor = 4.0;
@@ -19,8 +19,7 @@ struct RopeScaling {  // rope_scaling of type "llama3"; factor == 0 means none
 };
 
 struct ModelConfig {
-  Architecture architecture = Architecture::Qwen3;
-  std::string architecture_name;  // as written in config.json, e.g. "Qwen3ForCausalLM"
+  const Architecture* architecture = nullptr;  // config.json "architectures"
   int64_t hidden_size = 0;
   int64_t n_layers = 0;
   int64_t n_heads = 0;
@@ -32,15 +31,21 @@ struct ModelConfig {
   double rope_theta = 10000.0;
   double rms_norm_eps = 1e-6;
   bool tie_word_embeddings = false;
-  bool qkv_bias = false;     // Qwen2 always; Llama when attention_bias is true
-  bool o_bias = false;       // Llama when attention_bias is true
-  bool qk_norm = false;      // Qwen3: RMSNorm over head_dim on q and k, before RoPE
+  bool attention_bias = false;  // config.json "attention_bias" (see BiasRule::IfAttentionBias)
   RopeScaling rope_scaling;
   int64_t bos_token_id = -1;
   int64_t eos_token_id = -1;
 
   int64_t q_dim() const { return n_heads * head_dim; }
   int64_t kv_dim() const { return n_kv_heads * head_dim; }
+
+  // The architecture's traits for this config.
+  bool qk_norm() const { return architecture->qk_norm; }            // RMSNorm on q, k heads
+  bool qkv_bias() const { return has_bias(architecture->qkv_bias); }  // q/k/v_proj biases
+  bool o_bias() const { return has_bias(architecture->o_bias); }      // o_proj bias
+  bool has_bias(BiasRule rule) const {
+    return rule == BiasRule::Always || (rule == BiasRule::IfAttentionBias && attention_bias);
+  }
 };
 
 ModelConfig parse_model_config(const nlohmann::json& config, const std::string& where);
