@@ -43,9 +43,12 @@ struct TensorSpec {
   std::vector<int64_t> shape;
   TensorRole role;
   TensorKind kind;
-  int64_t layer = -1;  // the decoder layer, -1 for tensors outside the layers
+  int64_t layer = -1;            // the decoder layer, -1 for tensors outside the layers
+  const char* shape_fields = "";  // the config.json fields the shape comes from, for messages
 };
 
+// The config is validated first (validate_model_config), so the list is bounded (at most
+// model_limits::kLayers layers) and no shape overflows.
 std::vector<TensorSpec> checkpoint_layout(const ModelConfig& config);
 
 // Names a checkpoint may hold that the model does not read: rotary inv_freq buffers

@@ -155,10 +155,13 @@ ForwardResult Transformer::forward(const ForwardRequest& request, KvCache* cache
 std::unique_ptr<Model> Model::load(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
   ModelConfig config = load_model_config(dir / "config.json");
-  Checkpoint checkpoint = Checkpoint::open(dir);
+  return from_checkpoint(std::move(config), Checkpoint::open(dir));
+}
+
+std::unique_ptr<Model> Model::from_checkpoint(ModelConfig config, const Checkpoint& checkpoint) {
   ModelWeights weights = load_weights(checkpoint, config);
   spdlog::debug("loaded {} ({} layers, hidden {}) from {}", config.architecture->hf_name, config.n_layers,
-                config.hidden_size, dir.string());
+                config.hidden_size, checkpoint.dir().string());
   return std::make_unique<Transformer>(std::move(config), std::move(weights));
 }
 

@@ -5,28 +5,22 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "model/checkpoint_layout.h"
+#include "model/checkpoint_match.h"
 
 namespace sift {
 namespace {
 
-// Stacks tensors (each (rows_i, n_cols), n_cols shared) row-wise into one packed matrix, reading each
-// row straight from the checkpoint mapping (no full F32 copy of the tensor).
+// Stacks tensors (each (rows_i, n_cols), n_cols shared, shapes already checked against the
+// checkpoint) row-wise into one packed matrix, reading each row straight from the checkpoint
+// mapping (no full F32 copy of the tensor).
 PackedMatrix pack_rows(const Checkpoint& checkpoint, const std::vector<const TensorSpec*>& specs) {
   const int64_t n_cols = specs[0]->shape[1];
   int64_t total_rows = 0;
-  for (const TensorSpec* spec : specs) {
-    const TensorInfo& info = checkpoint.info(spec->name);
-    if (info.shape != spec->shape)
-      fail("{}: tensor {} has shape {}, expected {}", checkpoint.dir().string(), spec->name,
-           shape_to_string(info.shape), shape_to_string(spec->shape));
-    total_rows += spec->shape[0];
-  }
+  for (const TensorSpec* spec : specs) total_rows += spec->shape[0];
   PackedMatrix packed(total_rows, n_cols, [&](int64_t row, float* dst) {
     size_t t = 0;
     while (row >= specs[t]->shape[0]) row -= specs[t++]->shape[0];
-    const TensorInfo& info = checkpoint.info(specs[t]->name);
-    const size_t element = dtype_size(info.dtype);
-    convert_to_f32(info.dtype, info.bytes.data() + row * n_cols * element, dst, static_cast<size_t>(n_cols));
+    checkpoint.read_f32_range(specs[t]->name, row * n_cols, {dst, static_cast<size_t>(n_cols)});
   });
   for (const TensorSpec* spec : specs) checkpoint.release(spec->name);  // keep only the packed copy resident
   return packed;
@@ -40,9 +34,7 @@ std::vector<float> read_vector(const Checkpoint& checkpoint, const TensorSpec& s
 
 ModelWeights load_weights(const Checkpoint& ckpt, const ModelConfig& c) {
   const std::vector<TensorSpec> layout = checkpoint_layout(c);
-  std::vector<std::string> expected;
-  for (const TensorSpec& spec : layout) expected.push_back(spec.name);
-  ckpt.check_names(expected, ignorable_tensor_names(c));
+  check_checkpoint_matches(ckpt, layout, c);  // before anything is allocated
   const TensorLookup tensors(layout);
   using K = TensorKind;
 

@@ -10,6 +10,7 @@
 #include "kernels/rope.h"
 #include "io/safetensors_writer.h"
 #include "model/checkpoint_layout.h"
+#include "model/checkpoint_match.h"
 
 namespace sift::train {
 namespace {
@@ -132,11 +133,10 @@ TorchModel TorchModel::fresh(const ModelConfig& config, uint64_t seed) {
 
 TorchModel TorchModel::load_from_checkpoint(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
-  TorchModel model(load_model_config(dir / "config.json"));
+  ModelConfig config = load_model_config(dir / "config.json");
   const Checkpoint checkpoint = Checkpoint::open(dir);
-  std::vector<std::string> expected;
-  for (const NamedParameter& p : model.parameters_) expected.push_back(p.name);
-  checkpoint.check_names(expected, ignorable_tensor_names(model.config_));
+  check_checkpoint_matches(checkpoint, checkpoint_layout(config), config);  // before any parameter is allocated
+  TorchModel model(std::move(config));
   for (NamedParameter& p : model.parameters_) {
     const std::vector<int64_t> shape = p.tensor.sizes().vec();
     checkpoint.read_f32_into(p.name, shape, {p.tensor.data_ptr<float>(), static_cast<size_t>(p.tensor.numel())});
