@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
   const double layer_weights = double(cfg.hidden_size) * (cfg.q_dim() + 2 * cfg.kv_dim()) +
                                double(cfg.q_dim()) * cfg.hidden_size + 3.0 * cfg.hidden_size * cfg.intermediate_size;
   std::printf("model %s: %lld layers, hidden %lld, vocab %lld; peak RSS after load %.2f GiB (F32 weights %.2f GiB)\n",
-              cfg.architecture_name.c_str(), (long long)cfg.n_layers, (long long)cfg.hidden_size,
+              std::string(cfg.architecture->hf_name).c_str(), (long long)cfg.n_layers, (long long)cfg.hidden_size,
               (long long)cfg.vocab_size, peak_rss_gib(),
               (layer_weights * cfg.n_layers + double(cfg.vocab_size) * cfg.hidden_size * (cfg.tie_word_embeddings ? 1 : 2)) *
                   4 / (1 << 30));

@@ -84,7 +84,7 @@ const Model& model_for(const Settings& settings, const std::string& preset) {
     const std::filesystem::path dir = settings.data_dir / ("scoring_" + preset);
     if (!std::filesystem::exists(dir / "model.safetensors")) {
       std::fprintf(stderr, "bench_scoring: writing a random %s checkpoint to %s\n", preset.c_str(), dir.c_str());
-      write_random_checkpoint(dir, preset_model_config(preset, Architecture::Qwen3), DType::F32, 42);
+      write_random_checkpoint(dir, preset_model_config(preset, architecture_named("qwen3")), DType::F32, 42);
     }
     model = Model::load(dir);
   }

@@ -1,6 +1,7 @@
 // sift make-checkpoint: write a random Hugging Face checkpoint (config.json +
 // model.safetensors) of a chosen architecture and shape, so benchmarks and tests need no
 // download. A preset gives the shape; any of the shape options overrides it.
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -23,7 +24,8 @@ SIFT_COMMAND(make_checkpoint) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("make-checkpoint", "Write a random checkpoint (config.json + model.safetensors)");
   cmd->add_option("--out", o->out, "output model directory (created)")->required();
-  cmd->add_option("--arch", o->arch, "qwen3 | qwen2 | llama")->required()->check(CLI::IsMember({"qwen3", "qwen2", "llama"}));
+  const std::vector<std::string> arch_names = sift::architecture_short_names();
+  cmd->add_option("--arch", o->arch, fmt::format("{}", fmt::join(arch_names, " | ")))->required()->check(CLI::IsMember(arch_names));
   cmd->add_option("--preset", o->preset, "tiny | small | qwen3-0.6b (default tiny)")
       ->check(CLI::IsMember({"tiny", "small", "qwen3-0.6b"}));
   cmd->add_option("--hidden", o->hidden, "hidden_size");
@@ -41,9 +43,7 @@ SIFT_COMMAND(make_checkpoint) {
   cmd->add_flag("--llama3-scaling", o->llama3_scaling,
                 "llama only: rope_scaling llama3 (factor 32, low 1, high 4, original 8192)");
   cmd->callback([o] {
-    const sift::Architecture arch = o->arch == "qwen3"   ? sift::Architecture::Qwen3
-                                    : o->arch == "qwen2" ? sift::Architecture::Qwen2
-                                                         : sift::Architecture::Llama;
+    const sift::Architecture& arch = sift::architecture_named(o->arch);
     sift::ModelConfig c = sift::preset_model_config(o->preset, arch);
     auto set = [](int64_t& field, const std::optional<int64_t>& value) { if (value) field = *value; };
     set(c.hidden_size, o->hidden);
@@ -57,7 +57,7 @@ SIFT_COMMAND(make_checkpoint) {
     if (o->tied) c.tie_word_embeddings = true;
     if (o->untied) c.tie_word_embeddings = false;
     if (o->llama3_scaling) {
-      if (arch != sift::Architecture::Llama) sift::fail("--llama3-scaling is only for --arch llama");
+      if (!arch.allows_rope_scaling("llama3")) sift::fail("--llama3-scaling: {} has no llama3 rope_scaling", arch.hf_name);
       c.rope_scaling = {32.0, 1.0, 4.0, 8192};
     }
     const sift::DType dtype = o->dtype == "bf16" ? sift::DType::BF16 : sift::DType::F32;
@@ -68,7 +68,7 @@ SIFT_COMMAND(make_checkpoint) {
       for (int64_t d : spec.shape) n *= d;
       n_params += n;
     }
-    const nlohmann::json summary = {{"out", o->out}, {"architecture", c.architecture_name}, {"dtype", o->dtype},
+    const nlohmann::json summary = {{"out", o->out}, {"architecture", arch.hf_name}, {"dtype", o->dtype},
                                     {"n_params", n_params}, {"config", sift::model_config_to_json(c)}};
     std::printf("%s\n", summary.dump().c_str());
   });

@@ -11,6 +11,8 @@
 #include "apps/command.h"
 #include "core/error.h"
 #include "core/parallel.h"
+#include "io/json_parse.h"
+#include "tokenizer/token_ids.h"
 #include "tokenizer/tokenizer.h"
 
 namespace sift::apps {
@@ -48,7 +50,7 @@ void map_json_lines(Process&& process) {
     parallel_for(static_cast<int64_t>(lines.size()), [&](int64_t i) {
       const size_t line_number = n_lines_read + static_cast<size_t>(i) + 1;
       try {
-        outputs[i] = process(nlohmann::json::parse(lines[i]));
+        outputs[i] = process(parse_json(lines[i], fmt::format("line {}", line_number)));
       } catch (const nlohmann::json::exception& e) {
         outputs[i] = error_line(line_number, e.what());
       } catch (const std::exception& e) {
@@ -77,9 +79,10 @@ void run_detokenize(const TokenizeOptions& options) {
   map_json_lines([&](const nlohmann::json& input) {
     if (!input.is_object() || !input.contains("ids") || !input["ids"].is_array()) fail("expected {{\"ids\": [...]}}");
     std::vector<int32_t> ids;
-    for (const auto& id : input["ids"]) {
-      if (!id.is_number_integer()) fail("ids must be integers, got {}", id.dump());
-      ids.push_back(id.get<int32_t>());
+    const nlohmann::json& list = input["ids"];
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_number_integer()) fail("ids must be integers, got {}", list[i].dump());
+      ids.push_back(token_id_from_json(list[i], fmt::format("ids[{}]", i)));  // [0, 2^31 - 1]
     }
     const std::string text = tokenizer->decode(ids, options.skip_special);
     return nlohmann::json{{"text", text}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -108,7 +111,8 @@ SIFT_COMMAND(tokenize) {
   auto* detokenize = app.add_subcommand(
       "detokenize",
       "Read JSON lines {\"ids\": [...]} on stdin, write {\"text\": \"...\"} per line, in order.\n"
-      "Ids with no token are dropped, as Hugging Face decode does. A malformed line gives\n"
+      "Ids are integers in [0, 2^31 - 1]; ids with no token are dropped, as Hugging Face decode\n"
+      "does. A malformed line gives\n"
       "{\"line\": n, \"error\": \"...\"} in its place.");
   detokenize->add_option("--tokenizer", options->tokenizer_path, "tokenizer.json (Hugging Face format)")
       ->required()

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "io/json_parse.h"
 
 namespace sift {
 namespace {
@@ -16,7 +17,7 @@ using nlohmann::json;
 std::map<std::string, std::string> read_weight_map(const std::filesystem::path& index_path) {
   std::ifstream in(index_path);
   if (!in) fail("{}: cannot open", index_path.string());
-  json index = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  json index = parse_json(in, index_path.string(), /*allow_exceptions=*/false);
   if (index.is_discarded()) fail("{}: invalid JSON", index_path.string());
   if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object())
     fail("{}: missing \"weight_map\" object", index_path.string());
@@ -58,17 +59,21 @@ std::string list_names(const std::vector<std::string>& names, size_t limit = 10)
 
 }  // namespace
 
-Checkpoint Checkpoint::open(const std::filesystem::path& dir) {
+Checkpoint Checkpoint::from_file(SafetensorsFile file, const std::filesystem::path& dir) {
   Checkpoint checkpoint;
   checkpoint.dir_ = dir;
+  checkpoint.files_.push_back(std::move(file));
+  for (const TensorInfo& tensor : checkpoint.files_[0].tensors())
+    checkpoint.tensors_.emplace(tensor.name, Location{0, &tensor});
+  return checkpoint;
+}
+
+Checkpoint Checkpoint::open(const std::filesystem::path& dir) {
   const auto single = dir / "model.safetensors";
   const auto index_path = dir / "model.safetensors.index.json";
-  if (std::filesystem::exists(single)) {
-    checkpoint.files_.push_back(SafetensorsFile::open(single));
-    for (const TensorInfo& tensor : checkpoint.files_[0].tensors())
-      checkpoint.tensors_.emplace(tensor.name, Location{0, &tensor});
-    return checkpoint;
-  }
+  if (std::filesystem::exists(single)) return from_file(SafetensorsFile::open(single), dir);
+  Checkpoint checkpoint;
+  checkpoint.dir_ = dir;
   if (!std::filesystem::exists(index_path))
     fail("{}: no model.safetensors or model.safetensors.index.json in the model directory", dir.string());
 
@@ -122,9 +127,24 @@ void Checkpoint::read_f32_into(std::string_view name, const std::vector<int64_t>
   if (location.info->shape != expected_shape)
     fail("{}: tensor \"{}\" has shape {}, expected {}", dir_.string(), name, shape_to_string(location.info->shape),
          shape_to_string(expected_shape));
-  const SafetensorsFile& file = files_[location.file];
-  file.read_f32_into(*location.info, dst);
-  file.release(*location.info);
+  if (static_cast<int64_t>(dst.size()) != location.info->n_elements())
+    fail("{}: tensor \"{}\" has {} elements, the destination holds {}", dir_.string(), name,
+         location.info->n_elements(), dst.size());
+  read_f32_range(name, 0, dst);
+  files_[location.file].release(*location.info);
+}
+
+void Checkpoint::read_f32_range(std::string_view name, int64_t first, std::span<float> dst) const {
+  const TensorInfo& tensor = *locate(name).info;
+  const auto n = static_cast<int64_t>(dst.size());
+  if (first < 0 || n > tensor.n_elements() - first)
+    fail("{}: tensor \"{}\" has {} elements, elements [{}, {}) were asked for", dir_.string(), name,
+         tensor.n_elements(), first, first + n);
+  const size_t bad = convert_to_f32(tensor.dtype, tensor.bytes.data() + first * dtype_size(tensor.dtype), dst.data(),
+                                    dst.size());
+  if (bad < dst.size())
+    fail("{}: tensor \"{}\" holds {} at element {} (weights must be finite)", dir_.string(), name, dst[bad],
+         first + static_cast<int64_t>(bad));
 }
 
 std::vector<float> Checkpoint::read_f32(std::string_view name, const std::vector<int64_t>& expected_shape) const {

@@ -23,6 +23,9 @@ namespace sift {
 class Checkpoint {
  public:
   static Checkpoint open(const std::filesystem::path& dir);
+  // A checkpoint of one already opened file (e.g. SafetensorsFile::from_memory); `dir`
+  // names it in messages.
+  static Checkpoint from_file(SafetensorsFile file, const std::filesystem::path& dir);
 
   const std::filesystem::path& dir() const { return dir_; }
   std::vector<std::string> names() const;  // sorted
@@ -30,10 +33,15 @@ class Checkpoint {
   const TensorInfo& info(std::string_view name) const;  // Error naming the tensor when absent
 
   // The tensor converted to F32. Error "<dir>: tensor X has shape [a, b], expected [c, d]"
-  // when the shape differs. The tensor's mapped pages are released afterwards.
+  // when the shape differs, and "<dir>: tensor X holds nan at element i" for the first NaN or
+  // Inf (weights must be finite). The tensor's mapped pages are released afterwards.
   std::vector<float> read_f32(std::string_view name, const std::vector<int64_t>& expected_shape) const;
   void read_f32_into(std::string_view name, const std::vector<int64_t>& expected_shape,
                      std::span<float> dst) const;
+
+  // Elements [first, first + dst.size()) of the tensor as F32, for loading row by row; the
+  // same check for NaN and Inf (found in the conversion pass, no second pass).
+  void read_f32_range(std::string_view name, int64_t first, std::span<float> dst) const;
 
   // Drops the tensor's mapped pages from memory once the caller has converted it (see
   // SafetensorsFile::release); read_f32 / read_f32_into do this themselves.

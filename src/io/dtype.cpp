@@ -1,6 +1,7 @@
 #include "io/dtype.h"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 
 static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian; sift reads it as is");
@@ -65,27 +66,35 @@ uint16_t f32_to_bf16(float value) {
   return static_cast<uint16_t>((bits + rounding) >> 16);
 }
 
-void convert_to_f32(DType dtype, const std::byte* src, float* dst, size_t n) {
-  if (n == 0) return;  // an empty tensor may come with null pointers (memcpy forbids them)
+namespace {
+
+// Converts with `widen` while OR-ing a flag for "all exponent bits set" (branch-free, so the
+// loop vectorises); only when the flag is set is dst searched for the first bad element.
+template <typename Bits, Bits kExponentMask, typename Widen>
+size_t convert_checked(const std::byte* src, float* dst, size_t n, Widen widen) {
+  Bits non_finite = 0;
+  for (size_t i = 0; i < n; ++i) {
+    Bits bits;
+    std::memcpy(&bits, src + sizeof(Bits) * i, sizeof(Bits));  // the file is little-endian, like the host
+    dst[i] = widen(bits);
+    non_finite |= static_cast<Bits>((bits & kExponentMask) == kExponentMask);
+  }
+  if (!non_finite) return n;
+  size_t first = 0;
+  while (std::isfinite(dst[first])) ++first;
+  return first;
+}
+
+}  // namespace
+
+size_t convert_to_f32(DType dtype, const std::byte* src, float* dst, size_t n) {
   switch (dtype) {
     case DType::F32:
-      std::memcpy(dst, src, n * sizeof(float));  // the file is little-endian, like the host
-      return;
-    case DType::BF16:
-      for (size_t i = 0; i < n; ++i) {
-        uint16_t bits;
-        std::memcpy(&bits, src + 2 * i, 2);
-        dst[i] = bf16_to_f32(bits);
-      }
-      return;
-    case DType::F16:
-      for (size_t i = 0; i < n; ++i) {
-        uint16_t bits;
-        std::memcpy(&bits, src + 2 * i, 2);
-        dst[i] = f16_to_f32(bits);
-      }
-      return;
+      return convert_checked<uint32_t, 0x7F800000u>(src, dst, n, [](uint32_t bits) { return std::bit_cast<float>(bits); });
+    case DType::BF16: return convert_checked<uint16_t, 0x7F80u>(src, dst, n, bf16_to_f32);
+    case DType::F16: return convert_checked<uint16_t, 0x7C00u>(src, dst, n, f16_to_f32);
   }
+  return n;
 }
 
 }  // namespace sift

@@ -24,7 +24,9 @@ float bf16_to_f32(uint16_t bits);
 float f16_to_f32(uint16_t bits);
 uint16_t f32_to_bf16(float value);  // round to nearest even; NaN stays a (quiet) NaN
 
-// Converts n elements of raw little-endian `src` (any alignment) to F32.
-void convert_to_f32(DType dtype, const std::byte* src, float* dst, size_t n);
+// Converts n elements of raw little-endian `src` (any alignment) to F32 and, in the same
+// pass, looks for NaN and +-Inf (all exponent bits set: F32 0x7F800000, BF16 0x7F80, F16
+// 0x7C00). Returns the index of the first such element, or n when every one is finite.
+size_t convert_to_f32(DType dtype, const std::byte* src, float* dst, size_t n);
 
 }  // namespace sift

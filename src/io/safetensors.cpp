@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "io/json_parse.h"
 
 namespace sift {
 namespace {
@@ -137,7 +138,7 @@ void SafetensorsFile::parse(std::span<const std::byte> file) {
     fail("{}: header length {} is longer than the {} bytes that follow it (truncated file?)", label_, header_len,
          file.size() - 8);
   const auto* header_begin = reinterpret_cast<const char*>(file.data() + 8);
-  json header = json::parse(header_begin, header_begin + header_len, nullptr, /*allow_exceptions=*/false);
+  json header = parse_json(std::string_view(header_begin, header_len), label_ + " header", /*allow_exceptions=*/false);
   if (header.is_discarded()) fail("{}: header is not valid JSON", label_);
   if (!header.is_object()) fail("{}: header must be a JSON object, got {}", label_, header.type_name());
 
@@ -213,7 +214,7 @@ void SafetensorsFile::read_f32_into(const TensorInfo& tensor, std::span<float> d
   const auto n = static_cast<size_t>(tensor.n_elements());
   if (dst.size() != n)
     fail("{}: tensor \"{}\" has {} elements, the destination holds {}", label_, tensor.name, n, dst.size());
-  convert_to_f32(tensor.dtype, tensor.bytes.data(), dst.data(), n);
+  convert_to_f32(tensor.dtype, tensor.bytes.data(), dst.data(), n);  // NaN / Inf kept (Checkpoint refuses them)
 }
 
 std::vector<float> SafetensorsFile::read_f32(std::string_view name) const {

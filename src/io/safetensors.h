@@ -68,7 +68,8 @@ class SafetensorsFile {
   const TensorInfo* find(std::string_view name) const;  // nullptr when absent
   const TensorInfo& info(std::string_view name) const;  // Error when absent
 
-  // Converts the tensor to F32 into dst (exactly n_elements() floats, else Error).
+  // Converts the tensor to F32 into dst (exactly n_elements() floats, else Error); NaN and
+  // Inf are kept as they are (model weights are read through Checkpoint, which refuses them).
   void read_f32_into(const TensorInfo& tensor, std::span<float> dst) const;
   std::vector<float> read_f32(std::string_view name) const;
   // Drops the tensor's mapped pages from memory (they are re-read from disk if touched

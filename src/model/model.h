@@ -71,10 +71,14 @@ struct ForwardResult {
   }
 };
 
+class Checkpoint;
+
 class Model {
  public:
   // Loads config.json and model.safetensors (or the sharded index) from dir.
   static std::unique_ptr<Model> load(const std::filesystem::path& dir);
+  // The model of `config` with the weights of `checkpoint` (load() after reading config.json).
+  static std::unique_ptr<Model> from_checkpoint(ModelConfig config, const Checkpoint& checkpoint);
   virtual ~Model() = default;
   virtual const ModelConfig& config() const = 0;
   // Runs the new tokens; if cache is given its tokens come first in key space and the new

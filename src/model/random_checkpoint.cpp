@@ -46,23 +46,9 @@ Distribution distribution_for(const TensorSpec& spec, const ModelConfig& c) {
 
 }  // namespace
 
-void set_architecture(ModelConfig& c, Architecture architecture) {
-  c.architecture = architecture;
-  c.qk_norm = architecture == Architecture::Qwen3;
-  switch (architecture) {
-    case Architecture::Qwen3: c.architecture_name = "Qwen3ForCausalLM"; break;
-    case Architecture::Qwen2:
-      c.architecture_name = "Qwen2ForCausalLM";
-      c.qkv_bias = true;
-      c.o_bias = false;
-      break;
-    case Architecture::Llama: c.architecture_name = "LlamaForCausalLM"; break;
-  }
-}
-
-ModelConfig preset_model_config(std::string_view preset, Architecture architecture) {
+ModelConfig preset_model_config(std::string_view preset, const Architecture& architecture) {
   ModelConfig c;
-  set_architecture(c, architecture);
+  c.architecture = &architecture;
   c.vocab_size = 151936;
   c.tie_word_embeddings = true;
   if (preset == "tiny") {
@@ -75,11 +61,9 @@ ModelConfig preset_model_config(std::string_view preset, Architecture architectu
   } else {
     fail("unknown checkpoint preset \"{}\" (known: tiny, small, qwen3-0.6b)", preset);
   }
-  if (architecture == Architecture::Llama) {
-    c.rope_theta = 500000.0, c.rms_norm_eps = 1e-5, c.max_position_embeddings = 131072;
-  } else {
-    c.rope_theta = 1000000.0, c.rms_norm_eps = 1e-6, c.max_position_embeddings = 40960;
-  }
+  c.rope_theta = architecture.defaults.rope_theta;
+  c.rms_norm_eps = architecture.defaults.rms_norm_eps;
+  c.max_position_embeddings = architecture.defaults.max_position_embeddings;
   return c;
 }
 

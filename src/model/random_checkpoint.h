@@ -23,13 +23,9 @@ namespace sift {
 // Presets: "tiny" (hidden 64, 2 layers, 4 heads, 2 KV heads, head_dim 16, intermediate 128),
 // "small" (512, 4 layers, 8 heads, 4 KV heads, head_dim 64, intermediate 1536) and
 // "qwen3-0.6b" (1024, 28 layers, 16 heads, 8 KV heads, head_dim 128, intermediate 3072);
-// all with vocab 151936 and tied embeddings, plus the architecture's usual rope_theta,
-// rms_norm_eps and max_position_embeddings. Error for an unknown preset name.
-ModelConfig preset_model_config(std::string_view preset, Architecture architecture);
-
-// "Qwen3ForCausalLM" etc. for the architecture, and its fixed traits (Qwen3 q/k norm,
-// Qwen2 QKV bias).
-void set_architecture(ModelConfig& config, Architecture architecture);
+// all with vocab 151936, tied embeddings and no attention_bias, plus the architecture's
+// defaults (rope_theta, rms_norm_eps, max_position_embeddings). Error for an unknown preset.
+ModelConfig preset_model_config(std::string_view preset, const Architecture& architecture);
 
 // Writes the checkpoint; the config is validated first (through parse_model_config of its
 // own config.json), so what is written always loads.

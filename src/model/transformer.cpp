@@ -93,7 +93,7 @@ ForwardResult Transformer::forward(const ForwardRequest& request, KvCache* cache
     rms_norm(x.data(), T, H, H, L.input_norm.data(), eps, h.data(), H);
     gemm(h.data(), T, H, L.qkv, qkv.data(), QKV);
     if (!L.qkv_bias.empty()) add_bias(qkv.data(), T, QKV, QKV, L.qkv_bias.data());
-    if (c.qk_norm) {
+    if (c.qk_norm()) {
       rms_norm_heads(qkv.data(), T, QKV, c.n_heads, c.head_dim, L.q_norm.data(), eps);
       rms_norm_heads(qkv.data() + D, T, QKV, c.n_kv_heads, c.head_dim, L.k_norm.data(), eps);
     }
@@ -155,10 +155,13 @@ ForwardResult Transformer::forward(const ForwardRequest& request, KvCache* cache
 std::unique_ptr<Model> Model::load(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
   ModelConfig config = load_model_config(dir / "config.json");
-  Checkpoint checkpoint = Checkpoint::open(dir);
+  return from_checkpoint(std::move(config), Checkpoint::open(dir));
+}
+
+std::unique_ptr<Model> Model::from_checkpoint(ModelConfig config, const Checkpoint& checkpoint) {
   ModelWeights weights = load_weights(checkpoint, config);
-  spdlog::debug("loaded {} ({} layers, hidden {}) from {}", config.architecture_name, config.n_layers,
-                config.hidden_size, dir.string());
+  spdlog::debug("loaded {} ({} layers, hidden {}) from {}", config.architecture->hf_name, config.n_layers,
+                config.hidden_size, checkpoint.dir().string());
   return std::make_unique<Transformer>(std::move(config), std::move(weights));
 }
 

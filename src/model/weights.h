@@ -30,8 +30,9 @@ struct ModelWeights {
   const PackedMatrix& output_head() const { return lm_head.rows() > 0 ? lm_head : embed; }
 };
 
-// Reads and checks every tensor the architecture needs (names as in Hugging Face
-// checkpoints); a missing, extra or misshapen tensor is an Error naming it.
+// Reads and checks every tensor the architecture needs (checkpoint_layout): a missing, extra
+// or misshapen tensor is an Error naming it, raised before anything is allocated
+// (check_checkpoint_matches); a NaN or Inf weight is an Error naming the tensor and element.
 ModelWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& config);
 
 }  // namespace sift

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "io/json_parse.h"
 
 namespace sift {
 namespace {
@@ -121,8 +122,8 @@ ScoringArtifact load_scoring_artifact(const std::filesystem::path& sift_json) {
   if (!in) fail("{}: cannot open the labeler artifact (sift.json)", where);
   json object;
   try {
-    object = json::parse(in);
-  } catch (const json::parse_error& e) {
+    object = parse_json(in, where);
+  } catch (const json::exception& e) {  // a syntax error, or a number out of range (1e400)
     fail("{}: invalid JSON: {}", where, e.what());
   }
   return parse_scoring_artifact(object, where);

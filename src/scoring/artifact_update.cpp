@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "io/json_parse.h"
 #include "scoring/artifact.h"
 
 namespace sift {
@@ -62,7 +63,7 @@ ArtifactUpdate write_calibrated_artifact(const std::filesystem::path& sift_json,
   nlohmann::ordered_json object;
   {
     std::ifstream in(sift_json);
-    object = nlohmann::ordered_json::parse(in);
+    object = parse_json<nlohmann::ordered_json>(in, where);
   }
   ArtifactUpdate update;
   update.old_version = old_artifact.version;

@@ -1,6 +1,7 @@
 #include "scoring/score_io.h"
 
 #include "core/error.h"
+#include "io/json_parse.h"
 
 namespace sift {
 
@@ -9,8 +10,8 @@ using nlohmann::json;
 ScoringRow parse_scoring_row(std::string_view line) {
   json object;
   try {
-    object = json::parse(line);
-  } catch (const json::parse_error& e) {
+    object = parse_json(line, "row");
+  } catch (const json::exception& e) {  // a syntax error, or a number out of range (1e400)
     fail("invalid JSON: {}", e.what());
   }
   if (!object.is_object()) fail("a row must be a JSON object, got {}", object.type_name());

@@ -5,9 +5,24 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "io/json_parse.h"
 #include "scoring/score_io.h"
 
 namespace sift {
+namespace {
+
+// The "id" of a line that is a JSON object with one, else null (also for a line nested too
+// deep to parse: its id is not echoed).
+nlohmann::json echoed_id(const std::string& line) {
+  try {
+    const nlohmann::json object = parse_json(line, "row", /*allow_exceptions=*/false);
+    return object.is_object() ? object.value("id", nlohmann::json()) : nlohmann::json();
+  } catch (const Error&) {
+    return nullptr;
+  }
+}
+
+}  // namespace
 
 StreamStats score_stream(const Labeler& labeler, std::istream& in, std::ostream& out, const ScoringOptions& options,
                          const ProgressFn& progress, std::chrono::duration<double> progress_interval) {
@@ -29,8 +44,7 @@ StreamStats score_stream(const Labeler& labeler, std::istream& in, std::ostream&
       stats.labels += static_cast<int64_t>(row.items.size());
     } catch (const Error& e) {
       // Echo the row's id when the line is a JSON object that has one, even if the rest is malformed.
-      const nlohmann::json object = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-      const nlohmann::json id = object.is_object() ? object.value("id", nlohmann::json()) : nlohmann::json();
+      const nlohmann::json id = echoed_id(line);
       output = row_error_to_json(stats.lines, e.what(), &id);
       ++stats.errors;
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "tokenizer/token_ids.h"
 #include "tokenizer/unicode.h"
 #include "tokenizer/utf8.h"
 
@@ -54,7 +55,7 @@ AddedVocabulary::AddedVocabulary(const nlohmann::json& added_tokens, const Norma
     const auto& json = added_tokens[i];
     AddedToken token;
     token.content = json.at("content").get<std::string>();
-    token.id = json.at("id").get<int32_t>();
+    token.id = token_id_from_json(json.at("id"), fmt::format("{}[{}].id", where, i));
     token.special = json.value("special", false);
     token.single_word = json.value("single_word", false);
     token.lstrip = json.value("lstrip", false);
@@ -150,10 +151,11 @@ const AddedToken* AddedVocabulary::find(int32_t id) const {
   return it == index_by_id_.end() ? nullptr : &tokens_[it->second];
 }
 
-int32_t AddedVocabulary::max_id() const {
-  int32_t max = -1;
-  for (const auto& token : tokens_) max = std::max(max, token.id);
-  return max;
+std::vector<int32_t> AddedVocabulary::ids() const {
+  std::vector<int32_t> ids;
+  ids.reserve(index_by_id_.size());
+  for (const auto& [id, index] : index_by_id_) ids.push_back(id);
+  return ids;
 }
 
 }  // namespace sift

@@ -57,7 +57,7 @@ class AddedVocabulary {
   std::optional<int32_t> token_to_id(std::string_view content) const;
   const AddedToken* find(int32_t id) const;
   bool empty() const { return tokens_.empty(); }
-  int32_t max_id() const;
+  std::vector<int32_t> ids() const;  // each distinct id once
 
  private:
   // The tokens matched at one stage, with for each first byte the candidates, longest first.

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "tokenizer/token_ids.h"
 #include "tokenizer/utf8.h"
 
 namespace sift {
@@ -40,7 +41,9 @@ BpeModel::BpeModel(const nlohmann::json& model, const std::string& where) {
     fail("{}: BPE dropout is not supported (it makes tokenization random)", where);
   }
   for (const auto& [token, id] : model.at("vocab").items()) {
-    const auto id_value = id.get<int32_t>();
+    // (the name is formatted only for a bad id, which token_id_from_json reports)
+    const int32_t id_value = is_token_id(id) ? id.get<int32_t>()
+                                             : token_id_from_json(id, fmt::format("{}: vocab[\"{}\"]", where, token));
     vocab_[token] = id_value;
     tokens_by_id_[id_value] = token;
   }

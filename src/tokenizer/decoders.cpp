@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "tokenizer/sequence_nesting.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/pattern.h"
 #include "tokenizer/utf8.h"
@@ -180,7 +181,7 @@ class SequenceDecoder final : public Decoder {
 
 }  // namespace
 
-std::unique_ptr<Decoder> make_decoder(const nlohmann::json& json, const std::string& where) {
+std::unique_ptr<Decoder> make_decoder(const nlohmann::json& json, const std::string& where, int sequence_depth) {
   if (!json.is_object() || !json.contains("type") || !json["type"].is_string()) {
     fail("{}: expected an object with a \"type\", got {}", where, json.dump());
   }
@@ -202,10 +203,11 @@ std::unique_ptr<Decoder> make_decoder(const nlohmann::json& json, const std::str
                                             json.at("content").get<std::string>());
   }
   if (type == "Sequence") {
+    check_sequence_nesting(sequence_depth, where);
     std::vector<std::unique_ptr<Decoder>> steps;
     const auto& list = json.at("decoders");
     for (size_t i = 0; i < list.size(); ++i) {
-      steps.push_back(make_decoder(list[i], fmt::format("{}.decoders[{}]", where, i)));
+      steps.push_back(make_decoder(list[i], fmt::format("{}.decoders[{}]", where, i), sequence_depth + 1));
     }
     return std::make_unique<SequenceDecoder>(std::move(steps));
   }

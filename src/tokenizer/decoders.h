@@ -17,6 +17,7 @@ class Decoder {
 };
 
 // Throws Error naming an unknown type and `where`.
-std::unique_ptr<Decoder> make_decoder(const nlohmann::json& json, const std::string& where);
+std::unique_ptr<Decoder> make_decoder(const nlohmann::json& json, const std::string& where,
+                                      int sequence_depth = 0);
 
 }  // namespace sift

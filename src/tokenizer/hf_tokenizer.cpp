@@ -123,10 +123,8 @@ std::optional<std::string> HfTokenizer::id_to_token(int32_t id) const {
 // Like HF get_vocab_size(with_added_tokens=true): distinct tokens of the model and the added vocabulary.
 int64_t HfTokenizer::vocab_size() const {
   int64_t n = model_->vocab_size();
-  for (int32_t id = 0; id <= added_->max_id(); ++id) {
-    const AddedToken* token = added_->find(id);
-    if (token && !model_->token_to_id(token->content)) ++n;
-  }
+  for (const int32_t id : added_->ids())  // an id near 2^31 must not mean a loop over all ids below it
+    if (!model_->token_to_id(added_->find(id)->content)) ++n;
   return n;
 }
 

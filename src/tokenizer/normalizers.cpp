@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "tokenizer/sequence_nesting.h"
 #include "tokenizer/pattern.h"
 #include "tokenizer/unicode.h"
 #include "tokenizer/utf8.h"
@@ -108,7 +109,7 @@ class SequenceNormalizer final : public Normalizer {
 
 }  // namespace
 
-std::unique_ptr<Normalizer> make_normalizer(const nlohmann::json& json, const std::string& where) {
+std::unique_ptr<Normalizer> make_normalizer(const nlohmann::json& json, const std::string& where, int sequence_depth) {
   if (!json.is_object() || !json.contains("type") || !json["type"].is_string()) {
     fail("{}: expected an object with a \"type\", got {}", where, json.dump());
   }
@@ -127,10 +128,11 @@ std::unique_ptr<Normalizer> make_normalizer(const nlohmann::json& json, const st
   }
   if (type == "Prepend") return std::make_unique<Prepend>(json.at("prepend").get<std::string>());
   if (type == "Sequence") {
+    check_sequence_nesting(sequence_depth, where);
     std::vector<std::unique_ptr<Normalizer>> steps;
     const auto& list = json.at("normalizers");
     for (size_t i = 0; i < list.size(); ++i) {
-      steps.push_back(make_normalizer(list[i], fmt::format("{}.normalizers[{}]", where, i)));
+      steps.push_back(make_normalizer(list[i], fmt::format("{}.normalizers[{}]", where, i), sequence_depth + 1));
     }
     return std::make_unique<SequenceNormalizer>(std::move(steps));
   }

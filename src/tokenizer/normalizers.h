@@ -16,6 +16,7 @@ class Normalizer {
 };
 
 // Throws Error naming the unknown type and `where` (e.g. "tokenizer.json: normalizer").
-std::unique_ptr<Normalizer> make_normalizer(const nlohmann::json& json, const std::string& where);
+std::unique_ptr<Normalizer> make_normalizer(const nlohmann::json& json, const std::string& where,
+                                            int sequence_depth = 0);
 
 }  // namespace sift

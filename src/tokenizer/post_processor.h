@@ -18,6 +18,7 @@ struct SpecialIds {
 
 // The ids a post-processor config adds around a single sequence; null json adds none.
 // Throws Error naming an unknown type and `where`.
-SpecialIds make_post_processor(const nlohmann::json& json, const std::string& where);
+SpecialIds make_post_processor(const nlohmann::json& json, const std::string& where,
+                               int sequence_depth = 0);
 
 }  // namespace sift

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "tokenizer/sequence_nesting.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/pattern.h"
 #include "tokenizer/unicode.h"
@@ -205,7 +206,7 @@ PrependScheme metaspace_prepend_scheme(const nlohmann::json& json, const std::st
 
 }  // namespace
 
-std::unique_ptr<PreTokenizer> make_pre_tokenizer(const nlohmann::json& json, const std::string& where) {
+std::unique_ptr<PreTokenizer> make_pre_tokenizer(const nlohmann::json& json, const std::string& where, int sequence_depth) {
   if (!json.is_object() || !json.contains("type") || !json["type"].is_string()) {
     fail("{}: expected an object with a \"type\", got {}", where, json.dump());
   }
@@ -225,10 +226,11 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(const nlohmann::json& json, con
   if (type == "Whitespace") return std::make_unique<Whitespace>();
   if (type == "WhitespaceSplit") return std::make_unique<WhitespaceSplit>();
   if (type == "Sequence") {
+    check_sequence_nesting(sequence_depth, where);
     std::vector<std::unique_ptr<PreTokenizer>> steps;
     const auto& list = json.at("pretokenizers");
     for (size_t i = 0; i < list.size(); ++i) {
-      steps.push_back(make_pre_tokenizer(list[i], fmt::format("{}.pretokenizers[{}]", where, i)));
+      steps.push_back(make_pre_tokenizer(list[i], fmt::format("{}.pretokenizers[{}]", where, i), sequence_depth + 1));
     }
     return std::make_unique<SequencePreTokenizer>(std::move(steps));
   }

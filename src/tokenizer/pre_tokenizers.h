@@ -25,6 +25,7 @@ class PreTokenizer {
 };
 
 // Throws Error naming an unknown type and `where`.
-std::unique_ptr<PreTokenizer> make_pre_tokenizer(const nlohmann::json& json, const std::string& where);
+std::unique_ptr<PreTokenizer> make_pre_tokenizer(const nlohmann::json& json, const std::string& where,
+                                                 int sequence_depth = 0);
 
 }  // namespace sift

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "io/json_parse.h"
 #include "tokenizer/hf_tokenizer.h"
 
 namespace sift {
@@ -13,7 +14,7 @@ namespace sift {
 std::unique_ptr<Tokenizer> Tokenizer::from_json_string(std::string_view json, const std::string& where) {
   nlohmann::json config;
   try {
-    config = nlohmann::json::parse(json);
+    config = parse_json(json, where);
   } catch (const nlohmann::json::exception& e) {
     fail("{}: not valid JSON: {}", where, e.what());
   }

@@ -10,6 +10,7 @@
 #include "kernels/rope.h"
 #include "io/safetensors_writer.h"
 #include "model/checkpoint_layout.h"
+#include "model/checkpoint_match.h"
 
 namespace sift::train {
 namespace {
@@ -73,38 +74,43 @@ TorchModel::TorchModel(ModelConfig config) : config_(std::move(config)), inv_fre
   }
 }
 
-torch::Tensor& TorchModel::parameter(const std::string& name) {
+torch::Tensor& TorchModel::parameter(const TensorSpec& spec) {
   for (NamedParameter& p : parameters_)
-    if (p.name == name) return p.tensor;
-  fail("TorchModel: no parameter {}", name);
+    if (p.name == spec.name) return p.tensor;
+  fail("TorchModel: no parameter {}", spec.name);
 }
 
 void TorchModel::bind_layers() {
   for (NamedParameter& p : parameters_) p.tensor.set_requires_grad(true);
-  auto optional = [&](const std::string& name, bool present) { return present ? parameter(name) : torch::Tensor(); };
-  const ModelConfig& c = config_;
-  embed_ = parameter("model.embed_tokens.weight");
-  final_norm_ = parameter("model.norm.weight");
-  lm_head_ = optional("lm_head.weight", !c.tie_word_embeddings);
+  const std::vector<TensorSpec> layout = checkpoint_layout(config_);
+  const TensorLookup tensors(layout);
+  using K = TensorKind;
+  auto required = [&](TensorKind kind, int64_t layer = -1) { return parameter(tensors.at(kind, layer)); };
+  auto optional = [&](TensorKind kind, int64_t layer = -1) {
+    const TensorSpec* spec = tensors.find(kind, layer);
+    return spec ? parameter(*spec) : torch::Tensor();
+  };
+  embed_ = required(K::Embedding);
+  final_norm_ = required(K::FinalNorm);
+  lm_head_ = optional(K::OutputHead);
   layers_.clear();
-  for (int64_t i = 0; i < c.n_layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i) + ".";
+  for (int64_t i = 0; i < config_.n_layers; ++i) {
     Layer L;
-    L.input_norm = parameter(p + "input_layernorm.weight");
-    L.q_proj = parameter(p + "self_attn.q_proj.weight");
-    L.k_proj = parameter(p + "self_attn.k_proj.weight");
-    L.v_proj = parameter(p + "self_attn.v_proj.weight");
-    L.o_proj = parameter(p + "self_attn.o_proj.weight");
-    L.q_bias = optional(p + "self_attn.q_proj.bias", c.qkv_bias);
-    L.k_bias = optional(p + "self_attn.k_proj.bias", c.qkv_bias);
-    L.v_bias = optional(p + "self_attn.v_proj.bias", c.qkv_bias);
-    L.o_bias = optional(p + "self_attn.o_proj.bias", c.o_bias);
-    L.q_norm = optional(p + "self_attn.q_norm.weight", c.qk_norm);
-    L.k_norm = optional(p + "self_attn.k_norm.weight", c.qk_norm);
-    L.post_norm = parameter(p + "post_attention_layernorm.weight");
-    L.gate_proj = parameter(p + "mlp.gate_proj.weight");
-    L.up_proj = parameter(p + "mlp.up_proj.weight");
-    L.down_proj = parameter(p + "mlp.down_proj.weight");
+    L.input_norm = required(K::InputNorm, i);
+    L.q_proj = required(K::QProj, i);
+    L.k_proj = required(K::KProj, i);
+    L.v_proj = required(K::VProj, i);
+    L.o_proj = required(K::OProj, i);
+    L.q_bias = optional(K::QBias, i);
+    L.k_bias = optional(K::KBias, i);
+    L.v_bias = optional(K::VBias, i);
+    L.o_bias = optional(K::OBias, i);
+    L.q_norm = optional(K::QNorm, i);
+    L.k_norm = optional(K::KNorm, i);
+    L.post_norm = required(K::PostNorm, i);
+    L.gate_proj = required(K::GateProj, i);
+    L.up_proj = required(K::UpProj, i);
+    L.down_proj = required(K::DownProj, i);
     layers_.push_back(std::move(L));
   }
 }
@@ -114,7 +120,7 @@ TorchModel TorchModel::fresh(const ModelConfig& config, uint64_t seed) {
   auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
   torch::NoGradGuard no_grad;
   for (const TensorSpec& spec : checkpoint_layout(config)) {
-    torch::Tensor& t = model.parameter(spec.name);
+    torch::Tensor& t = model.parameter(spec);
     switch (spec.role) {
       case TensorRole::Norm: t.fill_(1.0f); break;
       case TensorRole::Bias: t.zero_(); break;
@@ -127,11 +133,10 @@ TorchModel TorchModel::fresh(const ModelConfig& config, uint64_t seed) {
 
 TorchModel TorchModel::load_from_checkpoint(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
-  TorchModel model(load_model_config(dir / "config.json"));
+  ModelConfig config = load_model_config(dir / "config.json");
   const Checkpoint checkpoint = Checkpoint::open(dir);
-  std::vector<std::string> expected;
-  for (const NamedParameter& p : model.parameters_) expected.push_back(p.name);
-  checkpoint.check_names(expected, ignorable_tensor_names(model.config_));
+  check_checkpoint_matches(checkpoint, checkpoint_layout(config), config);  // before any parameter is allocated
+  TorchModel model(std::move(config));
   for (NamedParameter& p : model.parameters_) {
     const std::vector<int64_t> shape = p.tensor.sizes().vec();
     checkpoint.read_f32_into(p.name, shape, {p.tensor.data_ptr<float>(), static_cast<size_t>(p.tensor.numel())});
@@ -168,7 +173,7 @@ torch::Tensor TorchModel::layer_forward(const Layer& L, const torch::Tensor& x, 
   // Keys and values of every token: (B, nkv, T, hd); cos, sin (B, T, hd/2) -> (B, 1, T, hd/2).
   torch::Tensor h = rms_norm(x, L.input_norm, eps);
   torch::Tensor k = linear(h, L.k_proj, L.k_bias).view({B, T, nkv, hd});
-  if (c.qk_norm) k = rms_norm(k, L.k_norm, eps);
+  if (c.qk_norm()) k = rms_norm(k, L.k_norm, eps);
   k = apply_rope(k.transpose(1, 2), cos.unsqueeze(1), sin.unsqueeze(1));
   torch::Tensor v = linear(h, L.v_proj, L.v_bias).view({B, T, nkv, hd}).transpose(1, 2);
 
@@ -180,7 +185,7 @@ torch::Tensor TorchModel::layer_forward(const Layer& L, const torch::Tensor& x, 
     const torch::Tensor h_rows = h.index({rows->batch_index, rows->token_index});    // (n, H)
     const int64_t n = residual.size(0);
     q = linear(h_rows, L.q_proj, L.q_bias).view({n, nh, hd});
-    if (c.qk_norm) q = rms_norm(q, L.q_norm, eps);
+    if (c.qk_norm()) q = rms_norm(q, L.q_norm, eps);
     const torch::Tensor cos_rows = cos.index({rows->batch_index, rows->token_index}).unsqueeze(1);  // (n, 1, hd/2)
     const torch::Tensor sin_rows = sin.index({rows->batch_index, rows->token_index}).unsqueeze(1);
     q = apply_rope(q, cos_rows, sin_rows).unsqueeze(2);
@@ -190,7 +195,7 @@ torch::Tensor TorchModel::layer_forward(const Layer& L, const torch::Tensor& x, 
   } else {
     residual = x;
     q = linear(h, L.q_proj, L.q_bias).view({B, T, nh, hd});
-    if (c.qk_norm) q = rms_norm(q, L.q_norm, eps);
+    if (c.qk_norm()) q = rms_norm(q, L.q_norm, eps);
     q = apply_rope(q.transpose(1, 2), cos.unsqueeze(1), sin.unsqueeze(1));  // (B, nh, T, hd)
   }
   torch::Tensor attn = attend(q, keys, values, mask);  // (N, Tq, nh*hd)

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "io/dtype.h"
+#include "model/checkpoint_layout.h"
 #include "model/config.h"
 
 namespace sift::train {
@@ -76,7 +77,7 @@ class TorchModel {
   };
 
   explicit TorchModel(ModelConfig config);
-  torch::Tensor& parameter(const std::string& name);
+  torch::Tensor& parameter(const TensorSpec& spec);
   void bind_layers();
 
   // One decoder layer. x (B, T, H). When rows is given (last layer), returns (n, H) for

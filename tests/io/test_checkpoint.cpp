@@ -92,7 +92,7 @@ TEST(Golden, MisshapenTensorNamesBothShapes) {
 // ---- layout and random checkpoints ----
 
 TEST(Layout, FollowsTheArchitecture) {
-  ModelConfig c = preset_model_config("tiny", Architecture::Qwen2);
+  ModelConfig c = preset_model_config("tiny", architecture_named("qwen2"));
   c.tie_word_embeddings = false;
   auto names = [](const ModelConfig& config) {
     std::vector<std::string> out;
@@ -103,7 +103,7 @@ TEST(Layout, FollowsTheArchitecture) {
   EXPECT_THAT(names(c), ::testing::Contains("lm_head.weight"));
   EXPECT_THAT(names(c), Not(::testing::Contains("model.layers.0.self_attn.o_proj.bias")));
   EXPECT_THAT(names(c), Not(::testing::Contains("model.layers.0.self_attn.q_norm.weight")));
-  const ModelConfig q3 = preset_model_config("tiny", Architecture::Qwen3);
+  const ModelConfig q3 = preset_model_config("tiny", architecture_named("qwen3"));
   EXPECT_THAT(names(q3), ::testing::Contains("model.layers.0.self_attn.q_norm.weight"));
   EXPECT_THAT(names(q3), Not(::testing::Contains("lm_head.weight")));
   EXPECT_EQ(checkpoint_layout(q3).size(), 1u + 2u * 11u + 1u);
@@ -111,7 +111,7 @@ TEST(Layout, FollowsTheArchitecture) {
 
 TEST(RandomCheckpoint, WritesALoadableDeterministicCheckpoint) {
   TempDir dir;
-  ModelConfig c = preset_model_config("tiny", Architecture::Llama);
+  ModelConfig c = preset_model_config("tiny", architecture_named("llama"));
   c.vocab_size = 500;
   c.tie_word_embeddings = false;
   c.rope_scaling = {32.0, 1.0, 4.0, 8192};
@@ -119,7 +119,7 @@ TEST(RandomCheckpoint, WritesALoadableDeterministicCheckpoint) {
   write_random_checkpoint(dir / "b", c, DType::BF16, 7);
   write_random_checkpoint(dir / "c", c, DType::BF16, 8);
   const ModelConfig loaded = load_model_config(dir / "a" / "config.json");
-  EXPECT_EQ(loaded.architecture, Architecture::Llama);
+  EXPECT_EQ(loaded.architecture, &architecture_named("llama"));
   EXPECT_EQ(loaded.rope_scaling.factor, 32.0);
   EXPECT_FALSE(loaded.tie_word_embeddings);
   const Checkpoint a = Checkpoint::open(dir / "a"), b = Checkpoint::open(dir / "b"), other = Checkpoint::open(dir / "c");
@@ -142,11 +142,11 @@ TEST(RandomCheckpoint, WritesALoadableDeterministicCheckpoint) {
 
 TEST(RandomCheckpoint, RejectsAnInvalidShape) {
   TempDir dir;
-  ModelConfig c = preset_model_config("tiny", Architecture::Qwen3);
+  ModelConfig c = preset_model_config("tiny", architecture_named("qwen3"));
   c.n_kv_heads = 3;  // 4 heads are not a multiple of 3
   EXPECT_THAT([&] { write_random_checkpoint(dir / "x", c, DType::F32, 0); },
               ThrowsMessage<Error>(HasSubstr("num_key_value_heads")));
-  EXPECT_THROW(preset_model_config("huge", Architecture::Qwen3), Error);
+  EXPECT_THROW(preset_model_config("huge", architecture_named("qwen3")), Error);
 }
 
 // ---- directories, shards and broken checkpoints ----

@@ -39,13 +39,13 @@ class ReferenceForward {
       L.wk = read(p + "self_attn.k_proj.weight", {E, H});
       L.wv = read(p + "self_attn.v_proj.weight", {E, H});
       L.wo = read(p + "self_attn.o_proj.weight", {H, D});
-      if (c.qkv_bias) {
+      if (c.qkv_bias()) {
         L.bq = read(p + "self_attn.q_proj.bias", {D});
         L.bk = read(p + "self_attn.k_proj.bias", {E});
         L.bv = read(p + "self_attn.v_proj.bias", {E});
       }
-      if (c.o_bias) L.bo = read(p + "self_attn.o_proj.bias", {H});
-      if (c.qk_norm) {
+      if (c.o_bias()) L.bo = read(p + "self_attn.o_proj.bias", {H});
+      if (c.qk_norm()) {
         L.q_norm = read(p + "self_attn.q_norm.weight", {c.head_dim});
         L.k_norm = read(p + "self_attn.k_norm.weight", {c.head_dim});
       }
@@ -71,7 +71,7 @@ class ReferenceForward {
         q[t] = linear(h, L.wq, L.bq, D);
         k[t] = linear(h, L.wk, L.bk, E);
         v[t] = linear(h, L.wv, L.bv, E);
-        if (c.qk_norm) {
+        if (c.qk_norm()) {
           norm_heads(q[t], L.q_norm);
           norm_heads(k[t], L.k_norm);
         }

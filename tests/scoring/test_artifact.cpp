@@ -118,6 +118,11 @@ TEST(Artifact, LoadsFromAFileAndReportsBadJson) {
       },
       Error);
   EXPECT_THROW(load_scoring_artifact(dir / "missing.json"), Error);
+  std::ofstream(dir / "huge.json") << "{\"threshold\": 1e400}";  // a number out of double range
+  EXPECT_THROW(load_scoring_artifact(dir / "huge.json"), Error);
+  std::ofstream(dir / "deep.json") << "{\"x\": " << std::string(100000, '[') << std::string(100000, ']') << "}";
+  EXPECT_THAT([&] { load_scoring_artifact(dir / "deep.json"); },
+              ::testing::ThrowsMessage<Error>(AllOf(HasSubstr("deep.json"), HasSubstr("nested deeper than 64"))));
 }
 
 TEST(Artifact, SplitsTemplatesAroundThePlaceholder) {

@@ -137,7 +137,7 @@ TEST(LabeledRows, ErrorsNameTheLine) {
 class LabelerEvaluation : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = testing::write_scoring_test_checkpoint(Architecture::Qwen3, DType::F32, 21);
+    dir_ = testing::write_scoring_test_checkpoint("qwen3", DType::F32, 21);
     std::filesystem::copy_file(std::filesystem::path(SIFT_SOURCE_DIR) / "tests/scoring/data/byte_bpe_tokenizer.json",
                                dir_ / "tokenizer.json", std::filesystem::copy_options::overwrite_existing);
     std::ofstream(dir_ / "sift.json") << R"({"format": "sift.scoring/2", "version": "eval-test",

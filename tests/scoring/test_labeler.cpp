@@ -32,7 +32,7 @@ ScoringOptions options_with(std::optional<ScoringMode> mode, std::optional<doubl
 class LabelerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto dir = testing::write_scoring_test_checkpoint(Architecture::Qwen3, DType::F32);
+    const auto dir = testing::write_scoring_test_checkpoint("qwen3", DType::F32);
     ScoringArtifact a;
     a.version = "t1";
     a.query_template = "<|im_start|>P:{query}\n";
@@ -90,7 +90,7 @@ TEST_F(LabelerTest, ThresholdOverrideAndModes) {
 TEST_F(LabelerTest, AnswerTokensMustBeInTheModelVocabulary) {
   ScoringArtifact a = labeler_->artifact();
   a.yes = "\xff";  // fake id 255 + 16 = 271: in the fake vocabulary, fine for a 1024-row model
-  EXPECT_NO_THROW(Labeler(Model::load(testing::write_scoring_test_checkpoint(Architecture::Qwen2, DType::F32)),
+  EXPECT_NO_THROW(Labeler(Model::load(testing::write_scoring_test_checkpoint("qwen2", DType::F32)),
                           std::make_unique<testing::FakeTokenizer>(), a, "t/sift.json"));
 }
 

@@ -43,6 +43,12 @@ TEST(ScoreIo, MalformedRowsSayWhy) {
   EXPECT_THAT(error_of(R"({"query": "q", "items": [{"id": 1}]})"), HasSubstr("items[0]"));
 }
 
+TEST(ScoreIo, HostileRowsAreErrorsNotCrashes) {
+  EXPECT_THAT(error_of(R"({"query": 1e400, "items": []})"), HasSubstr("invalid JSON"));  // out of double range
+  const std::string deep_id = "{\"id\": " + std::string(100000, '[') + std::string(100000, ']') + ", \"query\": \"q\"}";
+  EXPECT_THAT(error_of(deep_id), HasSubstr("nested deeper than 64"));
+}
+
 TEST(ScoreIo, WritesScoresLabelsAndUsage) {
   ScoringRow row = parse_scoring_row(R"({"id": 5, "query": "q", "items": ["a", "b"]})");
   RowResult result;

@@ -51,19 +51,19 @@ class TrainerModes : public ::testing::TestWithParam<bool> {};
 
 TEST_P(TrainerModes, TwoRunsWithTheSameSeedGiveIdenticalWeights) {
   const auto rows = testing::synthetic_rows(40, 1);
-  TorchModel a = TorchModel::fresh(testing::tiny_config(Architecture::Qwen3), 3);
-  TorchModel b = TorchModel::fresh(testing::tiny_config(Architecture::Qwen3), 3);
+  TorchModel a = TorchModel::fresh(testing::tiny_config("qwen3"), 3);
+  TorchModel b = TorchModel::fresh(testing::tiny_config("qwen3"), 3);
   Trainer(a, rows, small_options(GetParam())).run();
   Trainer(b, rows, small_options(GetParam())).run();
   expect_same_weights(a, b, 0.0);
   // and training moved them
-  const TorchModel init = TorchModel::fresh(testing::tiny_config(Architecture::Qwen3), 3);
+  const TorchModel init = TorchModel::fresh(testing::tiny_config("qwen3"), 3);
   EXPECT_GT((a.named_parameters()[1].tensor - init.named_parameters()[1].tensor).abs().max().item<double>(), 0.0);
 }
 
 TEST_P(TrainerModes, ResumeContinuesExactly) {
   const auto rows = testing::synthetic_rows(40, 2);
-  TorchModel straight = TorchModel::fresh(testing::tiny_config(Architecture::Qwen2), 5);
+  TorchModel straight = TorchModel::fresh(testing::tiny_config("qwen2"), 5);
   Trainer(straight, rows, small_options(GetParam())).run();
 
   const fs::path dir = temp_dir(GetParam() ? "packed" : "single");
@@ -71,14 +71,14 @@ TEST_P(TrainerModes, ResumeContinuesExactly) {
   first.checkpoint_dir = dir / "checkpoint";
   first.save_every = 4;
   {
-    TorchModel half = TorchModel::fresh(testing::tiny_config(Architecture::Qwen2), 5);
+    TorchModel half = TorchModel::fresh(testing::tiny_config("qwen2"), 5);
     Trainer trainer(half, rows, first);
     trainer.run(6);  // as if killed after step 6: the checkpoint holds step 6 (saved when a run stops)
     EXPECT_EQ(trainer.step(), 6);
   }
   // A different process would start from other weights and RNG state: all of it comes back.
   torch::manual_seed(999);
-  TorchModel resumed = TorchModel::fresh(testing::tiny_config(Architecture::Qwen2), 77);
+  TorchModel resumed = TorchModel::fresh(testing::tiny_config("qwen2"), 77);
   TrainOptions second = first;
   second.resume = true;
   Trainer trainer(resumed, rows, second);
@@ -98,7 +98,7 @@ TEST(Trainer, ResumeRefusesAnotherRunSetup) {
   const fs::path dir = temp_dir("refuse");
   TrainOptions o = small_options(false);
   o.checkpoint_dir = dir / "checkpoint";
-  TorchModel model = TorchModel::fresh(testing::tiny_config(Architecture::Llama), 1);
+  TorchModel model = TorchModel::fresh(testing::tiny_config("llama"), 1);
   Trainer(model, rows, o).run(2);
   o.resume = true;
   o.batch_size = 4;
@@ -119,7 +119,7 @@ TEST(Trainer, CheckpointSurvivesAKillBetweenTheRenames) {
   const fs::path dir = temp_dir("renames");
   TrainOptions o = small_options(false);
   o.checkpoint_dir = dir / "checkpoint";
-  TorchModel model = TorchModel::fresh(testing::tiny_config(Architecture::Qwen3), 1);
+  TorchModel model = TorchModel::fresh(testing::tiny_config("qwen3"), 1);
   Trainer(model, rows, o).run(3);
   fs::rename(dir / "checkpoint", dir / "checkpoint.old");  // the state a kill mid-save leaves
   EXPECT_TRUE(train_checkpoint_exists(dir / "checkpoint"));
@@ -133,7 +133,7 @@ class ToyTask : public ::testing::TestWithParam<bool> {};
 TEST_P(ToyTask, IsLearned) {
   const auto rows = testing::synthetic_rows(150, 5, GetParam());
   const auto held_out = testing::synthetic_rows(60, 6, GetParam());
-  TorchModel model = TorchModel::fresh(testing::tiny_config(Architecture::Qwen3), 2);
+  TorchModel model = TorchModel::fresh(testing::tiny_config("qwen3"), 2);
   TrainOptions o = small_options(true);
   o.steps = 0;
   o.epochs = 8;

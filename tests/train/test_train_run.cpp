@@ -55,7 +55,7 @@ class TrainRun : public ::testing::Test {
     write_jsonl(dir_ / "val.jsonl", 20, 2);
     testing::write_tiny_tokenizer(dir_ / "tokenizer.json");
     std::ofstream(dir_ / "config.json")
-        << model_config_to_json(testing::tiny_config(Architecture::Qwen3, testing::kTinyTokenizerVocab)).dump();
+        << model_config_to_json(testing::tiny_config("qwen3", testing::kTinyTokenizerVocab)).dump();
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -153,7 +153,7 @@ TEST_F(TrainRun, BadInputIsAClearError) {
 
   o = options();
   std::ofstream(dir_ / "small.json")
-      << model_config_to_json(testing::tiny_config(Architecture::Qwen3, 100)).dump();
+      << model_config_to_json(testing::tiny_config("qwen3", 100)).dump();
   o.config = dir_ / "small.json";
   EXPECT_NE(error_of(o).find("vocab_size is 100"), std::string::npos) << error_of(o);
 

@@ -1,0 +1,116 @@
+// Hostile files at the io layer: JSON nesting is bounded (parse_json), the F32 conversion
+// finds the first NaN / Inf in the same pass for every dtype, and Checkpoint refuses
+// non-finite weights naming the tensor and element.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "core/error.h"
+#include "io/checkpoint.h"
+#include "io/dtype.h"
+#include "io/json_parse.h"
+#include "io/safetensors_writer.h"
+#include "safetensors_test_files.h"
+
+namespace sift {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+using test::TempDir;
+
+std::string nested_arrays(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+TEST(ParseJson, NestingIsBoundedAt64Levels) {
+  EXPECT_EQ(parse_json(nested_arrays(64), "x.json").dump(), nested_arrays(64));
+  EXPECT_THAT([] { parse_json(nested_arrays(65), "x.json"); },
+              ThrowsMessage<Error>("x.json: JSON nested deeper than 64 levels"));
+  EXPECT_THAT([] { parse_json(nested_arrays(1000000), "x.json", false); },
+              ThrowsMessage<Error>(HasSubstr("nested deeper")));
+  std::string objects = "1";
+  for (int i = 0; i < 200; ++i) objects = "{\"a\":" + objects + "}";
+  std::istringstream deep_objects(objects);
+  EXPECT_THROW(parse_json<nlohmann::ordered_json>(deep_objects, "s.json"), Error);
+  // Syntax errors keep nlohmann's behaviour: an exception, or a discarded value.
+  EXPECT_THROW(parse_json("{\"a\": ", "x.json"), nlohmann::json::parse_error);
+  EXPECT_TRUE(parse_json("{\"a\": ", "x.json", false).is_discarded());
+}
+
+TEST(ParseJson, SafetensorsHeaderAndIndexAreBounded) {
+  const std::string file = test::safetensors_bytes("{\"__metadata__\": " + nested_arrays(100000) + "}", "");
+  EXPECT_THAT([&] { SafetensorsFile::from_memory(std::as_bytes(std::span(file)), "deep.safetensors"); },
+              ThrowsMessage<Error>(AllOf(HasSubstr("deep.safetensors header"), HasSubstr("nested deeper than 64"))));
+  TempDir dir;
+  test::write_bytes(dir / "model.safetensors.index.json", "{\"weight_map\": " + nested_arrays(100000) + "}");
+  EXPECT_THAT([&] { Checkpoint::open(dir.path()); },
+              ThrowsMessage<Error>(AllOf(HasSubstr("model.safetensors.index.json"), HasSubstr("nested deeper"))));
+}
+
+// Raw little-endian bytes of `n` elements of `Bits` all equal to `fill`, with `bad` at `at`.
+template <typename Bits>
+std::vector<std::byte> elements(size_t n, Bits fill, size_t at, Bits bad) {
+  std::vector<Bits> values(n, fill);
+  if (at < n) values[at] = bad;
+  const auto* bytes = reinterpret_cast<const std::byte*>(values.data());
+  return {bytes, bytes + n * sizeof(Bits)};
+}
+
+TEST(ConvertToF32, ReturnsTheFirstNonFiniteElementForEveryDtype) {
+  struct Case {
+    DType dtype;
+    uint32_t one, nan, inf, largest_finite;
+  };
+  const Case cases[] = {{DType::F32, 0x3F800000u, 0x7FC00001u, 0xFF800000u, 0x7F7FFFFFu},
+                        {DType::BF16, 0x3F80u, 0x7FC1u, 0xFF80u, 0x7F7Fu},
+                        {DType::F16, 0x3C00u, 0x7E01u, 0xFC00u, 0x7BFFu}};
+  for (const Case& c : cases) {
+    for (const size_t n : {size_t{1}, size_t{7}, size_t{64}, size_t{1001}}) {
+      for (const size_t at : {size_t{0}, n / 2, n - 1, n}) {  // at == n: all finite
+        for (const uint32_t bad : {c.nan, c.inf, c.largest_finite}) {
+          const bool finite = bad == c.largest_finite || at == n;
+          const auto src = c.dtype == DType::F32 ? elements<uint32_t>(n, c.one, at, bad)
+                                                 : elements<uint16_t>(n, static_cast<uint16_t>(c.one), at,
+                                                                      static_cast<uint16_t>(bad));
+          std::vector<float> dst(n);
+          const size_t first = convert_to_f32(c.dtype, src.data(), dst.data(), n);
+          EXPECT_EQ(first, finite ? n : at) << dtype_name(c.dtype) << " n=" << n << " at=" << at << " bad=" << bad;
+          if (at != 0) {
+            EXPECT_EQ(dst[0], 1.0f);  // converted all the same
+          }
+          if (!finite) {
+            EXPECT_FALSE(std::isfinite(dst[at]));
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(convert_to_f32(DType::BF16, nullptr, nullptr, 0), 0u);  // empty: nothing to read
+}
+
+TEST(CheckpointWeights, NonFiniteValuesAreErrorsNamingTensorAndElement) {
+  TempDir dir;
+  std::vector<float> values(300, 0.5f);
+  values[123] = -std::numeric_limits<float>::infinity();
+  const std::vector<float> clean(4, 1.0f);
+  write_safetensors(dir / "model.safetensors",
+                    {TensorSource::from_data("w", {3, 100}, values), TensorSource::from_data("v", {4}, clean)},
+                    DType::BF16);
+  const Checkpoint checkpoint = Checkpoint::open(dir.path());
+  EXPECT_THAT([&] { checkpoint.read_f32("w", {3, 100}); },
+              ThrowsMessage<Error>(AllOf(HasSubstr(dir.path().string()), HasSubstr("tensor \"w\" holds -inf at element 123"))));
+  std::vector<float> row(100);
+  EXPECT_NO_THROW(checkpoint.read_f32_range("w", 200, row));  // the rows after the bad one are finite
+  EXPECT_THAT([&] { checkpoint.read_f32_range("w", 100, row); }, ThrowsMessage<Error>(HasSubstr("at element 123")));
+  EXPECT_THAT([&] { checkpoint.read_f32_range("w", 250, row); }, ThrowsMessage<Error>(HasSubstr("[250, 350)")));
+  EXPECT_EQ(checkpoint.read_f32("v", {4}), clean);
+  // The file reader itself converts as is (it is not only for weights).
+  const SafetensorsFile file = SafetensorsFile::open(dir / "model.safetensors");
+  EXPECT_TRUE(std::isinf(file.read_f32("w")[123]));
+}
+
+}  // namespace
+}  // namespace sift
