@@ -22,7 +22,7 @@ constexpr const char* kTables[] = {
     " artifact_fingerprint TEXT NOT NULL,"
     " threshold DOUBLE PRECISION NOT NULL,"
     " options TEXT NOT NULL,"
-    " profiles BIGINT, judged BIGINT, skipped_unchanged BIGINT, malformed BIGINT,"
+    " profiles BIGINT, judged BIGINT, skipped_unchanged BIGINT, errors BIGINT,"
     " rounds BIGINT, pairs_judged BIGINT, accepted BIGINT)",
 
     "CREATE TABLE IF NOT EXISTS members ("

@@ -58,9 +58,9 @@ void LabelStore::begin_run(const RunStart& run) {
 
 void LabelStore::finish_run(const std::string& run_id, const std::string& finished_at, const RunCounts& c) {
   db_->execute(
-      "UPDATE runs SET finished_at = ?, profiles = ?, judged = ?, skipped_unchanged = ?, malformed = ?, rounds = ?, "
+      "UPDATE runs SET finished_at = ?, profiles = ?, judged = ?, skipped_unchanged = ?, errors = ?, rounds = ?, "
       "pairs_judged = ?, accepted = ? WHERE run_id = ?",
-      {finished_at, c.profiles, c.judged, c.skipped_unchanged, c.malformed, c.rounds, c.pairs_judged, c.accepted,
+      {finished_at, c.profiles, c.judged, c.skipped_unchanged, c.errors, c.rounds, c.pairs_judged, c.accepted,
        run_id});
 }
 

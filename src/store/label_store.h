@@ -66,7 +66,7 @@ struct RunCounts {
   int64_t profiles = 0;           // valid profile rows of this shard
   int64_t judged = 0;             // profiles judged by the model
   int64_t skipped_unchanged = 0;  // profiles whose stored labels were current
-  int64_t malformed = 0;          // catalog and profile rows reported and left out
+  int64_t errors = 0;             // catalog and profile rows reported and left out
   int64_t rounds = 0;
   int64_t pairs_judged = 0;
   int64_t accepted = 0;
