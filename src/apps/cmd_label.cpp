@@ -35,11 +35,16 @@ void run_label_command(LabelArgs& args) {
   const sift::store::RunCounts& c = summary.counts;
   const double labels_per_second = summary.seconds > 0 ? double(c.pairs_judged) / summary.seconds : 0.0;
 
-  progress.finish(fmt::format("{} profiles: {} judged in {} rounds, {} unchanged, {} errors; {} pairs judged, {} "
-                              "accepted; {:.0f} labels/s; {} (model {:.1f}s)",
-                              c.profiles, c.judged, c.rounds, c.skipped_unchanged, c.errors, c.pairs_judged,
-                              c.accepted, labels_per_second, sift::format_duration(summary.seconds),
-                              summary.model_seconds));
+  if (c.judged == 0 && c.skipped_unchanged > 0)
+    progress.finish(fmt::format("nothing to judge: all {} profiles are unchanged since their stored labels, no model "
+                                "work done (--refresh judges them again); {} errors",
+                                c.skipped_unchanged, c.errors));
+  else
+    progress.finish(fmt::format("{} profiles: {} judged in {} rounds, {} unchanged, {} errors; {} pairs judged, {} "
+                                "accepted; {:.0f} labels/s; {} (model {:.1f}s)",
+                                c.profiles, c.judged, c.rounds, c.skipped_unchanged, c.errors, c.pairs_judged,
+                                c.accepted, labels_per_second, sift::format_duration(summary.seconds),
+                                summary.model_seconds));
   nlohmann::ordered_json j;
   j["run_id"] = summary.run_id;
   j["profiles"] = c.profiles;

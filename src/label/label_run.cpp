@@ -16,6 +16,7 @@
 #include "label/run_identity.h"
 #include "scoring/artifact.h"
 #include "scoring/labeler.h"
+#include "tokenizer/utf8.h"
 
 namespace sift::label {
 
@@ -23,6 +24,8 @@ namespace {
 
 // Profiles whose stored state is looked up in one query.
 constexpr size_t kProfilesPerChunk = 256;
+// A report quotes at most this much of what it is about (a parser message quotes the input).
+constexpr size_t kMaxReportBytes = 400;
 
 struct PendingProfile {
   int64_t line = 0;
@@ -71,15 +74,14 @@ class LabelRun {
     summary.seconds = progress_.elapsed_seconds();
     summary.model_seconds = judge_ ? judge_->model_seconds() : 0.0;
     summary.prefill_tokens = prefill_tokens_;
-    if (counts_.judged == 0 && counts_.skipped_unchanged > 0)
-      report(fmt::format("sift label: nothing to judge: all {} profiles are unchanged since their stored labels "
-                         "(artifact version \"{}\"); no model work done. --refresh judges them again",
-                         counts_.skipped_unchanged, artifact_.version));
     return summary;
   }
 
  private:
-  void report(const std::string& message) { progress_.message(message); }
+  // Reports are valid UTF-8 of bounded length whatever bytes the input held.
+  void report(const std::string& message) {
+    progress_.message(utf8::lossy(message.size() > kMaxReportBytes ? message.substr(0, kMaxReportBytes) + "..." : message));
+  }
 
   std::string options_json() const {
     nlohmann::ordered_json j;
