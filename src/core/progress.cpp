@@ -38,6 +38,10 @@ ProgressReporter::ProgressReporter(std::string task, std::string unit, std::opti
       start_seconds_(clock_()),
       last_report_seconds_(start_seconds_) {}
 
+ProgressReporter::~ProgressReporter() {
+  if (status_shown_) sink_("\n");
+}
+
 ProgressReporter ProgressReporter::to_stderr(std::string task, std::string unit, std::optional<int64_t> total,
                                              bool quiet) {
   ProgressOptions options;

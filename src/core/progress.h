@@ -33,6 +33,11 @@ class ProgressReporter {
 
   ProgressReporter(std::string task, std::string unit, std::optional<int64_t> total, ProgressOptions options,
                    Sink sink, Clock clock);
+  // Ends a redrawn status line that finish() did not (an error on its way out), so what is
+  // written next starts on a line of its own.
+  ~ProgressReporter();
+  ProgressReporter(const ProgressReporter&) = delete;  // one reporter per task; returned as a prvalue
+  ProgressReporter& operator=(const ProgressReporter&) = delete;
 
   // Writes to stderr with the steady clock: redraw when stderr is a terminal, lines
   // otherwise, quiet when asked.

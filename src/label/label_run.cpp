@@ -60,7 +60,6 @@ class LabelRun {
     std::string text;
     while (file.next(text)) {
       if (std::optional<PendingProfile> pending = read_profile(file, text)) chunk.push_back(std::move(*pending));
-      else lines_done_ = file.line_number();  // nothing of ours on this line
       if (chunk.size() == kProfilesPerChunk) process(chunk);
     }
     process(chunk);

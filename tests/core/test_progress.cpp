@@ -90,6 +90,24 @@ TEST(Progress, RedrawStyleRewritesOneLineAndClearsItForMessagesAndTheSummary) {
   EXPECT_EQ(h.written, "") << "nothing after finish";
 }
 
+TEST(Progress, AnUnfinishedRedrawnLineIsEndedWhenTheReporterGoes) {
+  Harness h;
+  {
+    ProgressReporter progress = h.make(ProgressStyle::redraw, 4);
+    h.now += 1.0;
+    progress.update(1);
+  }
+  EXPECT_EQ(h.written.back(), '\n') << "an error printed next must not share the status line";
+  Harness finished;
+  {
+    ProgressReporter progress = finished.make(ProgressStyle::redraw, 4);
+    finished.now += 1.0;
+    progress.update(1);
+    progress.finish("done");
+  }
+  EXPECT_TRUE(finished.written.ends_with("\r\033[Klabel: done\n")) << "no extra newline after finish()";
+}
+
 TEST(Progress, QuietWritesMessagesOnly) {
   Harness h;
   ProgressReporter progress = h.make(ProgressStyle::quiet, 10);
