@@ -97,6 +97,12 @@ same = lambda rs: [{k: v for k, v in r.items() if k not in ("run_id", "labeled_a
 check(same(rejudged) == same(rows), "the same weights under a new version give the same judgments")
 summary, _ = sift.label(profiles, store, *OPTS, "--refresh")
 check(summary["judged"] == 30 and summary["skipped_unchanged"] == 0, f"--refresh: {summary}")
+# The labeler's files change but its version does not: labels are kept, with a warning.
+with open(f"{model}/tokenizer.json", "a") as f:
+    f.write("\n")
+summary, err = sift.label(profiles, store, *OPTS)
+check(summary["judged"] == 0 and "differ from those of an earlier run with the same version" in err,
+      f"changed files under one version: {summary} {err}")
 
 # 7. kill -9 mid-run, then re-run: the store equals an uninterrupted run's.
 big = write_profiles(f"{work}/big.jsonl", [{"id": r["id"], "text": r["query"]} for r in synth_rows])
@@ -169,7 +175,7 @@ expect_error("sift.json", "label", "--model", work, "--catalog", f"{world}/catal
 expect_error("no such label store", "labels", "export", "--store", f"{work}/missing.db")
 expect_error("not a database", "labels", "get", "--store", profiles, "--member", "m")
 quiet = sift.run("label", "--model", model, "--catalog", f"{world}/catalog.jsonl", "--profiles", profiles,
-                 "--store", store, "--quiet")
-check(quiet.stderr == "", f"--quiet: no progress or summary on stderr: {quiet.stderr!r}")
+                 "--store", f"{work}/quiet.db", "--quiet")
+check(quiet.stderr == "" and json.loads(quiet.stdout)["judged"] == 30, f"--quiet: nothing on stderr: {quiet.stderr!r}")
 print("label_cli: all checks passed")
 PY
