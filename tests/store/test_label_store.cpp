@@ -20,6 +20,7 @@ using namespace sift::store;
 namespace {
 
 enum class Backend { sqlite, postgres };
+void PrintTo(Backend backend, std::ostream* os) { *os << (backend == Backend::sqlite ? "sqlite" : "postgres"); }
 
 sift::testing::PostgresServer* g_server = nullptr;
 std::string g_skip_reason;
