@@ -6,7 +6,8 @@ JOBS ?= $(shell nproc)
 APT_PACKAGES := build-essential cmake ninja-build pkg-config git \
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev \
   libspdlog-dev libfmt-dev libopenblas-dev libpcre2-dev libutf8proc-dev \
-  libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev gnuplot-nox
+  libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev gnuplot-nox \
+  libsqlite3-dev libpq-dev libssl-dev postgresql
 
 build: .setup-done
 	cmake --preset release >/dev/null

@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "synth/catalog_table.h"
-#include "synth/text_tokens.h"
+#include "retrieval/text_tokens.h"
 
 namespace sift::synth {
 
@@ -111,7 +111,7 @@ Catalog Catalog::parse(std::string_view table) {
       fail("catalog line {}: duplicate name '{}'", line_no, q.name);
     catalog.qualifications_.push_back(q);
     for (const std::string& surface : catalog.surface_forms(index)) {
-      std::string key = surface_key(surface);
+      std::string key = retrieval::surface_key(surface);
       if (key.empty()) fail("catalog line {}: surface form '{}' has no word characters", line_no, surface);
       auto [it, inserted] = catalog.by_surface_key_.emplace(key, index);
       if (!inserted)
@@ -178,7 +178,7 @@ const Catalog& Catalog::builtin() {
 }
 
 std::optional<int> Catalog::find(std::string_view surface) const {
-  auto it = by_surface_key_.find(surface_key(surface));
+  auto it = by_surface_key_.find(retrieval::surface_key(surface));
   if (it == by_surface_key_.end()) return std::nullopt;
   return it->second;
 }

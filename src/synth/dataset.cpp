@@ -8,8 +8,9 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "retrieval/text_tokens.h"
+#include "synth/catalog_index.h"
 #include "synth/rng.h"
-#include "synth/text_tokens.h"
 
 namespace sift::synth {
 
@@ -84,9 +85,9 @@ LabeledMember MemberFactory::make(int64_t index) const {
   member.id = member_id(index);
   member.split = assign_split(seed_, index, split_);
   member.profile = generator_.generate(derive_seed(seed_, kProfileStream, uint64_t(index)));
-  member.candidates = index_.top_k(retrieval_terms(member.profile.text), n_candidates_);
+  member.candidates = retrieval::retrieve(index_, member.profile.text, n_candidates_);
   Rng noise(derive_seed(seed_, kNoiseStream, uint64_t(index)));
-  for (const ScoredDocument& candidate : member.candidates) {
+  for (const retrieval::ScoredDocument& candidate : member.candidates) {
     uint8_t truth = member.profile.is_true(candidate.document) ? 1 : 0;
     member.truth.push_back(truth);
     member.labels.push_back(noise.chance(noise_) ? uint8_t(1 - truth) : truth);
@@ -96,7 +97,7 @@ LabeledMember MemberFactory::make(int64_t index) const {
 
 std::string MemberFactory::to_jsonl(const LabeledMember& member) const {
   nlohmann::ordered_json items = nlohmann::ordered_json::array();
-  for (const ScoredDocument& candidate : member.candidates) {
+  for (const retrieval::ScoredDocument& candidate : member.candidates) {
     const Qualification& q = catalog_[candidate.document];
     items.push_back({{"id", q.id}, {"text", q.name}});
   }
@@ -120,7 +121,7 @@ void SynthSummary::add(const LabeledMember& member) {
   }
   auto retrieved = [&](int q) {
     return std::any_of(member.candidates.begin(), member.candidates.end(),
-                       [q](const ScoredDocument& d) { return d.document == q; });
+                       [q](const retrieval::ScoredDocument& d) { return d.document == q; });
   };
   const Profile& profile = member.profile;
   for (int q : profile.truth) {
@@ -138,7 +139,7 @@ void SynthSummary::add(const LabeledMember& member) {
     }
   for (size_t i = 0; i < member.candidates.size(); ++i)
     if (member.truth[i]) retrieved_true_by_evidence[strongest_evidence(profile, member.candidates[i].document)] += 1;
-  profile_words += int64_t(count_words(profile.text));
+  profile_words += int64_t(retrieval::count_words(profile.text));
 }
 
 SplitCounts SynthSummary::all() const {

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "synth/bm25.h"
+#include "retrieval/bm25.h"
 #include "synth/catalog.h"
 #include "synth/profile.h"
 #include "synth/splits.h"
@@ -46,7 +46,7 @@ struct LabeledMember {
   std::string id;  // "m000123"
   Split split = Split::train;
   Profile profile;
-  std::vector<ScoredDocument> candidates;  // BM25 ranking order
+  std::vector<retrieval::ScoredDocument> candidates;  // BM25 ranking order
   std::vector<uint8_t> truth;              // clean, per candidate
   std::vector<uint8_t> labels;             // reference = truth with noise
 };
@@ -64,7 +64,7 @@ class MemberFactory {
  private:
   const Catalog& catalog_;
   ProfileGenerator generator_;
-  Bm25Index index_;
+  retrieval::Bm25Index index_;
   uint64_t seed_;
   int n_candidates_;
   double noise_;

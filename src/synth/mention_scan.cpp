@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "synth/catalog.h"
-#include "synth/text_tokens.h"
+#include "retrieval/text_tokens.h"
 
 namespace sift::synth {
 
@@ -11,7 +11,7 @@ MentionScanner::MentionScanner(const Catalog& catalog) {
   for (int q = 0; q < catalog.size(); ++q)
     for (const std::string& surface : catalog.surface_forms(q)) {
       Form form{{}, {}, q};
-      std::vector<TokenSpan> spans = tokenize_spans(surface);
+      std::vector<retrieval::TokenSpan> spans = retrieval::tokenize_spans(surface);
       for (size_t i = 0; i < spans.size(); ++i) {
         form.tokens.push_back(spans[i].token);
         if (i + 1 < spans.size()) form.gaps.emplace_back(surface.substr(spans[i].end, spans[i + 1].begin - spans[i].end));
@@ -24,7 +24,7 @@ MentionScanner::MentionScanner(const Catalog& catalog) {
 }
 
 std::vector<Mention> MentionScanner::scan(std::string_view text) const {
-  std::vector<TokenSpan> spans = tokenize_spans(text);
+  std::vector<retrieval::TokenSpan> spans = retrieval::tokenize_spans(text);
   auto fits = [&](const Form& form, size_t at) {
     if (at + form.tokens.size() > spans.size()) return false;
     for (size_t k = 0; k < form.tokens.size(); ++k) {

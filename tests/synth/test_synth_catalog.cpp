@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "synth/catalog.h"
-#include "synth/text_tokens.h"
+#include "retrieval/text_tokens.h"
 
 using namespace sift::synth;
 
@@ -38,7 +38,7 @@ TEST(Catalog, NamesAndSurfaceFormsAreUnique) {
   std::set<std::string> keys;
   for (int i = 0; i < catalog().size(); ++i)
     for (const std::string& surface : catalog().surface_forms(i))
-      EXPECT_TRUE(keys.insert(surface_key(surface)).second) << "'" << surface << "' is ambiguous";
+      EXPECT_TRUE(keys.insert(sift::retrieval::surface_key(surface)).second) << "'" << surface << "' is ambiguous";
 }
 
 TEST(Catalog, EverySurfaceFormResolvesToItsQualification) {
@@ -139,7 +139,7 @@ TEST(Catalog, ContainedSurfaceFormsAreImpliedOrNearMisses) {
   };
   std::vector<Form> forms;
   for (int i = 0; i < catalog().size(); ++i)
-    for (const std::string& surface : catalog().surface_forms(i)) forms.push_back({tokenize(surface), i});
+    for (const std::string& surface : catalog().surface_forms(i)) forms.push_back({sift::retrieval::tokenize(surface), i});
   for (const Form& outer : forms)
     for (const Form& inner : forms) {
       if (outer.q == inner.q || inner.tokens.size() >= outer.tokens.size()) continue;

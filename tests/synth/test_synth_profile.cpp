@@ -8,7 +8,7 @@
 #include "synth/mention_scan.h"
 #include "synth/profile.h"
 #include "synth/rng.h"
-#include "synth/text_tokens.h"
+#include "retrieval/text_tokens.h"
 
 using namespace sift::synth;
 
@@ -129,7 +129,7 @@ TEST(Profile, LengthsAndStylesVary) {
   std::map<ProfileStyle, int> styles;
   double total_words = 0;
   for (const Profile& p : profiles()) {
-    size_t words = count_words(p.text);
+    size_t words = sift::retrieval::count_words(p.text);
     EXPECT_GE(words, 20u) << p.text;
     EXPECT_LE(words, 220u) << p.text;
     total_words += double(words);

@@ -1,9 +1,9 @@
-#include "synth/text_tokens.h"
+#include "retrieval/text_tokens.h"
 
 #include <algorithm>
 #include <array>
 
-namespace sift::synth {
+namespace sift::retrieval {
 
 namespace {
 
@@ -75,4 +75,4 @@ size_t count_words(std::string_view text) {
   return n_words;
 }
 
-}  // namespace sift::synth
+}  // namespace sift::retrieval

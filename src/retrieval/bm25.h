@@ -1,6 +1,7 @@
 #pragma once
-// Okapi BM25 retrieval over a small document collection (here: one document per catalog
-// qualification, its name + aliases + titles).
+// Okapi BM25 retrieval over a small document collection (one document per catalog
+// qualification: the retrieval terms of its name and every other surface form). `sift synth`
+// picks its candidates with it and `sift label` its rounds, so both rank the same way.
 //
 //   score(d, q) = sum over distinct terms t of q present in d:
 //                 idf(t) * tf(t,d) * (k1 + 1) / (tf(t,d) + k1 * (1 - b + b * |d| / avgdl))
@@ -11,12 +12,11 @@
 // "Python" three times is not three times as much about Python as one that says it once).
 // Ranking: score descending, ties by document index ascending, so results are deterministic.
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
-namespace sift::synth {
-
-class Catalog;
+namespace sift::retrieval {
 
 struct Bm25Params {
   double k1 = 1.2;
@@ -59,7 +59,11 @@ class Bm25Index {
   std::unordered_map<std::string, TermEntry> terms_;
 };
 
-// One document per qualification: retrieval_terms(name + aliases + titles).
-Bm25Index build_catalog_index(const Catalog& catalog, Bm25Params params = {});
+// One document per entry: the retrieval_terms (text_tokens.h) of each of its surface forms
+// (name, aliases, titles), concatenated.
+Bm25Index index_surface_forms(const std::vector<std::vector<std::string>>& surface_forms, Bm25Params params = {});
 
-}  // namespace sift::synth
+// The k best documents for a free text (a profile): top_k(retrieval_terms(text), k).
+std::vector<ScoredDocument> retrieve(const Bm25Index& index, std::string_view text, int k);
+
+}  // namespace sift::retrieval

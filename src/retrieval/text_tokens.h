@@ -1,14 +1,14 @@
 #pragma once
-// The one tokenization shared by retrieval (BM25) and mention finding: lower-cased ASCII
-// words made of [a-z0-9+#], everything else separates ("Node.js" -> node js, "C++" -> c++,
-// "CI/CD" -> ci cd, "2019–2023" -> 2019 2023). Simple on purpose: both sides of every
-// comparison go through it, so "Apache Spark" in the catalog and "apache spark" in a
-// profile meet as the same two terms.
+// The one tokenization shared by BM25 retrieval (sift label, sift synth) and synth's mention
+// finding: lower-cased ASCII words made of [a-z0-9+#], everything else separates
+// ("Node.js" -> node js, "C++" -> c++, "CI/CD" -> ci cd, "2019–2023" -> 2019 2023). Simple on
+// purpose: both sides of every comparison go through it, so "Apache Spark" in the catalog
+// and "apache spark" in a profile meet as the same two terms.
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace sift::synth {
+namespace sift::retrieval {
 
 std::vector<std::string> tokenize(std::string_view text);
 
@@ -33,4 +33,4 @@ std::string surface_key(std::string_view text);
 // Number of whitespace-separated words (for profile length statistics).
 size_t count_words(std::string_view text);
 
-}  // namespace sift::synth
+}  // namespace sift::retrieval

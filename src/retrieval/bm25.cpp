@@ -1,13 +1,12 @@
-#include "synth/bm25.h"
+#include "retrieval/bm25.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "synth/catalog.h"
-#include "synth/text_tokens.h"
+#include "retrieval/text_tokens.h"
 
-namespace sift::synth {
+namespace sift::retrieval {
 
 Bm25Index::Bm25Index(const std::vector<std::vector<std::string>>& documents, Bm25Params params)
     : params_(params), n_documents_(int(documents.size())) {
@@ -66,12 +65,12 @@ std::vector<ScoredDocument> Bm25Index::top_k(const std::vector<std::string>& que
   return ranked;
 }
 
-Bm25Index build_catalog_index(const Catalog& catalog, Bm25Params params) {
+Bm25Index index_surface_forms(const std::vector<std::vector<std::string>>& surface_forms, Bm25Params params) {
   std::vector<std::vector<std::string>> documents;
-  documents.reserve(size_t(catalog.size()));
-  for (int i = 0; i < catalog.size(); ++i) {
+  documents.reserve(surface_forms.size());
+  for (const std::vector<std::string>& forms : surface_forms) {
     std::vector<std::string> terms;
-    for (const std::string& surface : catalog.surface_forms(i)) {
+    for (const std::string& surface : forms) {
       std::vector<std::string> t = retrieval_terms(surface);
       terms.insert(terms.end(), t.begin(), t.end());
     }
@@ -80,4 +79,8 @@ Bm25Index build_catalog_index(const Catalog& catalog, Bm25Params params) {
   return Bm25Index(documents, params);
 }
 
-}  // namespace sift::synth
+std::vector<ScoredDocument> retrieve(const Bm25Index& index, std::string_view text, int k) {
+  return index.top_k(retrieval_terms(text), k);
+}
+
+}  // namespace sift::retrieval

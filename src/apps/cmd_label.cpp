@@ -1,0 +1,90 @@
+// sift label: the labeling loop. Profiles in, candidates retrieved from the catalog (or
+// given), judged in rounds of K with early stopping, stored per member in a label store
+// (src/label/label_run.h). Progress on stderr; a one-line JSON summary on stdout.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/command.h"
+#include "core/progress.h"
+#include "label/jsonl_file.h"
+#include "label/label_run.h"
+
+namespace {
+
+struct LabelArgs {
+  sift::label::LabelRunOptions run;
+  std::string model, catalog, profiles, shard = "1/1";
+  bool quiet = false;
+};
+
+void run_label_command(LabelArgs& args) {
+  args.run.model_dir = args.model;
+  args.run.catalog = args.catalog;
+  args.run.profiles = args.profiles;
+  args.run.shard = sift::label::Shard::parse(args.shard);
+  args.run.rounds.validate();
+
+  sift::ProgressReporter progress = sift::ProgressReporter::to_stderr(
+      "sift label", "profiles", sift::label::count_lines(args.run.profiles), args.quiet);
+  const sift::label::LabelRunSummary summary = sift::label::run_label(args.run, progress);
+  const sift::store::RunCounts& c = summary.counts;
+  const double labels_per_second = summary.seconds > 0 ? double(c.pairs_judged) / summary.seconds : 0.0;
+
+  if (c.judged == 0 && c.skipped_unchanged > 0)
+    progress.finish(fmt::format("nothing to judge: all {} profiles are unchanged since their stored labels, no model "
+                                "work done (--refresh judges them again); {} errors",
+                                c.skipped_unchanged, c.errors));
+  else
+    progress.finish(fmt::format("{} profiles: {} judged in {} rounds, {} unchanged, {} errors; {} pairs judged, {} "
+                                "accepted; {:.0f} labels/s; {} (model {:.1f}s)",
+                                c.profiles, c.judged, c.rounds, c.skipped_unchanged, c.errors, c.pairs_judged,
+                                c.accepted, labels_per_second, sift::format_duration(summary.seconds),
+                                summary.model_seconds));
+  nlohmann::ordered_json j;
+  j["run_id"] = summary.run_id;
+  j["profiles"] = c.profiles;
+  j["judged"] = c.judged;
+  j["skipped_unchanged"] = c.skipped_unchanged;
+  j["errors"] = c.errors;
+  j["rounds"] = c.rounds;
+  j["pairs_judged"] = c.pairs_judged;
+  j["accepted"] = c.accepted;
+  j["prefill_tokens"] = summary.prefill_tokens;
+  j["seconds"] = summary.seconds;
+  j["model_seconds"] = summary.model_seconds;
+  j["labels_per_second"] = labels_per_second;
+  fmt::print("{}\n", j.dump());
+}
+
+}  // namespace
+
+SIFT_COMMAND(label) {
+  auto args = std::make_shared<LabelArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "label", "Label profiles against a catalog in rounds with early stopping, into a label store (incremental)");
+  cmd->add_option("--model", args->model, "labeler directory: config.json, weights, tokenizer.json, sift.json")
+      ->required();
+  cmd->add_option("--catalog", args->catalog, "JSON lines {\"id\", \"name\", \"aliases\"?: [...]}")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--profiles", args->profiles, "JSON lines {\"id\", \"text\", \"candidates\"?: [catalog ids]}")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--store", args->run.store, "label store: a SQLite file (created if missing) or postgresql://...")
+      ->required();
+  cmd->add_option("--k", args->run.rounds.k, "candidates judged per round")->capture_default_str();
+  cmd->add_option("--max-rounds", args->run.rounds.max_rounds, "most rounds per profile")->capture_default_str();
+  cmd->add_option("--stop-below", args->run.rounds.stop_below,
+                  "stop after a round whose accepted fraction is below this (0: never stop early)")
+      ->capture_default_str();
+  cmd->add_flag("--refresh", args->run.refresh, "judge every profile again, even those whose labels are current");
+  cmd->add_option("--shard", args->shard, "K/N: label only the members of shard K of N (by a hash of the id)")
+      ->capture_default_str();
+  cmd->add_flag("-q,--quiet", args->quiet, "no progress on stderr (row errors are still reported)");
+  cmd->callback([args] { run_label_command(*args); });
+}

@@ -1,0 +1,102 @@
+// sift labels get | export: what a label store holds (src/store/label_store.h).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/command.h"
+#include "core/error.h"
+#include "store/label_store.h"
+
+namespace {
+
+using sift::store::LabelStore;
+using nlohmann::ordered_json;
+
+std::string dump_line(const ordered_json& j) { return j.dump(-1, ' ', false, ordered_json::error_handler_t::replace); }
+
+ordered_json judgment_json(const sift::store::Judgment& j) {
+  return {{"qualification", j.qualification}, {"name", j.name}, {"score", j.score},
+          {"label", j.label},                 {"round", j.round}, {"rank", j.rank}};
+}
+
+void get_member(const std::string& store_location, const std::string& member) {
+  std::optional<sift::store::MemberLabels> m =
+      LabelStore::open(store_location, LabelStore::Access::read)->member(member);
+  ordered_json out;
+  out["member"] = member;
+  out["labeled"] = m.has_value();
+  if (m) {
+    ordered_json accepted = ordered_json::array(), judgments = ordered_json::array();
+    for (const sift::store::Judgment& j : m->judgments) {
+      if (j.label) accepted.push_back(j.qualification);
+      judgments.push_back(judgment_json(j));
+    }
+    out["accepted"] = std::move(accepted);
+    out["artifact_version"] = m->artifact_version;
+    out["threshold"] = m->threshold;
+    out["rounds"] = m->rounds;
+    out["stop_reason"] = m->stop_reason;
+    out["input_hash"] = m->input_hash;
+    out["run_id"] = m->run_id;
+    out["labeled_at"] = m->labeled_at;
+    out["judgments"] = std::move(judgments);
+  }
+  fmt::print("{}\n", dump_line(out));
+}
+
+void export_store(const std::string& store_location, const std::string& output) {
+  std::unique_ptr<LabelStore> store = LabelStore::open(store_location, LabelStore::Access::read);
+  std::ofstream file;
+  if (!output.empty()) {
+    file.open(output, std::ios::binary | std::ios::trunc);
+    if (!file) sift::fail("{}: cannot open the output for writing", output);
+  }
+  std::ostream& out = output.empty() ? std::cout : file;
+  int64_t rows = 0;
+  store->for_each_judgment([&](const sift::store::StoredJudgment& s) {
+    ordered_json j;
+    j["member"] = s.member;
+    j["qualification"] = s.judgment.qualification;
+    j["name"] = s.judgment.name;
+    j["score"] = s.judgment.score;
+    j["label"] = s.judgment.label;
+    j["round"] = s.judgment.round;
+    j["rank"] = s.judgment.rank;
+    j["artifact_version"] = s.artifact_version;
+    j["threshold"] = s.threshold;
+    j["run_id"] = s.run_id;
+    j["labeled_at"] = s.labeled_at;
+    out << dump_line(j) << '\n';
+    ++rows;
+  });
+  out.flush();
+  if (!out) sift::fail("{}: write error after {} rows", output.empty() ? "stdout" : output, rows);
+  if (!output.empty()) fmt::print(stderr, "sift labels export: {} judged pairs to {}\n", rows, output);
+}
+
+}  // namespace
+
+SIFT_COMMAND(labels) {
+  struct Args {
+    std::string store, member, output;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("labels", "Read a label store written by `sift label`");
+  cmd->require_subcommand(1);
+
+  CLI::App* get = cmd->add_subcommand("get", "What is stored for one member: one JSON line");
+  get->add_option("--store", args->store, "label store: a SQLite file or postgresql://...")->required();
+  get->add_option("--member", args->member, "member id")->required();
+  get->callback([args] { get_member(args->store, args->member); });
+
+  CLI::App* exp = cmd->add_subcommand("export", "Every judged pair, one JSON line each, by member then rank");
+  exp->add_option("--store", args->store, "label store: a SQLite file or postgresql://...")->required();
+  exp->add_option("--output", args->output, "JSON-lines output (default: stdout)");
+  exp->callback([args] { export_store(args->store, args->output); });
+}

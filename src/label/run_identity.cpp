@@ -1,0 +1,25 @@
+#include "label/run_identity.h"
+
+#include <chrono>
+#include <random>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+namespace sift::label {
+
+std::string utc_timestamp() {
+  const auto now = std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
+  const auto seconds = std::chrono::time_point_cast<std::chrono::seconds>(now);
+  const int64_t millis = (now - seconds).count();
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z", fmt::gmtime(std::chrono::system_clock::to_time_t(seconds)),
+                     millis);
+}
+
+std::string new_run_id() {
+  std::random_device random;
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  return fmt::format("{:%Y%m%dT%H%M%SZ}-{:08x}", fmt::gmtime(now), uint32_t(random()));
+}
+
+}  // namespace sift::label

@@ -1,0 +1,77 @@
+#pragma once
+// The small SQL interface the label store is written against, with two backends, one file
+// each: SQLite (a file path; sqlite_database.cpp) and PostgreSQL (a postgresql:// URI;
+// postgres_database.cpp). Statements are written once, in the SQL both accept, with `?`
+// placeholders bound in order (the PostgreSQL backend numbers them $1, $2, ...).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace sift::store {
+
+using SqlValue = std::variant<std::nullptr_t, int64_t, double, std::string>;
+using SqlRow = std::vector<SqlValue>;
+using RowFn = std::function<void(const SqlRow&)>;
+
+enum class TransactionKind {
+  write,   // SQLite: BEGIN IMMEDIATE (takes the write lock now, so two writers never deadlock)
+  schema,  // as write, plus (PostgreSQL) an advisory lock so concurrent first runs create tables once
+};
+
+class SqlDatabase {
+ public:
+  virtual ~SqlDatabase() = default;
+  // Runs one statement with its `?` placeholders bound to params, in order.
+  virtual void execute(std::string_view sql, const std::vector<SqlValue>& params = {}) = 0;
+  // Runs a query and calls on_row for each result row, streaming (rows are not all held).
+  virtual void query(std::string_view sql, const std::vector<SqlValue>& params, const RowFn& on_row) = 0;
+  virtual void begin(TransactionKind kind) = 0;
+  virtual void commit() = 0;
+  virtual void rollback() = 0;  // never throws
+  // The COLLATE clause that sorts text by its bytes (the same order in both dialects).
+  virtual std::string_view byte_order_collation() const = 0;
+  // Whether a table of this name is visible (each dialect keeps its own catalog).
+  virtual bool has_table(std::string_view name) = 0;
+  // What to name in messages: the file, or the URI without its password.
+  virtual const std::string& where() const = 0;
+};
+
+// `create`: a missing SQLite file is created (a missing PostgreSQL database is always an
+// error). Throws sift::Error naming the location.
+std::unique_ptr<SqlDatabase> open_sqlite_database(const std::string& path, bool create);
+std::unique_ptr<SqlDatabase> open_postgres_database(const std::string& uri);
+// postgresql://... or postgres://... opens PostgreSQL; anything else is a SQLite file path.
+std::unique_ptr<SqlDatabase> open_sql_database(const std::string& location, bool create);
+bool is_postgres_location(std::string_view location);
+
+// Rolls back on scope exit unless commit() was called: an exception never leaves half a
+// transaction applied.
+class SqlTransaction {
+ public:
+  SqlTransaction(SqlDatabase& db, TransactionKind kind) : db_(db) { db_.begin(kind); }
+  ~SqlTransaction() {
+    if (!done_) db_.rollback();
+  }
+  SqlTransaction(const SqlTransaction&) = delete;
+  SqlTransaction& operator=(const SqlTransaction&) = delete;
+  void commit() {
+    db_.commit();
+    done_ = true;
+  }
+
+ private:
+  SqlDatabase& db_;
+  bool done_ = false;
+};
+
+// Typed reads of a result column; a NULL or another type is an Error naming `column`.
+int64_t as_int(const SqlValue& value, std::string_view column);
+double as_double(const SqlValue& value, std::string_view column);
+const std::string& as_text(const SqlValue& value, std::string_view column);
+bool is_null(const SqlValue& value);
+
+}  // namespace sift::store

@@ -1,0 +1,139 @@
+// Judging in rounds with a real tiny labeler: each round's scores are the bits of scoring
+// each candidate alone, and the loop stops exactly where the rule says.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+
+#include "core/error.h"
+#include "label/round_judge.h"
+#include "label/rounds.h"
+#include "tiny_labeler.h"
+
+using namespace sift::label;
+
+namespace {
+
+const std::string kProfile = "Data engineer, eight years of PySpark and Kafka; speaks Portuguese.";
+
+std::vector<Candidate> candidates(int n) {
+  const char* names[] = {"Apache Spark", "Kafka", "Portuguese", "Welding", "Python", "Nursing", "SQL", "Excel",
+                         "Kubernetes", "Cooking", "Terraform", "Spanish"};
+  std::vector<Candidate> out;
+  for (int i = 0; i < n; ++i) out.push_back({"q" + std::to_string(i), std::string(names[i % 12]) + " " + std::to_string(i)});
+  return out;
+}
+
+std::vector<double> scores_alone(const sift::Labeler& labeler, const std::vector<Candidate>& ranked) {
+  std::vector<double> scores;
+  for (const Candidate& c : ranked) scores.push_back(*labeler.score_row(kProfile, {c.name}, {}).scores.at(0));
+  return scores;
+}
+
+}  // namespace
+
+TEST(RoundJudge, EveryRoundScoresAsScoringItAlone) {
+  auto labeler = sift::testing::tiny_labeler(0.0);  // everything accepted: every round runs
+  RoundJudge judge(*labeler);
+  const std::vector<Candidate> ranked = candidates(23);
+  RoundsOutcome outcome = judge_in_rounds(judge, kProfile, ranked, {5, 5, 0.2});
+  EXPECT_EQ(outcome.rounds, 5);
+  EXPECT_EQ(outcome.stop, StopReason::exhausted);
+  ASSERT_EQ(outcome.judgments.size(), 23u);
+
+  const std::vector<double> alone = scores_alone(*labeler, ranked);
+  std::vector<std::string> names;
+  for (const Candidate& c : ranked) names.push_back(c.name);
+  const sift::RowResult all_at_once = labeler->score_row(kProfile, names, {});
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const sift::store::Judgment& j = outcome.judgments[i];
+    EXPECT_EQ(j.qualification, ranked[i].id);
+    EXPECT_EQ(j.rank, int64_t(i) + 1);
+    EXPECT_EQ(j.round, int64_t(i) / 5 + 1);
+    EXPECT_EQ(std::bit_cast<uint64_t>(j.score), std::bit_cast<uint64_t>(alone[i])) << "candidate " << i;
+    EXPECT_EQ(std::bit_cast<uint64_t>(j.score), std::bit_cast<uint64_t>(*all_at_once.scores[i])) << "candidate " << i;
+    EXPECT_TRUE(j.label);
+  }
+  EXPECT_GT(judge.model_seconds(), 0.0);
+  EXPECT_GT(outcome.prefill_tokens, 0);
+}
+
+TEST(Rounds, StopsAfterTheFirstRoundBelowTheFractionAndNowhereElse) {
+  const std::vector<Candidate> ranked = candidates(30);
+  std::vector<double> sorted = scores_alone(*sift::testing::tiny_labeler(0.5), ranked);
+  std::sort(sorted.begin(), sorted.end());
+  ASSERT_LT(sorted.front(), sorted.back()) << "the tiny labeler must not score everything alike";
+
+  int below_stops = 0, full_runs = 0;
+  for (size_t q = 1; q < 10; ++q) {
+    auto labeler = sift::testing::tiny_labeler(sorted[sorted.size() * q / 10]);
+    for (double stop_below : {0.0, 0.2, 0.5, 0.8}) {
+      RoundJudge judge(*labeler);
+      const RoundOptions options{4, 6, stop_below};
+      RoundsOutcome outcome = judge_in_rounds(judge, kProfile, ranked, options);
+      // Per round: judged and accepted, from the stored judgments.
+      std::vector<int64_t> judged(size_t(outcome.rounds), 0), accepted(size_t(outcome.rounds), 0);
+      for (const sift::store::Judgment& j : outcome.judgments) {
+        judged.at(size_t(j.round - 1)) += 1;
+        accepted.at(size_t(j.round - 1)) += j.label;
+        EXPECT_EQ(j.label, j.score >= labeler->artifact().threshold);
+      }
+      for (int64_t r = 0; r + 1 < outcome.rounds; ++r)
+        EXPECT_FALSE(round_is_below(accepted[size_t(r)], judged[size_t(r)], stop_below)) << "went on after round " << r + 1;
+      const bool last_below = round_is_below(accepted.back(), judged.back(), stop_below);
+      if (outcome.stop == StopReason::below_threshold) {
+        EXPECT_TRUE(last_below);
+        ++below_stops;
+      } else {
+        EXPECT_FALSE(last_below);
+        EXPECT_EQ(outcome.rounds, 6) << "stopped without a reason";
+        EXPECT_EQ(outcome.stop, StopReason::max_rounds);
+        ++full_runs;
+      }
+      EXPECT_EQ(outcome.judgments.size(), size_t(4 * outcome.rounds));
+    }
+  }
+  EXPECT_GT(below_stops, 0);
+  EXPECT_GT(full_runs, 0);
+}
+
+TEST(Rounds, NothingAcceptedStopsAfterOneRoundUnlessStopBelowIsZero) {
+  auto labeler = sift::testing::tiny_labeler(1.0);  // P(yes) = 1 exactly never happens here
+  RoundJudge judge(*labeler);
+  RoundsOutcome strict = judge_in_rounds(judge, kProfile, candidates(40), {10, 3, 0.2});
+  EXPECT_EQ(strict.rounds, 1);
+  EXPECT_EQ(strict.stop, StopReason::below_threshold);
+  EXPECT_EQ(strict.accepted, 0);
+  RoundsOutcome never_stop = judge_in_rounds(judge, kProfile, candidates(40), {10, 3, 0.0});
+  EXPECT_EQ(never_stop.rounds, 3);
+  EXPECT_EQ(never_stop.stop, StopReason::max_rounds);
+  EXPECT_EQ(never_stop.judgments.size(), 30u) << "candidates past max_rounds * k are not judged";
+}
+
+TEST(Rounds, NoCandidatesIsZeroRoundsAndNoModelWork) {
+  auto labeler = sift::testing::tiny_labeler(0.5);
+  RoundJudge judge(*labeler);
+  RoundsOutcome outcome = judge_in_rounds(judge, kProfile, {}, {20, 5, 0.2});
+  EXPECT_EQ(outcome.rounds, 0);
+  EXPECT_EQ(outcome.stop, StopReason::exhausted);
+  EXPECT_EQ(judge.model_seconds(), 0.0);
+}
+
+TEST(Rounds, TheFractionRule) {
+  EXPECT_FALSE(round_is_below(1, 5, 0.2)) << "equal to stop_below goes on";
+  EXPECT_TRUE(round_is_below(0, 5, 0.2));
+  EXPECT_TRUE(round_is_below(3, 20, 0.2));
+  EXPECT_FALSE(round_is_below(0, 5, 0.0)) << "0 never stops";
+  EXPECT_FALSE(round_is_below(0, 0, 0.5)) << "an empty round is no evidence";
+  EXPECT_TRUE(round_is_below(19, 20, 1.0));
+}
+
+TEST(Rounds, OptionsAreChecked) {
+  EXPECT_THROW((RoundOptions{0, 5, 0.2}.validate()), sift::Error);
+  EXPECT_THROW((RoundOptions{20, 0, 0.2}.validate()), sift::Error);
+  EXPECT_THROW((RoundOptions{20, 5, -0.1}.validate()), sift::Error);
+  EXPECT_THROW((RoundOptions{20, 5, 1.5}.validate()), sift::Error);
+  EXPECT_THROW((RoundOptions{20, 5, std::nan("")}.validate()), sift::Error);
+  EXPECT_THROW((RoundOptions{1'000'000, 5, 0.2}.validate()), sift::Error);
+  EXPECT_NO_THROW((RoundOptions{20, 5, 0.2}.validate()));
+}
