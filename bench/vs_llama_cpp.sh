@@ -2,7 +2,7 @@
 # sift against llama.cpp on the CPU, side by side in one run (bench/README.md, "sift vs llama.cpp").
 #
 #   bash bench/vs_llama_cpp.sh [--preset tiny|small|qwen3-0.6b] [--reps N] [--quick] [--threads N]
-#                              [--setup-only]
+#                              [--prefix-batch N] [--setup-only]
 #
 # 1. llama.cpp's source comes from the pinned npm package node-llama-cpp (bench/llama_cpp/
 #    package-lock.json; its llama/gitRelease.bundle is llama.cpp's git tree). It is built once,
@@ -12,11 +12,12 @@
 #    around it, is converted to GGUF (F32 and Q8_0) by bench/llama_cpp/hf_to_gguf.py with the
 #    tree's gguf-py.
 # 3. Parity: the same token ids through `sift logits` and llama_score give the same YES/NO logits.
-# 4. The workload (one row: a ~744-token query, 200 items of ~28 tokens; --quick: 200 / 20 / 6)
+# 4. The workload (one row: a ~744-token query, 200 items of ~28 tokens; --quick: 20 items)
 #    is scored by sift (mis, prefix, independent on the first items) and by llama.cpp
-#    (seq-id MIS and batched prefix caching, flash attention on and off, F32 and Q8_0),
-#    interleaved, --reps times, with the OpenBLAS sgemm rate of the same run (bench_prefill).
-#    Prints labels/s (median), sift / llama.cpp ratios, and how far the scores agree.
+#    (seq-id MIS and batched prefix caching, flash attention on and off, F32 and Q8_0 weights,
+#    F32 KV cache as sift's, micro-batches of 512), interleaved, --reps times, with the OpenBLAS
+#    sgemm rate of the same run (bench_prefill). Prints labels/s (median), sift / llama.cpp
+#    ratios, and how far the scores agree.
 #
 # Everything lands in build-llama/ (ignored by git); a re-run rebuilds nothing that is current.
 # Needs: cmake, ninja, g++, git, npm (the npm registry for `npm ci`), Debian's python3-numpy.
@@ -52,6 +53,7 @@ parse_args() {
       --preset) PRESET=${2:?--preset needs a value}; shift 2 ;;
       --reps) REPS=${2:?--reps needs a value}; shift 2 ;;
       --threads) THREADS=${2:?--threads needs a value}; shift 2 ;;
+      --prefix-batch) PREFIX_BATCH=${2:?--prefix-batch needs a value}; shift 2 ;;
       --quick) QUICK=1; shift ;;
       --setup-only) SETUP_ONLY=1; shift ;;
       -h|--help) usage 0 ;;
@@ -61,6 +63,7 @@ parse_args() {
   case $PRESET in tiny|small|qwen3-0.6b) ;; *) die "--preset $PRESET: expected tiny, small or qwen3-0.6b" ;; esac
   [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps $REPS: expected a positive integer"
   [[ $THREADS =~ ^[1-9][0-9]*$ ]] || die "--threads $THREADS: expected a positive integer"
+  [[ $PREFIX_BATCH =~ ^[1-9][0-9]*$ ]] && [ "$PREFIX_BATCH" -le 255 ] || die "--prefix-batch $PREFIX_BATCH: expected 1..255"
 }
 
 # The programs this needs; python3-numpy is installed here (bench-only, so not in the Makefile).
@@ -196,13 +199,13 @@ convert_gguf() {
 # about $tokens tokens. Sets WORK and REPEAT.
 make_workload() {
   local items=200 independent tokens repeat independent_repeat key
-  [ "$QUICK" = 1 ] && items=20
+  if [ "$QUICK" = 1 ]; then items=20; fi
   case $PRESET in
-    tiny) independent=20 tokens=100000 ;;
-    small) independent=20 tokens=20000 ;;
-    qwen3-0.6b) independent=3 tokens=4000 ;;
+    tiny) independent=20 tokens=30000 ;;
+    small) independent=20 tokens=12000 ;;
+    qwen3-0.6b) independent=3 tokens=2600 ;;
   esac
-  [ "$independent" -gt "$items" ] && independent=$items
+  if [ "$independent" -gt "$items" ]; then independent=$items; fi
   repeat=$(( (tokens + 744 + items * 28 - 1) / (744 + items * 28) ))
   independent_repeat=$(( (tokens + independent * 772 - 1) / (independent * 772) ))
   key=$(cat "$HERE/make_workload.py" | sha_of)
@@ -259,7 +262,7 @@ run_sift() {
 run_llama() {
   local gguf=$1 weights=$2 layout=$3 flash=$4 rep=$5 line
   line=$("$LLAMA_SCORE" score --model "$gguf" --prompts "$WORK/prompts.txt" --yes "$YES_ID" --no "$NO_ID" \
-           --layout "$layout" --batch "$PREFIX_BATCH" --flash "$flash" --repeat "$REPEAT" --threads "$THREADS" \
+           --layout "$layout" --batch "$PREFIX_BATCH" --flash "$flash" --kv f32 --repeat "$REPEAT" --threads "$THREADS" \
            2>> "$RUN/stderr.log") \
     || die "llama_score score --layout $layout --flash $flash on $gguf failed (see $RUN/stderr.log)"
   echo "{\"engine\": \"llama.cpp\", \"config\": \"$layout fa-$flash\", \"weights\": \"$weights\", \"rep\": $rep, \"run\": $line}" \
@@ -309,11 +312,12 @@ main() {
   fetch_llama_source
   build_llama
   build_driver
-  [ "$SETUP_ONLY" = 1 ] && { step "setup done: $LLAMA_BUILD"; return 0; }
+  if [ "$SETUP_ONLY" = 1 ]; then step "setup done: $LLAMA_BUILD"; return 0; fi
   make_labeler
   convert_gguf
   make_workload
-  RUN=$CACHE/runs/$(date +%Y%m%d-%H%M%S)-$PRESET$([ "$QUICK" = 1 ] && echo -quick)
+  RUN=$CACHE/runs/$(date +%Y%m%d-%H%M%S)-$PRESET
+  if [ "$QUICK" = 1 ]; then RUN=$RUN-quick; fi
   mkdir -p "$RUN"
   export OMP_NUM_THREADS=$THREADS OMP_WAIT_POLICY=passive
   check_parity
