@@ -244,7 +244,8 @@ for ids in (query[:16], query + items[0], query[:100] + items[min(1, len(items) 
     print(",".join(ids))
 PYEOF
 )
-  "$PY" "$HERE/report.py" parity "$out" || die "sift and llama.cpp disagree on F32 logits (see $out)"
+  "$PY" "$HERE/report.py" parity "$out" | tee "$RUN/parity.md" \
+    || die "sift and llama.cpp disagree on F32 logits (see $out)"
 }
 
 # One timed run of sift score; appends a record to results.jsonl.
@@ -281,26 +282,28 @@ run_sgemm() {
   echo "{\"engine\": \"sgemm\", \"rep\": $rep, \"openblas_gflops\": $blas, \"sift_gemm_gflops\": $gemm}" >> "$RUN/results.jsonl"
 }
 
+# llama.cpp's four configurations (seq-id MIS, batched prefix; flash attention on, off) on one GGUF.
+run_llama_configurations() {
+  local gguf=$1 weights=$2 rep=$3 layout flash
+  for layout in mis prefix; do
+    for flash in on off; do
+      run_llama "$gguf" "$weights" "$layout" "$flash" "$rep"
+    done
+  done
+}
+
 # All configurations, interleaved, $REPS times.
 run_benchmark() {
-  local rep layout flash
-  step "benchmark: $REPS repetitions, $THREADS threads, $(cat "$WORK/meta.json" | tr -d '\n ')"
+  local rep
+  step "benchmark: $REPS repetitions, $THREADS threads, $(tr -d '\n ' < "$WORK/meta.json")"
   for rep in $(seq 1 "$REPS"); do
     echo "   repetition $rep/$REPS" >&2
     run_sgemm "$rep"
     run_sift mis "$WORK/empty.jsonl" "$rep" load   # the model load alone, subtracted from each sift run
     run_sift mis "$WORK/rows.jsonl" "$rep" mis
-    for layout in mis prefix; do
-      for flash in on off; do
-        run_llama "$GGUF_F32" f32 "$layout" "$flash" "$rep"
-      done
-    done
+    run_llama_configurations "$GGUF_F32" f32 "$rep"
     run_sift prefix "$WORK/rows.jsonl" "$rep" prefix
-    for layout in mis prefix; do
-      for flash in on off; do
-        run_llama "$GGUF_Q8_0" q8_0 "$layout" "$flash" "$rep"
-      done
-    done
+    run_llama_configurations "$GGUF_Q8_0" q8_0 "$rep"
     run_sift independent "$WORK/rows_independent.jsonl" "$rep" independent
   done
 }
