@@ -20,7 +20,8 @@
 #    ratios, and how far the scores agree.
 #
 # Everything lands in build-llama/ (ignored by git); a re-run rebuilds nothing that is current.
-# Needs: cmake, ninja, g++, git, npm (the npm registry for `npm ci`), Debian's python3-numpy.
+# Needs: cmake, ninja, g++, git, node and npm (the npm registry for `npm ci`), Debian's
+# python3-numpy. Clean the caches with rm -rf build-llama.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,13 +64,16 @@ parse_args() {
   case $PRESET in tiny|small|qwen3-0.6b) ;; *) die "--preset $PRESET: expected tiny, small or qwen3-0.6b" ;; esac
   [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps $REPS: expected a positive integer"
   [[ $THREADS =~ ^[1-9][0-9]*$ ]] || die "--threads $THREADS: expected a positive integer"
-  [[ $PREFIX_BATCH =~ ^[1-9][0-9]*$ ]] && [ "$PREFIX_BATCH" -le 255 ] || die "--prefix-batch $PREFIX_BATCH: expected 1..255"
+  if ! [[ $PREFIX_BATCH =~ ^[1-9][0-9]*$ ]] || [ "$PREFIX_BATCH" -gt 255 ]; then
+    die "--prefix-batch $PREFIX_BATCH: expected 1..255"
+  fi
 }
 
-# The programs this needs; python3-numpy is installed here (bench-only, so not in the Makefile).
+# The programs this needs. python3-numpy (gguf-py's one dependency here) is in the Makefile's
+# APT_PACKAGES for the golden reference already; it is installed here if missing.
 check_tools() {
   local tool
-  for tool in cmake ninja g++ git npm sha256sum; do
+  for tool in cmake ninja g++ git node npm sha256sum; do
     command -v "$tool" >/dev/null || die "$tool not found (make setup installs the build tools; npm comes with node)"
   done
   [ -x "$PY" ] || die "$PY not found: apt-get install python3"
@@ -141,7 +145,7 @@ build_llama() {
 # bench/llama_cpp/llama_score.cpp against the built libllama; rebuilt when its source changes.
 build_driver() {
   local key
-  key=$(cat "$HERE/llama_score.cpp" | sha_of)
+  key=$(sha_of < "$HERE/llama_score.cpp")
   LLAMA_SCORE=$LLAMA_BUILD/llama_score-$key
   if [ ! -x "$LLAMA_SCORE" ]; then
     step "compiling bench/llama_cpp/llama_score.cpp against libllama"
@@ -208,7 +212,7 @@ make_workload() {
   if [ "$independent" -gt "$items" ]; then independent=$items; fi
   repeat=$(( (tokens + 744 + items * 28 - 1) / (744 + items * 28) ))
   independent_repeat=$(( (tokens + independent * 772 - 1) / (independent * 772) ))
-  key=$(cat "$HERE/make_workload.py" | sha_of)
+  key=$(sha_of < "$HERE/make_workload.py")
   WORK=$CACHE/work/$(basename "$LABELER")-n$items-r$repeat-$key
   if [ ! -f "$WORK/meta.json" ]; then
     step "workload: 1 row, $items items, scored $repeat times per run, in $WORK"
@@ -278,7 +282,7 @@ run_sgemm() {
   local blas gemm
   blas=$(echo "$out" | awk '/openblas sgemm/ {print $(NF-1)}')
   gemm=$(echo "$out" | awk '/sift gemm/ {print $4}')
-  [ -n "$blas" ] && [ -n "$gemm" ] || die "bench_prefill printed no sgemm rate: $out"
+  if [ -z "$blas" ] || [ -z "$gemm" ]; then die "bench_prefill printed no sgemm rate: $out"; fi
   echo "{\"engine\": \"sgemm\", \"rep\": $rep, \"openblas_gflops\": $blas, \"sift_gemm_gflops\": $gemm}" >> "$RUN/results.jsonl"
 }
 
