@@ -20,7 +20,7 @@ inline std::filesystem::path tiny_labeler_checkpoint() {
   static const std::filesystem::path dir = [] {
     const std::filesystem::path d =
         std::filesystem::temp_directory_path() / ("sift_label_test_" + std::to_string(::getpid()));
-    ModelConfig config = preset_model_config("tiny", Architecture::Qwen3);
+    ModelConfig config = preset_model_config("tiny", architecture_named("qwen3"));
     config.vocab_size = 512;
     static const struct Cleanup {  // removed when the test program exits
       std::filesystem::path path;
