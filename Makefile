@@ -7,7 +7,9 @@ APT_PACKAGES := build-essential cmake ninja-build pkg-config git \
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev \
   libspdlog-dev libfmt-dev libopenblas-dev libpcre2-dev libutf8proc-dev \
   libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev gnuplot-nox \
-  libsqlite3-dev libpq-dev libssl-dev postgresql
+  libsqlite3-dev libpq-dev libssl-dev postgresql \
+  libcpp-httplib-dev libzstd-dev zlib1g-dev pybind11-dev python3-dev python3-pytest \
+  python3-setuptools python3-pip python3-dask python3-distributed python3-pandas
 
 build: .setup-done
 	cmake --preset release >/dev/null

@@ -21,6 +21,7 @@
 #include "core/parallel.h"
 #include "kernels/gemm.h"
 #include "model/model.h"
+#include "model/session.h"
 
 namespace {
 
@@ -109,8 +110,13 @@ int main(int argc, char** argv) {
     for (int t = 0; t < T; ++t) ids[t] = static_cast<int32_t>(rng() % cfg.vocab_size);
     std::iota(positions.begin(), positions.end(), 0);
     const std::vector<int32_t> last = {T - 1};
-    const sift::ForwardRequest request{ids, positions, {{0, T, 0}}, last, {}};
-    const double s = median_seconds(repeats, [&] { model->forward(request); });
+    const sift::Segment whole[1] = {{0, T, 0, 0}};
+    const sift::ForwardRequest request{ids, positions, whole, last, {}};
+    sift::Session session(*model);
+    const double s = median_seconds(repeats, [&] {
+      session.forward(request);
+      session.truncate(0);
+    });
     const double flops = 2.0 * T * layer_weights * cfg.n_layers +
                          4.0 * cfg.head_dim * (double(T) * (T + 1) / 2) * cfg.n_heads * cfg.n_layers +
                          2.0 * cfg.hidden_size * cfg.vocab_size;

@@ -117,7 +117,8 @@ int64_t run_generate(const Model& model, const Row& row, int64_t& generated_toke
     prompt.insert(prompt.end(), item.begin(), item.end());
   }
   const int64_t budget = static_cast<int64_t>(row.items.size()) * kAnswerTokensPerItem;
-  generated_tokens = static_cast<int64_t>(greedy_decode(model, prompt, budget, [](int32_t) { return false; }).size());
+  Session session(model);
+  generated_tokens = static_cast<int64_t>(greedy_decode(session, prompt, budget, [](int32_t) { return false; }).size());
   return static_cast<int64_t>(prompt.size());
 }
 
@@ -134,12 +135,14 @@ void run_benchmark(benchmark::State& state, const Settings* settings, std::strin
   reset_peak_rss();
   const double cpu_before = process_cpu_seconds();
   int64_t prefill_tokens = 0, requests = 0, generated_tokens = 0;
+  Session session(model);
+  const TokenRow token_row{row.query, row.items};
   for (auto _ : state) {
     if (mode == ScoringMode::Generate) {
       prefill_tokens = run_generate(model, row, generated_tokens);
       requests = 1;
     } else {
-      ItemScores scores = score_items(mode, model, answer, row.query, row.items, limit);
+      ItemScores scores = score_token_rows(session, mode, answer, {&token_row, 1}, {limit, limit})[0];
       benchmark::DoNotOptimize(scores.scores.data());
       prefill_tokens = scores.prefill_tokens;
       requests = scores.requests;

@@ -1,6 +1,6 @@
 // sift calibrate: choose a labeler's threshold on labeled validation rows (paper §3.3),
 // write it into sift.json as a new version, and leave the precision-recall curve beside
-// it (calibration/pr_curve.tsv and .png). Math: scoring/calibration.h.
+// it (calibration/pr_curve.tsv and .png). Math: workflows/calibration.h.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -11,12 +11,12 @@
 
 #include "apps/command.h"
 #include "core/error.h"
-#include "scoring/artifact_update.h"
-#include "scoring/calibration.h"
-#include "scoring/evaluation_run.h"
-#include "scoring/labeled_rows.h"
-#include "scoring/labeler.h"
-#include "scoring/pr_curve_files.h"
+#include "workflows/artifact_update.h"
+#include "workflows/calibration.h"
+#include "workflows/evaluation_run.h"
+#include "workflows/labeled_rows.h"
+#include "scoring/engine.h"
+#include "workflows/pr_curve_files.h"
 
 namespace {
 
@@ -61,7 +61,7 @@ SIFT_COMMAND(calibrate) {
     sift::require_gnuplot();  // fail before the long part
 
     const std::filesystem::path model_dir = options->model;
-    std::unique_ptr<sift::Labeler> labeler = sift::Labeler::load(model_dir);
+    std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(model_dir);
     const std::vector<sift::LabeledRow> rows = sift::read_labeled_rows(options->input);
     const sift::ScoredRows scored = sift::score_labeled_rows(*labeler, rows, scoring, print_progress);
 

@@ -11,7 +11,7 @@
 #include "apps/command.h"
 #include "core/error.h"
 #include "model/config.h"
-#include "scoring/cost_report.h"
+#include "workflows/cost_report.h"
 #include "scoring/request_sizing.h"
 #include "scoring/score_io.h"
 

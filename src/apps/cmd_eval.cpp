@@ -1,7 +1,7 @@
 // sift eval: a labeler's quality on labeled rows (paper §6.2): agreement with the reference
 // labels, precision / recall / F1, agreement with the clean truth where the rows carry it,
 // and the order-inconsistency rate over K shuffles of each row's candidates. One JSON
-// object on stdout, readable lines on stderr. Math: scoring/evaluation.h.
+// object on stdout, readable lines on stderr. Math: workflows/evaluation.h.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -12,9 +12,9 @@
 
 #include "apps/command.h"
 #include "core/error.h"
-#include "scoring/evaluation_run.h"
-#include "scoring/labeled_rows.h"
-#include "scoring/labeler.h"
+#include "workflows/evaluation_run.h"
+#include "workflows/labeled_rows.h"
+#include "scoring/engine.h"
 
 namespace {
 
@@ -77,8 +77,8 @@ SIFT_COMMAND(eval) {
     eval.shuffles = options->shuffles;
     eval.seed = options->seed;
 
-    std::unique_ptr<sift::Labeler> labeler = sift::Labeler::load(options->model);
-    labeler->max_request_tokens(eval.scoring);  // reject a bad limit before reading input
+    std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(options->model);
+    labeler->limits(eval.scoring);  // reject a bad limit before reading input
     const std::vector<sift::LabeledRow> rows = sift::read_labeled_rows(options->input);
     const sift::EvalReport report = sift::evaluate(*labeler, rows, eval, print_progress);
     std::cout << sift::eval_report_to_json(report).dump() << std::endl;

@@ -57,7 +57,8 @@ SIFT_COMMAND(logits) {
     std::vector<int32_t> rows;
     if (options->positions == "all") rows = positions;
     else rows = {T - 1};
-    sift::ForwardRequest request{ids, positions, {{0, T, 0}}, rows, vocab};
+    const sift::Segment causal{.start = 0, .len = T};  // a plain causal prompt: no context
+    const sift::ForwardRequest request{ids, positions, {&causal, 1}, rows, vocab};
     const sift::ForwardResult result = model->forward(request);
     for (int64_t r = 0; r < result.n_rows; ++r) {
       nlohmann::json line = {{"pos", rows[r]}, {"logits", result.row(r)}};

@@ -10,14 +10,14 @@
 
 #include "apps/command.h"
 #include "core/error.h"
-#include "scoring/labeler.h"
-#include "scoring/score_stream.h"
+#include "scoring/engine.h"
+#include "workflows/score_stream.h"
 
 SIFT_COMMAND(score) {
   struct Options {
     std::string model, mode = "mis", input, output;
     std::optional<double> threshold;
-    std::optional<int64_t> max_request_tokens;
+    std::optional<int64_t> max_request_tokens, max_batch_tokens;
   };
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -35,6 +35,10 @@ SIFT_COMMAND(score) {
                   "most tokens of one request (query + its items); rows are split into the fewest requests that fit. "
                   "Default: min(max_position_embeddings, a 4 GiB activation budget / bytes per token)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-batch-tokens", options->max_batch_tokens,
+                  "most tokens of one forward call: short rows are packed together up to this budget (a row's "
+                  "requests never exceed it). Default: the --max-request-tokens default")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--input", options->input, "JSON-lines input (default: stdin)")->check(CLI::ExistingFile);
   cmd->add_option("--output", options->output, "JSON-lines output (default: stdout)");
   cmd->callback([options] {
@@ -42,9 +46,10 @@ SIFT_COMMAND(score) {
     scoring.mode = *sift::parse_scoring_mode(options->mode);
     scoring.threshold = options->threshold;
     scoring.max_request_tokens = options->max_request_tokens;
+    scoring.max_batch_tokens = options->max_batch_tokens;
 
-    std::unique_ptr<sift::Labeler> labeler = sift::Labeler::load(options->model);
-    labeler->max_request_tokens(scoring);  // reject a bad limit before reading input
+    std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(options->model);
+    labeler->limits(scoring);  // reject a bad limit before reading input
 
     std::ifstream input_file;
     if (!options->input.empty()) {

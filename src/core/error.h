@@ -2,15 +2,12 @@
 // sift::Error: the one exception type for bad input and broken files. Its message says
 // what went wrong and where (file, line, field), so the CLI can print it as it is.
 #include <fmt/format.h>
-#include <stdexcept>
+
 #include <string>
 
-namespace sift {
+#include "sift/error.h"  // the class itself is public API
 
-class Error : public std::runtime_error {
- public:
-  explicit Error(const std::string& message) : std::runtime_error(message) {}
-};
+namespace sift {
 
 // fail("tensor {} has shape {}", name, shape) throws sift::Error with the formatted text.
 template <typename... Args>

@@ -1,19 +1,51 @@
 #pragma once
 // Threading: OpenMP with a static split. Kernels split work over output columns or heads,
 // never over a count that depends on how many tokens are batched together, so a token's
-// result does not depend on its companions (the determinism contract, design.md).
+// result does not depend on its companions (the determinism contract, docs/engine.md).
+//
+// OpenMP's team size is per calling thread: each thread that runs parallel loops (a scoring
+// session, a tokenizer worker) sets its own with ThreadCount. set_n_threads sets the process
+// default (--threads) that a thread without a count of its own gets.
 #include <omp.h>
 
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <mutex>
 
 namespace sift {
 
+namespace detail {
+inline std::atomic<int> default_threads{0};                 // set by set_n_threads; 0 = not set
+inline const int initial_threads = omp_get_max_threads();  // OpenMP's default at start-up (OMP_NUM_THREADS or all cores)
+}  // namespace detail
+
+// The process default team size, and the calling thread's current one.
+inline int default_n_threads() {
+  const int n = detail::default_threads.load();
+  return n > 0 ? n : detail::initial_threads;
+}
 inline int n_threads() { return omp_get_max_threads(); }
 inline void set_n_threads(int n) {
-  if (n > 0) omp_set_num_threads(n);
+  if (n <= 0) return;
+  detail::default_threads = n;
+  omp_set_num_threads(n);
 }
+
+// Sets the calling thread's team size for a scope (n <= 0: the process default), restoring
+// the previous one at the end.
+class ThreadCount {
+ public:
+  explicit ThreadCount(int n) : previous_(omp_get_max_threads()) {
+    omp_set_num_threads(n > 0 ? n : default_n_threads());
+  }
+  ~ThreadCount() { omp_set_num_threads(previous_); }
+  ThreadCount(const ThreadCount&) = delete;
+  ThreadCount& operator=(const ThreadCount&) = delete;
+
+ private:
+  int previous_;
+};
 
 // Below this much work (about flops) a loop runs on the calling thread: waking the team
 // costs more than it saves, and on a busy machine a parallel region can wait a whole

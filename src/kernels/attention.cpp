@@ -24,15 +24,16 @@ namespace {
 //   total   = sum_fixed_order(p);
 //   out_h   = (fma chain over visible j in order of p_j v_j, from 0) * (1 / total).
 
-// Each row sees two key ranges: [0, context_end) then [own_begin, own_end). Position n in
-// a row's score list counts over both.
-struct KeyRange {
+// Each row sees two key ranges: [context_begin, context_end) then [own_begin, own_end).
+// Position n in a row's score list counts over both.
+struct KeyRun {
   int32_t begin, end, n_offset;
 };
-inline std::array<KeyRange, 2> key_ranges(const VisibleKeys& v) {
-  return {KeyRange{0, v.context_end, 0}, KeyRange{v.own_begin, v.own_end, v.context_end}};
+inline std::array<KeyRun, 2> key_ranges(const VisibleKeys& v) {
+  const int32_t n_context = v.context_end - v.context_begin;
+  return {KeyRun{v.context_begin, v.context_end, 0}, KeyRun{v.own_begin, v.own_end, n_context}};
 }
-inline int64_t n_visible(const VisibleKeys& v) { return v.context_end + (v.own_end - v.own_begin); }
+inline int64_t n_visible(const VisibleKeys& v) { return (v.context_end - v.context_begin) + (v.own_end - v.own_begin); }
 
 float lane_tree(const float* lane) {
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
@@ -101,7 +102,7 @@ __attribute__((target("avx2,fma"))) void score_tile(const float* q, int64_t hd, 
 template <int NH, int NK>
 __attribute__((target("avx2,fma"))) void score_row(const float* q, int64_t hd, const VisibleKeys& v, const float* keys,
                                                    int64_t kv_dim, float scale, float* s, int64_t s_stride) {
-  for (const KeyRange& range : key_ranges(v)) {
+  for (const KeyRun& range : key_ranges(v)) {
     int32_t j = range.begin;
     float* dst = s + range.n_offset;
     for (; j + NK <= range.end; j += NK, dst += NK) score_tile<NH, NK>(q, hd, keys + j * kv_dim, kv_dim, scale, dst, s_stride);
@@ -117,7 +118,7 @@ __attribute__((target("avx2,fma"))) void weighted_values_tile(const float* p, in
   __m256 acc[NH * NC];
 #pragma GCC unroll 8
   for (int t = 0; t < NH * NC; ++t) acc[t] = _mm256_setzero_ps();
-  for (const KeyRange& range : key_ranges(v)) {
+  for (const KeyRun& range : key_ranges(v)) {
     const float* pn = p + range.n_offset;
     for (int32_t j = range.begin; j < range.end; ++j, ++pn) {
       const float* vj = values + j * kv_dim + c0;
@@ -141,7 +142,7 @@ __attribute__((target("avx2,fma"))) void weighted_values_tile(const float* p, in
 void weighted_values_column(const float* p, const VisibleKeys& v, const float* values, int64_t kv_dim, int64_t c,
                             float inv_total, float* out) {
   float acc = 0.0f;
-  for (const KeyRange& range : key_ranges(v))
+  for (const KeyRun& range : key_ranges(v))
     for (int32_t j = range.begin; j < range.end; ++j) acc = std::fma(p[range.n_offset + j - range.begin], values[j * kv_dim + c], acc);
   *out = acc * inv_total;
 }
@@ -209,9 +210,11 @@ void attend_fast(const float* q, int64_t n_heads, int64_t hd, const VisibleKeys&
 void attend_plain(const float* q, int64_t n_heads, int64_t hd, const VisibleKeys& v, const float* keys,
                   const float* values, int64_t kv_dim, float scale, float* out) {
   const int64_t n = n_visible(v);
-  std::vector<float> scores(static_cast<size_t>(n_heads * n)), inv_total(static_cast<size_t>(n_heads));
+  thread_local std::vector<float> scores, inv_total;  // kept across calls, as in attend_simd
+  scores.resize(static_cast<size_t>(n_heads * n));
+  inv_total.resize(static_cast<size_t>(n_heads));
   for (int64_t u = 0; u < n_heads; ++u)
-    for (const KeyRange& range : key_ranges(v))
+    for (const KeyRun& range : key_ranges(v))
       for (int32_t j = range.begin; j < range.end; ++j)
         scores[u * n + range.n_offset + j - range.begin] = dot_plain(q + u * hd, keys + j * kv_dim, hd) * scale;
   softmax_rows(scores.data(), n, n_heads, n, false, inv_total.data());
@@ -260,7 +263,7 @@ void attention_reference(const AttentionDims& dims, const float* q, int64_t q_st
       const float* q_h = q + r * q_stride + h * hd;
       const int64_t kv_offset = (h / group) * hd;
       std::vector<int32_t> seen;
-      for (const KeyRange& range : key_ranges(visible[r]))
+      for (const KeyRun& range : key_ranges(visible[r]))
         for (int32_t j = range.begin; j < range.end; ++j) seen.push_back(j);
       std::vector<double> scores;
       for (int32_t j : seen) {

@@ -2,8 +2,8 @@
 // Scaled dot-product attention over an explicit set of visible keys per query row, with
 // grouped-query heads (n_heads query heads share n_kv_heads key/value heads).
 //
-// Row r sees keys [0, context_end) and [own_begin, own_end): the shared context (the query,
-// for an item token) and its own segment up to itself. That covers causal prompts, the
+// Row r sees keys [context_begin, context_end) and [own_begin, own_end): the shared context
+// (its query, for an item token) and its own segment up to itself. That covers causal prompts, the
 // multi-item layout and cached prefixes without ever building a T x T mask, and costs
 // sum over rows of (visible keys): Lq^2/2 + N*Li*(Lq+Li) for multi-item scoring.
 //
@@ -17,7 +17,8 @@
 namespace sift {
 
 struct VisibleKeys {
-  int32_t context_end = 0;  // keys [0, context_end)
+  int32_t context_begin = 0;  // keys [context_begin, context_end)
+  int32_t context_end = 0;
   int32_t own_begin = 0;    // and keys [own_begin, own_end)
   int32_t own_end = 0;
 };

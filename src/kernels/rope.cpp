@@ -36,7 +36,9 @@ Rope::Rope(const ModelConfig& config) : head_dim_(config.head_dim), inv_freq_(co
 void Rope::apply(float* x, int64_t n_rows, int64_t stride, int64_t n_heads, const int32_t* positions) const {
   const int64_t half = head_dim_ / 2;
   parallel_for(n_rows, [&](int64_t r) {
-    std::vector<float> cos_t(half), sin_t(half);
+    thread_local std::vector<float> cos_t, sin_t;  // kept: a forward call allocates nothing once warm
+    cos_t.resize(static_cast<size_t>(half));
+    sin_t.resize(static_cast<size_t>(half));
     for (int64_t i = 0; i < half; ++i) {
       // The angle in double: at positions in the thousands a float32 product is off by
       // ~1e-4 rad, which the logits would show.

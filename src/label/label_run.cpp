@@ -15,7 +15,7 @@
 #include "label/round_judge.h"
 #include "label/run_identity.h"
 #include "scoring/artifact.h"
-#include "scoring/labeler.h"
+#include "scoring/engine.h"
 #include "tokenizer/utf8.h"
 
 namespace sift::label {
@@ -182,7 +182,7 @@ class LabelRun {
 
   RoundJudge& judge() {
     if (!judge_) {
-      labeler_ = Labeler::load(options_.model_dir);
+      labeler_ = ScoringEngine::load(options_.model_dir);
       if (labeler_->artifact().version != artifact_.version)
         fail("{}: sift.json changed while the run started (version \"{}\", now \"{}\")",
              options_.model_dir.string(), artifact_.version, labeler_->artifact().version);
@@ -197,7 +197,7 @@ class LabelRun {
   LabelCatalog catalog_;
   std::unique_ptr<store::LabelStore> store_;
   std::string run_id_;
-  std::unique_ptr<Labeler> labeler_;
+  std::unique_ptr<ScoringEngine> labeler_;
   std::unique_ptr<RoundJudge> judge_;
   store::RunCounts counts_;
   int64_t prefill_tokens_ = 0;

@@ -7,7 +7,7 @@
 
 namespace sift::label {
 
-RoundJudge::RoundJudge(const Labeler& labeler) : labeler_(labeler) { options_.mode = ScoringMode::Mis; }
+RoundJudge::RoundJudge(const ScoringEngine& labeler) : labeler_(labeler) { options_.mode = ScoringMode::Mis; }
 
 double RoundJudge::threshold() const { return labeler_.artifact().threshold; }
 

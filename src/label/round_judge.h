@@ -2,7 +2,7 @@
 // RoundJudge: the labeler's verdicts on one round of a profile's candidates, the one place
 // `sift label` runs the model.
 //
-// Today a round is one Labeler::score_row call in MIS mode: [profile; c_1..c_K] packed into
+// Today a round is one ScoringEngine::score_row call in MIS mode: [profile; c_1..c_K] packed into
 // one request, so every round prefills the profile again.
 //
 // KV-reuse seam: when the engine can keep a query's KV (a session per query), judge() keeps
@@ -15,13 +15,13 @@
 #include <string_view>
 #include <vector>
 
-#include "scoring/labeler.h"
+#include "scoring/engine.h"
 
 namespace sift::label {
 
 class RoundJudge {
  public:
-  explicit RoundJudge(const Labeler& labeler);
+  explicit RoundJudge(const ScoringEngine& labeler);
 
   struct Verdicts {
     std::vector<double> scores;  // P(yes) per candidate, in order
@@ -36,7 +36,7 @@ class RoundJudge {
   double model_seconds() const { return model_seconds_; }  // wall time inside the model so far
 
  private:
-  const Labeler& labeler_;
+  const ScoringEngine& labeler_;
   ScoringOptions options_;
   double model_seconds_ = 0;
 };

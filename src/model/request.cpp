@@ -1,4 +1,5 @@
-// Checks of a ForwardRequest and the KV cache: everything the forward pass relies on.
+// Checks of a ForwardRequest against the model and the cached keys: everything the forward
+// pass relies on (model/segment.h states what a segment means).
 #include "core/error.h"
 #include "model/model.h"
 
@@ -21,9 +22,9 @@ void validate_request(const ModelConfig& config, const ForwardRequest& request, 
     const Segment& seg = request.segments[s];
     if (seg.start != next || seg.len <= 0)
       fail("segment {} covers [{}, {}) but must start at {} and be non-empty", s, seg.start, seg.start + seg.len, next);
-    if (seg.context_len < 0 || seg.context_len > n_cached + seg.start)
-      fail("segment {} has context_len {}, outside [0, {}] (cached tokens + tokens before it)", s, seg.context_len,
-           n_cached + seg.start);
+    if (seg.context_begin < 0 || seg.context_begin > seg.context_end || seg.context_end > n_cached + seg.start)
+      fail("segment {} has context keys [{}, {}), not a range inside [0, {}] (the keys before it: cached + new)", s,
+           seg.context_begin, seg.context_end, n_cached + seg.start);
     next = seg.start + seg.len;
   }
   if (next != T) fail("segments cover {} of the {} tokens", next, T);
@@ -31,24 +32,6 @@ void validate_request(const ModelConfig& config, const ForwardRequest& request, 
     if (row < 0 || row >= T) fail("logit row {} is outside the {} tokens", row, T);
   for (int32_t v : request.vocab_rows)
     if (v < 0 || v >= config.vocab_size) fail("vocabulary row {} is outside [0, {})", v, config.vocab_size);
-}
-
-KvCache::KvCache(const ModelConfig& config, int64_t capacity)
-    : capacity_(capacity), kv_dim_(config.kv_dim()), k_(config.n_layers), v_(config.n_layers) {
-  for (int64_t l = 0; l < config.n_layers; ++l) {
-    k_[l].resize(capacity * kv_dim_);
-    v_[l].resize(capacity * kv_dim_);
-  }
-}
-
-void KvCache::truncate(int64_t n) {
-  if (n < 0 || n > size_) fail("cannot truncate a KV cache of {} tokens to {}", size_, n);
-  size_ = n;
-}
-
-void KvCache::set_size(int64_t n) {
-  if (n < 0 || n > capacity_) fail("KV cache size {} outside [0, {}]", n, capacity_);
-  size_ = n;
 }
 
 }  // namespace sift

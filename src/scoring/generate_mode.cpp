@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "scoring/generate_answers.h"
-#include "scoring/layout.h"
+#include "scoring/plan.h"
 #include "scoring/request_sizing.h"
 
 namespace sift {
@@ -16,27 +16,31 @@ int32_t argmax(std::span<const float> logits) {
 
 }  // namespace
 
-std::vector<int32_t> greedy_decode(const Model& model, std::span<const int32_t> prompt, int64_t budget,
+std::vector<int32_t> greedy_decode(Session& session, std::span<const int32_t> prompt, int64_t budget,
                                    const std::function<bool(int32_t)>& stop_after) {
-  const int64_t prompt_len = static_cast<int64_t>(prompt.size());
-  const int64_t eos = model.config().eos_token_id;
+  const int64_t eos = session.model().config().eos_token_id;
   std::vector<int32_t> generated;
   if (prompt.empty()) fail("packed generation: the prompt has no tokens");
   if (budget <= 0) return generated;
-  KvCache cache(model.config(), prompt_len + budget);
-  RequestLayout prefill = causal_layout(prompt, 0, 0);
-  prefill.logit_rows = {static_cast<int32_t>(prompt_len - 1)};
-  ForwardResult result = model.forward(prefill.forward_request({}), &cache);  // full vocabulary
+  session.truncate(0);
+  ForwardCall call;
+  const KeyRange prompt_keys = append_run(call, prompt, 0, {});  // {0, P, [0,0)}
+  call.logit_rows = {static_cast<int32_t>(prompt_keys.end - 1)};
+  LogitsView logits = session.forward(call.request({}));  // full vocabulary
   while (true) {
-    const int32_t next = argmax(result.row(0));
+    const int32_t next = argmax(logits.row(0));
     if (next == eos) break;
     generated.push_back(next);
     if (stop_after(next) || static_cast<int64_t>(generated.size()) == budget) break;
+    // One step: the token at position C sees every cached key: {0, 1, [0, C)}.
+    const int64_t n_cached = session.n_cached();
+    ForwardCall step{.key_offset = n_cached};
     const int32_t step_ids[1] = {next};
-    RequestLayout step = causal_layout(step_ids, cache.size(), cache.size());  // {0, 1, C} at position C
+    append_run(step, step_ids, n_cached, {0, static_cast<int32_t>(n_cached)});
     step.logit_rows = {0};
-    result = model.forward(step.forward_request({}), &cache);
+    logits = session.forward(step.request({}));
   }
+  session.truncate(0);
   return generated;
 }
 
@@ -57,7 +61,7 @@ GenerateItemCosts generate_item_costs(const PromptEncoder& prompts, const Scorin
   return costs;
 }
 
-GenerateDecisions generate_decisions(const Model& model, const PromptEncoder& prompts,
+GenerateDecisions generate_decisions(Session& session, const PromptEncoder& prompts,
                                      const ScoringArtifact& artifact, std::span<const int32_t> query,
                                      const std::vector<std::string>& items, int64_t max_request_tokens) {
   GenerateDecisions out;
@@ -72,7 +76,7 @@ GenerateDecisions generate_decisions(const Model& model, const PromptEncoder& pr
   std::vector<int64_t> item_costs(items.size());
   for (size_t i = 0; i < items.size(); ++i)
     item_costs[i] = static_cast<int64_t>(costs.item_lines[i].size()) + costs.answer_budgets[i];
-  const int64_t limit = std::min(max_request_tokens, model.config().max_position_embeddings);
+  const int64_t limit = std::min(max_request_tokens, session.model().config().max_position_embeddings);
 
   for (const ItemRange& range : split_into_requests(shared_len, item_costs, limit)) {
     std::vector<int32_t> prompt(query.begin(), query.end());
@@ -91,7 +95,7 @@ GenerateDecisions generate_decisions(const Model& model, const PromptEncoder& pr
       newlines += std::count(piece.begin(), piece.end(), '\n');
       return newlines >= range.size();
     };
-    const std::vector<int32_t> generated = greedy_decode(model, prompt, budget, enough_lines);
+    const std::vector<int32_t> generated = greedy_decode(session, prompt, budget, enough_lines);
     std::string text = tokenizer.decode(generated, /*skip_special_tokens=*/true);
     // Numbers are row positions, so parse for items 1..range.end and keep this range's.
     std::vector<std::optional<bool>> parsed = parse_answer_list(text, range.end, artifact.yes, artifact.no);

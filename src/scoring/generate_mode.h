@@ -10,8 +10,8 @@
 //   query_tokens(q) ++ generate_item_tokens(b+1, c_b) ++ ... ++ generate_item_tokens(e, c_{e-1})
 //                   ++ generate_answer_tokens()
 //
-// Decoding: the prompt is prefilled into a KvCache ({0, P, 0}), then one token per step
-// ({0, 1, C} at position C), argmax over the full vocabulary (ties to the lowest id). It
+// Decoding on a Session: the prompt is prefilled ({0, P, [0,0)}), then one token per step
+// ({0, 1, [0, C)} at position C), argmax over the full vocabulary (ties to the lowest id). It
 // stops at the model's EOS, after as many newlines as items, or at the answer budget: the
 // tokens of "k: <longer of yes/no>\n" for each item k, plus kAnswerSlackTokens per item.
 #include <cstdint>
@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "model/model.h"
-#include "scoring/layout.h"
+#include "model/session.h"
+#include "scoring/plan.h"
 #include "scoring/prompt.h"
 
 namespace sift {
@@ -45,13 +45,13 @@ struct GenerateItemCosts {
 GenerateItemCosts generate_item_costs(const PromptEncoder& prompts, const ScoringArtifact& artifact,
                                       const std::vector<std::string>& items);
 
-// Greedy decoding after `prompt` (prefill {0, P, 0}, then steps {0, 1, C}); at most `budget`
-// tokens; stops early at the model's EOS (not included) or once stop_after(token) is true
-// for a generated token (included).
-std::vector<int32_t> greedy_decode(const Model& model, std::span<const int32_t> prompt, int64_t budget,
+// Greedy decoding after `prompt` (prefill, then one-token steps); at most `budget` tokens;
+// stops early at the model's EOS (not included) or once stop_after(token) is true for a
+// generated token (included). The session's cache is used and left empty.
+std::vector<int32_t> greedy_decode(Session& session, std::span<const int32_t> prompt, int64_t budget,
                                    const std::function<bool(int32_t)>& stop_after);
 
-GenerateDecisions generate_decisions(const Model& model, const PromptEncoder& prompts,
+GenerateDecisions generate_decisions(Session& session, const PromptEncoder& prompts,
                                      const ScoringArtifact& artifact, std::span<const int32_t> query,
                                      const std::vector<std::string>& items, int64_t max_request_tokens);
 

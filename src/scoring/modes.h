@@ -1,58 +1,42 @@
 #pragma once
-// The three scoring execution modes, at the token level. Each returns, for every item in
-// input order, score_i = P(yes) read at the last token of item i (readout.h), and what it
-// cost. All three give the same bits for an item (the exactness contract, design.md): the
-// forward pass computes a token from its own id, position and visible keys only, and
-// every mode shows item i's tokens exactly the keys of the prompt [q; c_i] at the same
-// positions.
+// The scoring execution modes, at the token level, on a Session. Each gives, for every item
+// of every row, score = P(yes) read at the item's last token (readout.h), and what the row
+// cost. All three give the same bits for an item (the exactness contract,
+// docs/scoring-contract.md): a token is computed from its own id, position and the keys it
+// sees, and every mode shows item i's tokens exactly the keys of the prompt [q; c_i] at the
+// same positions (scoring/plan.h).
 //
-//   mis         : packed [q; c_1..c_k] requests (layout.h), the row split into the fewest
-//                 requests of <= max_request_tokens tokens (request_sizing.h).
-//   independent : one request [q; c_i] per item, nothing reused. Requests are batched
-//                 side by side into forward calls of <= max_request_tokens tokens, the way
-//                 an engine batches separate requests; each still pays Lq + Li tokens.
-//   prefix      : the query's K/V computed once into a KvCache, then each item run as its
-//                 own request against it ({0, Li, Lq}) and the cache truncated back to Lq:
-//                 what prefix caching gives.
+//   mis         : each row's items in the fewest [q; c_b..c_e] requests that fit, and the
+//                 requests of all rows packed side by side into forward calls (plan_calls).
+//   independent : one request [q; c_i] per item, nothing reused; requests packed into calls
+//                 the way an engine batches separate requests (each still pays Lq + Li).
+//   prefix      : per row, the query's K/V computed once and kept in the session, then each
+//                 item run as its own call against it and dropped: what prefix caching gives.
+// Mode generate (packed generation) works on text: generate_mode.h.
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
 
-#include "model/model.h"
-#include "scoring/layout.h"
+#include "model/session.h"
+#include "scoring/plan.h"
 #include "scoring/prompt.h"
+#include "sift/labeler.h"
 
 namespace sift {
 
-enum class ScoringMode { Mis, Independent, Prefix, Generate };
+// ScoringMode, parse_scoring_mode and scoring_mode_name are public API (sift/labeler.h).
 
-std::optional<ScoringMode> parse_scoring_mode(std::string_view name);
-std::string_view scoring_mode_name(ScoringMode mode);
-
+// One row's scores (one per item, input order) and its cost.
 struct ItemScores {
-  std::vector<double> scores;  // one per item, input order
-  int64_t prefill_tokens = 0;  // tokens run through the model
-  int64_t requests = 0;        // requests in the mode's own sense (see above)
+  std::vector<double> scores;
+  int64_t prefill_tokens = 0;  // tokens run through the model for this row
+  int64_t requests = 0;        // requests in the mode's own sense (above)
 };
 
-ItemScores score_multi_item(const Model& model, AnswerTokenIds answer, std::span<const int32_t> query,
-                            std::span<const TokenIds> items, int64_t max_request_tokens);
-ItemScores score_independent(const Model& model, AnswerTokenIds answer, std::span<const int32_t> query,
-                             std::span<const TokenIds> items, int64_t max_request_tokens);
-ItemScores score_with_cached_query(const Model& model, AnswerTokenIds answer, std::span<const int32_t> query,
-                                   std::span<const TokenIds> items, int64_t max_request_tokens);
-
-// Dispatches to one of the three above (not Generate, which needs text: generate_mode.h).
-ItemScores score_items(ScoringMode mode, const Model& model, AnswerTokenIds answer,
-                       std::span<const int32_t> query, std::span<const TokenIds> items,
-                       int64_t max_request_tokens);
-
-// Lengths of each item, for request sizing.
-std::vector<int64_t> item_lengths(std::span<const TokenIds> items);
-
-// Checks that query + item fits the model's positions (item positions end at Lq + Li - 1).
-void check_positions_fit(const ModelConfig& config, int64_t query_len, std::span<const TokenIds> items);
+// Scores rows (each passed check_row_fits with `limits`) in mode mis, independent or prefix.
+std::vector<ItemScores> score_token_rows(Session& session, ScoringMode mode, AnswerTokenIds answer,
+                                         std::span<const TokenRow> rows, const PlanLimits& limits);
 
 }  // namespace sift

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scoring/labeler.h"
+#include "scoring/engine.h"
 
 namespace sift {
 

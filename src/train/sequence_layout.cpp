@@ -3,42 +3,38 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "scoring/plan.h"
 
 namespace sift::train {
+
+namespace {
+
+SequenceLayout from_call(ForwardCall call, std::vector<int32_t> targets) {
+  return {.ids = std::move(call.ids), .positions = std::move(call.positions), .segments = std::move(call.segments),
+          .readout = std::move(call.logit_rows), .targets = std::move(targets)};
+}
+
+}  // namespace
 
 SequenceLayout single_candidate_layout(const std::vector<int32_t>& query, const std::vector<int32_t>& item,
                                        int32_t target) {
   if (item.empty()) fail("a candidate encodes to no tokens: there is no answer position");
-  SequenceLayout s;
-  s.ids = query;
-  s.ids.insert(s.ids.end(), item.begin(), item.end());
-  const auto n = static_cast<int32_t>(s.ids.size());
-  for (int32_t t = 0; t < n; ++t) s.positions.push_back(t);
-  s.segments.push_back({0, n, 0});
-  s.readout.push_back(n - 1);
-  s.targets.push_back(target);
-  return s;
+  ForwardCall call;
+  std::vector<int32_t> prompt = query;
+  prompt.insert(prompt.end(), item.begin(), item.end());
+  append_run(call, prompt, 0, {});  // one causal prompt [q; c]
+  call.logit_rows.push_back(static_cast<int32_t>(call.n_tokens() - 1));
+  return from_call(std::move(call), {target});
 }
 
 SequenceLayout packed_layout(const std::vector<int32_t>& query, const std::vector<std::vector<int32_t>>& items,
                              const std::vector<int32_t>& targets) {
   if (items.size() != targets.size()) fail("packed_layout: {} items but {} targets", items.size(), targets.size());
-  SequenceLayout s;
-  const auto query_len = static_cast<int32_t>(query.size());
-  s.ids = query;
-  for (int32_t t = 0; t < query_len; ++t) s.positions.push_back(t);
-  if (query_len > 0) s.segments.push_back({0, query_len, 0});
-  for (size_t i = 0; i < items.size(); ++i) {
-    const std::vector<int32_t>& item = items[i];
+  for (const std::vector<int32_t>& item : items)
     if (item.empty()) fail("a candidate encodes to no tokens: there is no answer position");
-    const auto start = static_cast<int32_t>(s.ids.size()), len = static_cast<int32_t>(item.size());
-    s.ids.insert(s.ids.end(), item.begin(), item.end());
-    for (int32_t t = 0; t < len; ++t) s.positions.push_back(query_len + t);  // positions restart at Lq
-    s.segments.push_back({start, len, query_len});
-    s.readout.push_back(start + len - 1);
-    s.targets.push_back(targets[i]);
-  }
-  return s;
+  ForwardCall call;
+  append_request(call, query, items, 0, 0);  // the multi-item rule of scoring/plan.h
+  return from_call(std::move(call), targets);
 }
 
 torch::Tensor layout_mask(const std::vector<Segment>& segments, int64_t n_tokens, int64_t padded_len) {
@@ -46,10 +42,13 @@ torch::Tensor layout_mask(const std::vector<Segment>& segments, int64_t n_tokens
   auto m = mask.accessor<bool, 2>();
   int64_t covered = 0;
   for (const Segment& seg : segments) {
-    if (seg.start != covered || seg.context_len > seg.start) fail("layout_mask: segments must cover the tokens in order");
-    for (int32_t t = seg.start; t < seg.start + seg.len; ++t) {
-      for (int32_t j = 0; j < seg.context_len; ++j) m[t][j] = true;  // the shared context (the query)
-      for (int32_t j = seg.start; j <= t; ++j) m[t][j] = true;      // its own segment, causally
+    if (seg.start != covered || seg.context_end > seg.start)
+      fail("layout_mask: segments must cover the tokens in order, each context before it");
+    for (int32_t j = 0; j < seg.len; ++j) {
+      const VisibleKeys keys = visible_keys(seg, j, 0);  // the engine's rule, no cached keys
+      const int32_t t = seg.start + j;
+      for (int32_t k = keys.context_begin; k < keys.context_end; ++k) m[t][k] = true;
+      for (int32_t k = keys.own_begin; k < keys.own_end; ++k) m[t][k] = true;
     }
     covered += seg.len;
   }

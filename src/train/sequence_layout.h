@@ -1,13 +1,11 @@
 #pragma once
 // One training sequence as the model sees it, and a padded batch of them.
 //
-//   single candidate [q; c]      : ids = q ++ c, positions 0..Lq+Lc-1, segments {0, Lq+Lc, 0}
-//   MIS-packed [q; c1; ...; cN]  : positions 0..Lq-1 | Lq..Lq+L1-1 | Lq..Lq+L2-1 | ...
-//                                  segments {0, Lq, 0}, {Lq+o_i, L_i, Lq} (item i sees q and
-//                                  its own earlier tokens, never another item)
-// Segments mean what they mean to the engine (model/model.h): token t of segment s sees
-// keys [0, s.context_len) and [s.start, t]. The readout rows are the answer positions (the
-// last token of each candidate), each with its target token id.
+//   single candidate [q; c]     : one causal prompt, the answer read at the last token of c
+//   MIS-packed [q; c1; ...; cN] : the multi-item layout of scoring/plan.h (append_request),
+//                                 one readout per item
+// Segments mean what they mean to the engine (model/segment.h: visible_keys); the torch
+// mask is built from that same rule, so training sees exactly what scoring computes.
 #include <torch/torch.h>
 
 #include <cstdint>

@@ -83,9 +83,9 @@ TEST(Attention, MatchesReferenceOnMultiItemLayout) {
   const int q_len = 9;
   // Rows: the query (causal), then items of 3 and 4 tokens that see the query and themselves.
   std::vector<VisibleKeys> visible;
-  for (int t = 0; t < q_len; ++t) visible.push_back({0, 0, t + 1});
-  for (int t = 0; t < 3; ++t) visible.push_back({q_len, q_len, q_len + t + 1});
-  for (int t = 0; t < 4; ++t) visible.push_back({q_len, q_len + 3, q_len + 3 + t + 1});
+  for (int t = 0; t < q_len; ++t) visible.push_back({0, 0, 0, t + 1});
+  for (int t = 0; t < 3; ++t) visible.push_back({0, q_len, q_len, q_len + t + 1});
+  for (int t = 0; t < 4; ++t) visible.push_back({0, q_len, q_len + 3, q_len + 3 + t + 1});
   const int n = static_cast<int>(visible.size());
   const auto q = random_vector(size_t(n) * dims.q_dim(), 7);
   const auto keys = random_vector(size_t(n) * dims.kv_dim(), 8);
@@ -102,6 +102,29 @@ TEST(Attention, MatchesReferenceOnMultiItemLayout) {
   EXPECT_TRUE(bitwise_equal(alone.data(), fast.data() + row * dims.q_dim(), alone.size()));
 }
 
+// A context anywhere in the key space: an item of a second row, whose query's keys sit at
+// [s, s + Lq) of a call, gives the bits of the same item with its query at [0, Lq).
+TEST(Attention, ContextRangeAnywhereGivesTheSameBits) {
+  const AttentionDims dims{4, 2, 16};
+  const int q_len = 7, item_len = 5, shift = 23;  // the second copy starts `shift` keys later
+  const int n_keys = shift + q_len + item_len;
+  const auto q = random_vector(size_t(item_len) * dims.q_dim(), 31);
+  auto keys = random_vector(size_t(n_keys) * dims.kv_dim(), 32);
+  auto values = random_vector(size_t(n_keys) * dims.kv_dim(), 33);
+  // The same query + item keys at [0, q_len + item_len) and at [shift, shift + q_len + item_len).
+  std::copy_n(keys.begin(), (q_len + item_len) * dims.kv_dim(), keys.begin() + shift * dims.kv_dim());
+  std::copy_n(values.begin(), (q_len + item_len) * dims.kv_dim(), values.begin() + shift * dims.kv_dim());
+  std::vector<VisibleKeys> first, second;
+  for (int t = 0; t < item_len; ++t) {
+    first.push_back({0, q_len, q_len, q_len + t + 1});
+    second.push_back({shift, shift + q_len, shift + q_len, shift + q_len + t + 1});
+  }
+  std::vector<float> a(size_t(item_len) * dims.q_dim()), b(a.size());
+  attention(dims, q.data(), dims.q_dim(), first.data(), item_len, keys.data(), values.data(), a.data());
+  attention(dims, q.data(), dims.q_dim(), second.data(), item_len, keys.data(), values.data(), b.data());
+  EXPECT_TRUE(bitwise_equal(a.data(), b.data(), a.size()));
+}
+
 // The fast kernel and its plain twin run the same operations in the same order: equal bits,
 // for GQA groups of 1, 2 and 3 (pairs of heads and an odd one) and head_dim tails (20 = 16 + 4).
 TEST(Attention, FastEqualsPlainBitwiseAcrossShapes) {
@@ -109,10 +132,10 @@ TEST(Attention, FastEqualsPlainBitwiseAcrossShapes) {
                                     AttentionDims{3, 1, 8}}) {
     const int q_len = 13;
     std::vector<VisibleKeys> visible;
-    for (int t = 0; t < q_len; ++t) visible.push_back({0, 0, t + 1});
+    for (int t = 0; t < q_len; ++t) visible.push_back({0, 0, 0, t + 1});
     int begin = q_len;
     for (int item_len : {1, 5, 11}) {
-      for (int t = 0; t < item_len; ++t) visible.push_back({q_len, begin, begin + t + 1});
+      for (int t = 0; t < item_len; ++t) visible.push_back({0, q_len, begin, begin + t + 1});
       begin += item_len;
     }
     const int n = static_cast<int>(visible.size());

@@ -6,10 +6,12 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "core/parallel.h"
 #include "golden_checkpoints.h"
 #include "model/model.h"
+#include "model/session.h"
 
 namespace sift {
 namespace {
@@ -19,16 +21,16 @@ struct Item {
 };
 
 // Logits (two vocab rows) of each item's last token, all items packed after the query.
-std::vector<std::vector<float>> multi_item_logits(const Model& model, const std::vector<int32_t>& query,
+std::vector<std::vector<float>> multi_item_logits(Session& session, const std::vector<int32_t>& query,
                                                   const std::vector<Item>& items, const std::vector<int32_t>& vocab) {
   ForwardRequest request;
   std::vector<int32_t> ids = query, positions(query.size()), rows;
   std::iota(positions.begin(), positions.end(), 0);
   const auto q_len = static_cast<int32_t>(query.size());
-  request.segments.push_back({0, q_len, 0});
+  std::vector<Segment> segments = {{0, q_len, 0, 0}};
   for (const Item& item : items) {
     const auto start = static_cast<int32_t>(ids.size());
-    request.segments.push_back({start, static_cast<int32_t>(item.ids.size()), q_len});
+    segments.push_back({start, static_cast<int32_t>(item.ids.size()), 0, q_len});
     for (size_t t = 0; t < item.ids.size(); ++t) {
       ids.push_back(item.ids[t]);
       positions.push_back(q_len + static_cast<int32_t>(t));
@@ -37,12 +39,20 @@ std::vector<std::vector<float>> multi_item_logits(const Model& model, const std:
   }
   request.ids = ids;
   request.positions = positions;
+  request.segments = segments;
   request.logit_rows = rows;
   request.vocab_rows = vocab;
-  const ForwardResult result = model.forward(request);
+  const LogitsView result = session.forward(request);
   std::vector<std::vector<float>> out;
   for (int64_t r = 0; r < result.n_rows; ++r) out.emplace_back(result.row(r).begin(), result.row(r).end());
+  session.truncate(0);
   return out;
+}
+
+std::vector<std::vector<float>> multi_item_logits(const Model& model, const std::vector<int32_t>& query,
+                                                  const std::vector<Item>& items, const std::vector<int32_t>& vocab) {
+  Session session(model);
+  return multi_item_logits(session, query, items, vocab);
 }
 
 class Determinism : public ::testing::TestWithParam<std::string> {};
@@ -85,21 +95,66 @@ TEST_P(Determinism, ItemLogitsAreBitwiseInvariant) {
     const auto logits = multi_item_logits(*model, query, subset, vocab);
     for (size_t k = 0; k < n; ++k) EXPECT_EQ(logits[k], packed[order[k]]) << "round " << round;
   }
-  // 3. Prefix mode: the query into a KV cache once, each item against it.
-  KvCache cache(model->config(), 64);
+  // 3. Prefix mode: the query into a session's KV cache once, each item against it.
+  Session session(*model);
   std::vector<int32_t> q_positions(query.size());
   std::iota(q_positions.begin(), q_positions.end(), 0);
   const auto q_len = static_cast<int32_t>(query.size());
-  model->forward({query, q_positions, {{0, q_len, 0}}, {}, vocab}, &cache);
+  const std::vector<Segment> query_segment = {{0, q_len, 0, 0}};
+  session.forward({query, q_positions, query_segment, {}, vocab});
   for (size_t i = 0; i < items.size(); ++i) {
     const auto len = static_cast<int32_t>(items[i].ids.size());
     std::vector<int32_t> positions(len);
     std::iota(positions.begin(), positions.end(), q_len);
     const std::vector<int32_t> last = {len - 1};
-    const ForwardResult r = model->forward({items[i].ids, positions, {{0, len, q_len}}, last, vocab}, &cache);
-    cache.truncate(q_len);
+    const std::vector<Segment> item_segment = {{0, len, 0, q_len}};
+    const LogitsView r = session.forward({items[i].ids, positions, item_segment, last, vocab});
     EXPECT_EQ(std::vector<float>(r.row(0).begin(), r.row(0).end()), packed[i]) << "prefix item " << i;
+    session.truncate(q_len);
   }
+  // 4. The query's context taken from a copy of its keys placed after unrelated cached keys:
+  //    a context range anywhere in the key space gives the same bits.
+  const KvBlock query_kv = session.copy_keys({0, q_len});
+  Session other(*model);
+  std::vector<int32_t> noise = {1, 2, 3, 4, 5}, noise_positions = {0, 1, 2, 3, 4};
+  const std::vector<Segment> noise_segment = {{0, 5, 0, 0}};
+  other.forward({noise, noise_positions, noise_segment, {}, vocab});
+  other.append_keys(query_kv);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const auto len = static_cast<int32_t>(items[i].ids.size());
+    std::vector<int32_t> positions(len);
+    std::iota(positions.begin(), positions.end(), q_len);
+    const std::vector<int32_t> last = {len - 1};
+    const std::vector<Segment> item_segment = {{0, len, 5, 5 + q_len}};
+    const LogitsView r = other.forward({items[i].ids, positions, item_segment, last, vocab});
+    EXPECT_EQ(std::vector<float>(r.row(0).begin(), r.row(0).end()), packed[i]) << "moved prefix item " << i;
+    other.truncate(5 + q_len);
+  }
+}
+
+// Sessions on one model at once, each with its own thread count, give the bits of one.
+TEST_P(Determinism, ConcurrentSessionsGiveTheSameBits) {
+  auto model = Model::load(testing::golden_root() / GetParam());
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int32_t> token(0, static_cast<int32_t>(model->config().vocab_size) - 1);
+  std::vector<int32_t> query(17);
+  for (auto& t : query) t = token(rng);
+  std::vector<Item> items(6);
+  for (auto& item : items) {
+    item.ids.resize(1 + rng() % 7);
+    for (auto& t : item.ids) t = token(rng);
+  }
+  const std::vector<int32_t> vocab = {3, 5};
+  const auto expected = multi_item_logits(*model, query, items, vocab);
+  std::vector<std::vector<std::vector<float>>> got(4);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 4; ++k)
+    threads.emplace_back([&, k] {
+      Session session(*model, 1 + k % 2);
+      for (int repeat = 0; repeat < 3; ++repeat) got[k] = multi_item_logits(session, query, items, vocab);
+    });
+  for (std::thread& t : threads) t.join();
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(got[k], expected) << "session " << k;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCheckpoints, Determinism, ::testing::ValuesIn(testing::golden_cases()),
@@ -117,10 +172,12 @@ TEST(ForwardRequestChecks, BadRequestsAreClearErrors) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message({bad_id, positions, {{0, 3, 0}}, row, {}}).find("outside the vocabulary"), std::string::npos);
-  EXPECT_NE(message({ids, positions, {{0, 2, 0}}, row, {}}).find("segments cover 2 of the 3"), std::string::npos);
-  EXPECT_NE(message({ids, positions, {{0, 1, 0}, {1, 2, 2}}, row, {}}).find("context_len"), std::string::npos);
-  EXPECT_NE(message({ids, positions, {{0, 3, 0}}, bad_row, {}}).find("logit row 3"), std::string::npos);
+  const std::vector<Segment> whole = {{0, 3, 0, 0}}, short_cover = {{0, 2, 0, 0}};
+  const std::vector<Segment> context_after = {{0, 1, 0, 0}, {1, 2, 0, 2}};
+  EXPECT_NE(message({bad_id, positions, whole, row, {}}).find("outside the vocabulary"), std::string::npos);
+  EXPECT_NE(message({ids, positions, short_cover, row, {}}).find("segments cover 2 of the 3"), std::string::npos);
+  EXPECT_NE(message({ids, positions, context_after, row, {}}).find("context keys [0, 2)"), std::string::npos);
+  EXPECT_NE(message({ids, positions, whole, bad_row, {}}).find("logit row 3"), std::string::npos);
 }
 
 }  // namespace

@@ -27,8 +27,11 @@ TEST_P(GoldenLogits, MatchTheReference) {
     const auto ids = probe["ids"].get<std::vector<int32_t>>();
     const auto positions = probe["positions"].get<std::vector<int32_t>>();
     const auto rows = probe["logit_rows"].get<std::vector<int32_t>>();
-    ForwardRequest request{ids, positions, {}, rows, {}};
-    for (const auto& s : probe["segments"]) request.segments.push_back({s[0].get<int32_t>(), s[1].get<int32_t>(), s[2].get<int32_t>()});
+    // The golden file's segments are [start, len, context_len]: the context is keys [0, context_len).
+    std::vector<Segment> segments;
+    for (const auto& s : probe["segments"])
+      segments.push_back({s[0].get<int32_t>(), s[1].get<int32_t>(), 0, s[2].get<int32_t>()});
+    ForwardRequest request{ids, positions, segments, rows, {}};
     const ForwardResult result = model->forward(request);
     ASSERT_EQ(result.n_rows, static_cast<int64_t>(rows.size()));
     ASSERT_EQ(result.n_cols, model->config().vocab_size);

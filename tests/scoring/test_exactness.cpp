@@ -1,17 +1,20 @@
-// The exactness contract (design.md): an item's score is a pure function of (model, query,
-// item), bitwise: whatever the other items, their order, the request split, or which of
-// mis / independent / prefix computed it. Checked on random checkpoints of Qwen3, Qwen2
+// The exactness contract (docs/scoring-contract.md): an item's score is a pure function of
+// (model, query, item), bitwise: whatever the other items, their order, the request split,
+// the other rows sharing a forward call, the call budget, the thread count, the session, or
+// which of mis / independent / prefix computed it. Checked on random checkpoints of Qwen3, Qwen2
 // and Llama with F32 and BF16 weights, and against an independent float64 single-prompt
 // reference (<= 1e-5 in probability).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <random>
+#include <thread>
 
 #include "model/model.h"
 #include "reference_forward.h"
-#include "scoring/layout.h"
+#include "model/session.h"
 #include "scoring/modes.h"
 #include "scoring/readout.h"
 #include "scoring_checkpoints.h"
@@ -51,6 +54,18 @@ class Exactness : public ::testing::TestWithParam<Variant> {
   static constexpr int64_t kQueryLen = 37, kItems = 14, kMaxItemLen = 9;
   static constexpr int64_t kUnlimited = 1 << 20;
 
+  // Scores rows in one session; limit = --max-request-tokens, call_budget = --max-batch-tokens.
+  std::vector<ItemScores> score_rows(ScoringMode mode, const std::vector<Row>& rows, int64_t limit = kUnlimited,
+                                     int64_t call_budget = kUnlimited, int threads = 0) const {
+    std::vector<TokenRow> token_rows;
+    for (const Row& row : rows) token_rows.push_back({row.query, row.items});
+    Session session(*model_, threads);
+    return score_token_rows(session, mode, answer_, token_rows, {limit, call_budget});
+  }
+  ItemScores score(ScoringMode mode, const std::vector<TokenIds>& items, int64_t limit = kUnlimited) const {
+    return score_rows(mode, {Row{row_.query, items}}, limit)[0];
+  }
+
   void SetUp() override {
     dir_ = testing::write_scoring_test_checkpoint(GetParam().architecture, GetParam().dtype);
     model_ = Model::load(dir_);
@@ -60,8 +75,7 @@ class Exactness : public ::testing::TestWithParam<Variant> {
     if (answer_.yes == answer_.no) answer_.no = (answer_.yes + 1) % 1024;
     // Baseline: each item alone, in its own request, nothing else present.
     for (const TokenIds& item : row_.items)
-      alone_.push_back(score_independent(*model_, answer_, row_.query, std::vector<TokenIds>{item}, kUnlimited)
-                           .scores[0]);
+      alone_.push_back(score(ScoringMode::Independent, {item}).scores[0]);
   }
   void TearDown() override { testing::remove_scoring_test_checkpoints(); }
 
@@ -100,7 +114,7 @@ TEST_P(Exactness, ScoresAreNotAllTheSame) {
 }
 
 TEST_P(Exactness, MultiItemEqualsEachItemAlone) {
-  ItemScores mis = score_multi_item(*model_, answer_, row_.query, row_.items, kUnlimited);
+  ItemScores mis = score(ScoringMode::Mis, row_.items);
   expect_same_bits(mis.scores, iota_indices(kItems), "mis, all items in one request");
   EXPECT_EQ(mis.requests, 1);
   int64_t expected_tokens = kQueryLen;
@@ -114,7 +128,7 @@ TEST_P(Exactness, OrderAndCompanionsDoNotMatter) {
     std::vector<size_t> order = iota_indices(kItems);
     std::shuffle(order.begin(), order.end(), rng);
     order.resize(1 + rng() % kItems);  // a random subset, in random order
-    ItemScores mis = score_multi_item(*model_, answer_, row_.query, pick(order), kUnlimited);
+    ItemScores mis = score(ScoringMode::Mis, pick(order));
     expect_same_bits(mis.scores, order, "mis, permuted subset " + std::to_string(trial));
   }
 }
@@ -124,25 +138,79 @@ TEST_P(Exactness, RequestSplitsDoNotMatter) {
   for (const TokenIds& item : row_.items) items_len += static_cast<int64_t>(item.size());
   for (int64_t limit : {kQueryLen + kMaxItemLen, kQueryLen + items_len / 3, kQueryLen + items_len / 2,
                         kQueryLen + items_len - 1}) {
-    ItemScores mis = score_multi_item(*model_, answer_, row_.query, row_.items, limit);
+    ItemScores mis = score(ScoringMode::Mis, row_.items, limit);
     EXPECT_GT(mis.requests, 1) << "limit " << limit << " should split the row";
     expect_same_bits(mis.scores, iota_indices(kItems), "mis, --max-request-tokens " + std::to_string(limit));
   }
 }
 
 TEST_P(Exactness, AllThreeModesAgree) {
-  ItemScores independent = score_independent(*model_, answer_, row_.query, row_.items, kUnlimited);
+  ItemScores independent = score(ScoringMode::Independent, row_.items);
   expect_same_bits(independent.scores, iota_indices(kItems), "independent, one batched call");
-  ItemScores independent_split = score_independent(*model_, answer_, row_.query, row_.items, 2 * kQueryLen + 20);
+  ItemScores independent_split = score(ScoringMode::Independent, row_.items, 2 * kQueryLen + 20);
   expect_same_bits(independent_split.scores, iota_indices(kItems), "independent, small batches");
-  ItemScores prefix = score_with_cached_query(*model_, answer_, row_.query, row_.items, kUnlimited);
+  ItemScores prefix = score(ScoringMode::Prefix, row_.items);
   expect_same_bits(prefix.scores, iota_indices(kItems), "prefix");
   EXPECT_EQ(independent.requests, kItems);
   EXPECT_EQ(prefix.requests, kItems);
-  ItemScores mis = score_multi_item(*model_, answer_, row_.query, row_.items, kUnlimited);
+  ItemScores mis = score(ScoringMode::Mis, row_.items);
   // Cost: independent repeats the query per item; prefix and mis compute it once.
   EXPECT_EQ(independent.prefill_tokens - mis.prefill_tokens, (kItems - 1) * kQueryLen);
   EXPECT_EQ(prefix.prefill_tokens, mis.prefill_tokens);
+}
+
+// Several rows in one plan: random subsets of the items under random queries-as-rows (the
+// same query, so every score has its alone baseline), random call budgets, thread counts
+// and modes. Each row's scores are the alone scores, whatever shares its calls.
+TEST_P(Exactness, RowsSharingCallsDoNotMatter) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 6; ++trial) {
+    std::vector<Row> rows;
+    std::vector<std::vector<size_t>> picked;
+    for (int r = 0, n_rows = 2 + static_cast<int>(rng() % 5); r < n_rows; ++r) {
+      std::vector<size_t> order = iota_indices(kItems);
+      std::shuffle(order.begin(), order.end(), rng);
+      order.resize(1 + rng() % kItems);
+      rows.push_back({row_.query, pick(order)});
+      picked.push_back(order);
+    }
+    const ScoringMode mode = std::array{ScoringMode::Mis, ScoringMode::Independent, ScoringMode::Prefix}[trial % 3];
+    const int64_t budget = kQueryLen + kMaxItemLen + static_cast<int64_t>(rng() % 300);
+    const int threads = 1 + trial % 3;
+    const std::vector<ItemScores> got = score_rows(mode, rows, kUnlimited, budget, threads);
+    ASSERT_EQ(got.size(), rows.size());
+    for (size_t r = 0; r < rows.size(); ++r)
+      expect_same_bits(got[r].scores, picked[r],
+                       "trial " + std::to_string(trial) + " row " + std::to_string(r) + " budget " +
+                           std::to_string(budget) + " threads " + std::to_string(threads));
+  }
+}
+
+TEST_P(Exactness, ShortRowsShareCalls) {
+  // The budget packs rows into calls: the cost per row is the row's own, however packed.
+  std::vector<Row> rows(4, Row{row_.query, pick({0, 1, 2})});
+  const auto packed = score_rows(ScoringMode::Mis, rows);
+  int64_t row_tokens = kQueryLen;
+  for (const TokenIds& item : rows[0].items) row_tokens += static_cast<int64_t>(item.size());
+  const auto one_per_call = score_rows(ScoringMode::Mis, rows, kUnlimited, row_tokens);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    EXPECT_EQ(packed[r].requests, 1);
+    EXPECT_EQ(packed[r].prefill_tokens, one_per_call[r].prefill_tokens);
+    expect_same_bits(packed[r].scores, {0, 1, 2}, "packed row " + std::to_string(r));
+  }
+}
+
+TEST_P(Exactness, ConcurrentSessionsGiveTheSameBits) {
+  std::vector<Row> rows = {Row{row_.query, row_.items}, Row{row_.query, pick({3, 1})}};
+  std::vector<std::vector<ItemScores>> got(3);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 3; ++k)
+    threads.emplace_back([&, k] { got[k] = score_rows(ScoringMode::Mis, rows, kUnlimited, 60 + 40 * k, 1 + k % 2); });
+  for (std::thread& t : threads) t.join();
+  for (int k = 0; k < 3; ++k) {
+    expect_same_bits(got[k][0].scores, iota_indices(kItems), "session " + std::to_string(k) + " row 0");
+    expect_same_bits(got[k][1].scores, {3, 1}, "session " + std::to_string(k) + " row 1");
+  }
 }
 
 TEST_P(Exactness, AgreesWithTheFloat64Reference) {

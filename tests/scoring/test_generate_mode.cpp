@@ -1,8 +1,9 @@
-// Packed generation against a scripted model: the decode loop (prefill, then one-token steps
-// {0, 1, C} at position C), its stopping rules, and the parse back to per-item decisions.
+// Packed generation against a scripted session: the decode loop (prefill, then one-token
+// steps {0, 1, [0, C)} at position C), its stopping rules, and the parse back to per-item decisions.
 #include <gtest/gtest.h>
 
 #include "fake_tokenizer.h"
+#include "model/session.h"
 #include "scoring/generate_mode.h"
 
 namespace sift {
@@ -11,44 +12,52 @@ namespace {
 using testing::byte_ids;
 using testing::FakeTokenizer;
 
-// Emits `script` token by token (then EOS), whatever the input, and records each call.
-class ScriptedModel : public Model {
+ModelConfig scripted_config() {
+  ModelConfig config;
+  config.vocab_size = 300;
+  config.n_layers = 1;
+  config.n_heads = config.n_kv_heads = 1;
+  config.head_dim = 2;
+  config.hidden_size = 2;
+  config.max_position_embeddings = 4096;
+  config.eos_token_id = 299;
+  return config;
+}
+
+// A session that emits `script` token by token (then EOS), whatever the input, and records
+// each call; it keeps count of the cached keys as a real session does.
+class ScriptedSession : public Session {
  public:
-  explicit ScriptedModel(std::vector<int32_t> script) : script_(std::move(script)) {
-    config_.vocab_size = 300;
-    config_.n_layers = 1;
-    config_.n_heads = config_.n_kv_heads = 1;
-    config_.head_dim = 2;
-    config_.hidden_size = 2;
-    config_.max_position_embeddings = 4096;
-    config_.eos_token_id = 299;
-  }
-  const ModelConfig& config() const override { return config_; }
-  ForwardResult forward(const ForwardRequest& request, KvCache* cache) const override {
-    validate_request(config_, request, cache ? cache->size() : 0);
-    calls.push_back({std::vector<int32_t>(request.positions.begin(), request.positions.end()), request.segments,
-                     cache ? cache->size() : -1});
-    if (cache) cache->set_size(cache->size() + static_cast<int64_t>(request.ids.size()));
-    const int32_t next = emitted_ < script_.size() ? script_[emitted_] : static_cast<int32_t>(config_.eos_token_id);
+  explicit ScriptedSession(std::vector<int32_t> script)
+      : Session(model_), script_(std::move(script)), logits_(300) {}
+  LogitsView forward(const ForwardRequest& request) override {
+    validate_request(model_.config(), request, cached_);
+    calls.push_back({std::vector<int32_t>(request.positions.begin(), request.positions.end()),
+                     std::vector<Segment>(request.segments.begin(), request.segments.end()), cached_});
+    cached_ += static_cast<int64_t>(request.ids.size());
+    const int32_t next = emitted_ < script_.size() ? script_[emitted_] : static_cast<int32_t>(model_.config().eos_token_id);
     ++emitted_;
-    ForwardResult result;
-    result.n_rows = static_cast<int64_t>(request.logit_rows.size());
-    result.n_cols = config_.vocab_size;
-    result.logits.assign(result.n_rows * result.n_cols, 0.0f);
-    for (int64_t r = 0; r < result.n_rows; ++r) result.logits[r * result.n_cols + next] = 1.0f;
-    return result;
+    const auto rows = static_cast<int64_t>(request.logit_rows.size());
+    logits_.assign(static_cast<size_t>(rows * 300), 0.0f);
+    for (int64_t r = 0; r < rows; ++r) logits_[r * 300 + next] = 1.0f;
+    return {rows, 300, logits_.data()};
   }
+  int64_t n_cached() const override { return cached_; }
+  void truncate(int64_t n_keys) override { cached_ = n_keys; }
+
   struct Call {
     std::vector<int32_t> positions;
     std::vector<Segment> segments;
     int64_t cached;
   };
-  mutable std::vector<Call> calls;
+  std::vector<Call> calls;
 
  private:
-  ModelConfig config_;
+  inline static const Model model_{scripted_config(), ModelWeights{}};  // only its config is read
   std::vector<int32_t> script_;
-  mutable size_t emitted_ = 0;
+  std::vector<float> logits_;
+  size_t emitted_ = 0;
+  int64_t cached_ = 0;
 };
 
 ScoringArtifact artifact() {
@@ -65,7 +74,7 @@ TEST(GenerateMode, DecodesAndParsesTheAnswerList) {
   FakeTokenizer tokenizer;
   const ScoringArtifact a = artifact();
   PromptEncoder prompts(tokenizer, a);
-  ScriptedModel model(tokenizer.encode("1: YES\n2: NO\n3: YES\n", {.add_special_tokens = false}));
+  ScriptedSession model(tokenizer.encode("1: YES\n2: NO\n3: YES\n", {.add_special_tokens = false}));
   const std::vector<int32_t> query = prompts.query_tokens("q");
   GenerateDecisions out = generate_decisions(model, prompts, a, query, {"a", "b", "c"}, 1 << 20);
   EXPECT_EQ(out.decisions, (std::vector<std::optional<bool>>{true, false, true}));
@@ -84,7 +93,8 @@ TEST(GenerateMode, DecodesAndParsesTheAnswerList) {
     const int64_t c = prompt_len + static_cast<int64_t>(step) - 1;
     EXPECT_EQ(model.calls[step].cached, c);
     EXPECT_EQ(model.calls[step].positions, std::vector<int32_t>{static_cast<int32_t>(c)});
-    EXPECT_EQ(model.calls[step].segments[0].context_len, c);
+    EXPECT_EQ(model.calls[step].segments[0].context_begin, 0);
+    EXPECT_EQ(model.calls[step].segments[0].context_end, c);
   }
 }
 
@@ -93,7 +103,7 @@ TEST(GenerateMode, UnparsableAnswersAreReportedNotGuessed) {
   const ScoringArtifact a = artifact();
   PromptEncoder prompts(tokenizer, a);
   // Item 2 gets "maybe", item 3 nothing before EOS.
-  ScriptedModel model(tokenizer.encode("1: NO\n2: maybe\n", {.add_special_tokens = false}));
+  ScriptedSession model(tokenizer.encode("1: NO\n2: maybe\n", {.add_special_tokens = false}));
   GenerateDecisions out = generate_decisions(model, prompts, a, prompts.query_tokens("q"), {"a", "b", "c"}, 1 << 20);
   EXPECT_EQ(out.decisions, (std::vector<std::optional<bool>>{false, std::nullopt, std::nullopt}));
 }
@@ -102,7 +112,7 @@ TEST(GenerateMode, StopsAtTheAnswerBudget) {
   FakeTokenizer tokenizer;
   const ScoringArtifact a = artifact();
   PromptEncoder prompts(tokenizer, a);
-  ScriptedModel model(std::vector<int32_t>(1000, 'x' + 16));  // never a newline, never EOS
+  ScriptedSession model(std::vector<int32_t>(1000, 'x' + 16));  // never a newline, never EOS
   GenerateDecisions out = generate_decisions(model, prompts, a, prompts.query_tokens("q"), {"a", "b"}, 1 << 20);
   // Budget: tokens of "k: YES\n" (5 each) + kAnswerSlackTokens, per item.
   EXPECT_EQ(out.generated_tokens, 2 * (5 + kAnswerSlackTokens));
@@ -115,7 +125,7 @@ TEST(GenerateMode, SplitRequestsKeepRowNumbers) {
   PromptEncoder prompts(tokenizer, a);
   // The second request lists item 3 as "3. c": its answer line is "3: ...". The script
   // answers the first request "1/2", the second "3".
-  ScriptedModel model(tokenizer.encode("1: YES\n2: YES\n3: NO\n", {.add_special_tokens = false}));
+  ScriptedSession model(tokenizer.encode("1: YES\n2: YES\n3: NO\n", {.add_special_tokens = false}));
   const std::vector<int32_t> query = prompts.query_tokens("q");
   const int64_t shared = static_cast<int64_t>(query.size() + prompts.generate_answer_tokens().size());
   const int64_t per_item = 5 + (5 + kAnswerSlackTokens);  // "k. a\n" + answer budget

@@ -27,7 +27,7 @@ std::vector<Probe> golden_probes(const nlohmann::json& golden) {
     probe.layout.positions = p["positions"].get<std::vector<int32_t>>();
     probe.layout.readout = p["logit_rows"].get<std::vector<int32_t>>();
     for (const auto& s : p["segments"])
-      probe.layout.segments.push_back({s[0].get<int32_t>(), s[1].get<int32_t>(), s[2].get<int32_t>()});
+      probe.layout.segments.push_back({s[0].get<int32_t>(), s[1].get<int32_t>(), 0, s[2].get<int32_t>()});  // [start, len, context_len]
     probe.layout.targets.assign(probe.layout.readout.size(), 0);
     probes.push_back(std::move(probe));
   }

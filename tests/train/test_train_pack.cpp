@@ -105,7 +105,7 @@ TEST_P(PackedTraining, WithoutTheIsolationMaskTheLossDiffers) {
   const TorchModel model = TorchModel::fresh(testing::tiny_config(GetParam()), 7);
   const std::vector<Row> rows = random_rows(model.config().vocab_size, 11);
   std::vector<SequenceLayout> leaky = packed_layouts(rows);
-  for (SequenceLayout& l : leaky) l.segments = {{0, static_cast<int32_t>(l.ids.size()), 0}};
+  for (SequenceLayout& l : leaky) l.segments = {{0, static_cast<int32_t>(l.ids.size()), 0, 0}};
   const LossAndGrads single = loss_and_grads(model, single_layouts(rows));
   const LossAndGrads wrong = loss_and_grads(model, leaky);
   EXPECT_GT(std::abs(single.loss - wrong.loss), 1e-5);

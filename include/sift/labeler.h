@@ -1,0 +1,91 @@
+#pragma once
+// The stable C++ API of sift: load a labeler directory, score rows of (query, items).
+//
+//   sift::Labeler labeler = sift::Labeler::load("models/default-labeler");
+//   sift::RowResult r = labeler.score("profile text", {"Python", "Kubernetes"});
+//   // r.scores[i]: P(yes) of item i; r.labels[i]: score >= threshold
+//
+// A labeler directory holds config.json + model.safetensors (a Hugging Face checkpoint),
+// tokenizer.json and sift.json (prompt templates, answer tokens, threshold, version). Scores
+// follow the scoring contract (docs/scoring-contract.md): every item's score is what the
+// single prompt [query part; item part] gives, bitwise, whatever else is scored with it,
+// in which mode, on how many threads. Everything outside include/sift/ is internal.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sift/error.h"
+
+namespace sift {
+
+// How items are scored; all but generate give the same bits (they differ in speed).
+//   mis         : the query once, every item after it in one multi-item pass (the default)
+//   independent : one prompt [q; c_i] per item, nothing shared
+//   prefix      : the query's KV computed once, each item run against it
+//   generate    : packed generation (the baseline the paper compares with): a 1/0 decision
+enum class ScoringMode { Mis, Independent, Prefix, Generate };
+
+std::optional<ScoringMode> parse_scoring_mode(std::string_view name);  // "mis", "independent", ...
+std::string_view scoring_mode_name(ScoringMode mode);
+
+struct ScoringOptions {
+  ScoringMode mode = ScoringMode::Mis;
+  std::optional<double> threshold;            // overrides sift.json's
+  std::optional<int64_t> max_request_tokens;  // one request (query + its items); default from the model
+  std::optional<int64_t> max_batch_tokens;    // one forward call (rows packed together); default: the request limit
+};
+
+// One row's result. When `error` is set the row failed and nothing else is filled in.
+struct RowResult {
+  std::vector<std::optional<double>> scores;  // P(yes) per item; generate: 1/0, nullopt = unparsed
+  std::vector<std::optional<bool>> labels;    // score >= threshold; nullopt = unparsed
+  std::vector<int64_t> unparsed;              // generate: items whose answer was not parsed
+  int64_t prefill_tokens = 0;                 // usage: tokens run through the model for this row
+  int64_t generated_tokens = 0;               // usage: generate mode's decoded tokens
+  int64_t requests = 0;                       // usage: prompts in the mode's own sense
+  std::string error;                          // what was wrong with the row
+};
+
+struct Row {
+  std::string query;
+  std::vector<std::string> items;
+};
+
+class ScoringEngine;  // internal
+
+class Labeler {
+ public:
+  // Loads a labeler directory; throws Error naming the file and field that is wrong.
+  // threads <= 0: OMP_NUM_THREADS or all cores.
+  static Labeler load(const std::filesystem::path& dir, int threads = 0);
+
+  Labeler(Labeler&&) noexcept;
+  Labeler& operator=(Labeler&&) noexcept;
+  ~Labeler();
+
+  // One row; a row that cannot be scored (invalid UTF-8, too long for the model) throws Error.
+  RowResult score(std::string_view query, const std::vector<std::string>& items,
+                  const ScoringOptions& options = {}) const;
+  // Many rows, packed into forward calls (short rows share a call); a bad row gets its
+  // error in its result and the others are scored.
+  std::vector<RowResult> score_rows(std::span<const Row> rows, const ScoringOptions& options = {}) const;
+
+  const std::string& version() const;  // sift.json "version"
+  double threshold() const;            // sift.json "threshold"
+  std::string artifact_json() const;   // sift.json as loaded, a JSON object
+  int threads() const;
+
+  const ScoringEngine& engine() const;  // internal: sift's own tools reach the engine here
+
+ private:
+  struct Impl;
+  explicit Labeler(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sift

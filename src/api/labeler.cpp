@@ -1,0 +1,57 @@
+// sift::Labeler, the public API (sift/labeler.h), over the internal ScoringEngine: one
+// session per labeler, guarded, so one Labeler can be shared by threads (they take turns)
+// and separate Labelers score in parallel.
+#include "sift/labeler.h"
+
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/parallel.h"
+#include "model/session.h"
+#include "scoring/engine.h"
+
+namespace sift {
+
+struct Labeler::Impl {
+  Impl(std::unique_ptr<ScoringEngine> e, int n_threads)
+      : engine(std::move(e)), session(engine->model(), n_threads), threads(n_threads) {}
+  std::unique_ptr<ScoringEngine> engine;
+  std::mutex mutex;  // guards session
+  Session session;
+  int threads;
+};
+
+Labeler::Labeler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Labeler::Labeler(Labeler&&) noexcept = default;
+Labeler& Labeler::operator=(Labeler&&) noexcept = default;
+Labeler::~Labeler() = default;
+
+Labeler Labeler::load(const std::filesystem::path& dir, int threads) {
+  return Labeler(std::make_unique<Impl>(ScoringEngine::load(dir), threads));
+}
+
+std::vector<RowResult> Labeler::score_rows(std::span<const Row> rows, const ScoringOptions& options) const {
+  std::vector<TextRow> views;
+  views.reserve(rows.size());
+  for (const Row& row : rows) views.push_back({row.query, row.items});
+  const std::lock_guard lock(impl_->mutex);
+  return impl_->engine->score_rows(impl_->session, views, options);
+}
+
+RowResult Labeler::score(std::string_view query, const std::vector<std::string>& items,
+                         const ScoringOptions& options) const {
+  const TextRow row{query, items};
+  const std::lock_guard lock(impl_->mutex);
+  RowResult result = std::move(impl_->engine->score_rows(impl_->session, {&row, 1}, options)[0]);
+  if (!result.error.empty()) fail("{}", result.error);
+  return result;
+}
+
+const std::string& Labeler::version() const { return impl_->engine->artifact().version; }
+double Labeler::threshold() const { return impl_->engine->artifact().threshold; }
+std::string Labeler::artifact_json() const { return scoring_artifact_to_json(impl_->engine->artifact()).dump(); }
+int Labeler::threads() const { return impl_->threads > 0 ? impl_->threads : default_n_threads(); }
+const ScoringEngine& Labeler::engine() const { return *impl_->engine; }
+
+}  // namespace sift

@@ -1,0 +1,33 @@
+// Model: loading, and one-off forward calls (model/model.h).
+#include "model/model.h"
+
+#include "core/error.h"
+#include "core/log.h"
+#include "io/checkpoint.h"
+#include "model/session.h"
+
+namespace sift {
+
+Model::Model(ModelConfig config, ModelWeights weights)
+    : config_(std::move(config)), weights_(std::move(weights)), rope_(config_) {}
+
+std::unique_ptr<Model> Model::load(const std::filesystem::path& dir) {
+  if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
+  ModelConfig config = load_model_config(dir / "config.json");
+  return from_checkpoint(std::move(config), Checkpoint::open(dir));
+}
+
+std::unique_ptr<Model> Model::from_checkpoint(ModelConfig config, const Checkpoint& checkpoint) {
+  ModelWeights weights = load_weights(checkpoint, config);
+  spdlog::debug("loaded {} ({} layers, hidden {}) from {}", config.architecture->hf_name, config.n_layers,
+                config.hidden_size, checkpoint.dir().string());
+  return std::make_unique<Model>(std::move(config), std::move(weights));
+}
+
+ForwardResult Model::forward(const ForwardRequest& request) const {
+  Session session(*this);
+  const LogitsView logits = session.forward(request);
+  return {logits.n_rows, logits.n_cols, std::vector<float>(logits.data, logits.data + logits.n_rows * logits.n_cols)};
+}
+
+}  // namespace sift

@@ -1,0 +1,144 @@
+#include "scoring/engine.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "scoring/generate_mode.h"
+#include "scoring/plan.h"
+#include "scoring/readout.h"
+#include "scoring/request_sizing.h"
+
+namespace sift {
+
+std::unique_ptr<ScoringEngine> ScoringEngine::load(const std::filesystem::path& dir) {
+  if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
+  const std::filesystem::path sift_json = dir / "sift.json";
+  if (!std::filesystem::exists(sift_json))
+    fail("{}: no sift.json, the labeler artifact (prompt templates, answer tokens, threshold); a bare "
+         "checkpoint is not a labeler", dir.string());
+  ScoringArtifact artifact = load_scoring_artifact(sift_json);
+  std::unique_ptr<Tokenizer> tokenizer = Tokenizer::load(dir / "tokenizer.json");
+  std::unique_ptr<Model> model = Model::load(dir);
+  return std::make_unique<ScoringEngine>(std::move(model), std::move(tokenizer), std::move(artifact),
+                                   sift_json.string());
+}
+
+ScoringEngine::ScoringEngine(std::unique_ptr<Model> model, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
+                 const std::string& where)
+    : model_(std::move(model)),
+      tokenizer_(std::move(tokenizer)),
+      artifact_(std::move(artifact)),
+      prompts_(*tokenizer_, artifact_),
+      answer_ids_(resolve_answer_tokens(*tokenizer_, artifact_, where)) {
+  const int64_t vocab_size = model_->config().vocab_size;
+  for (auto [field, id] : {std::pair{"yes", answer_ids_.yes}, std::pair{"no", answer_ids_.no}})
+    if (id < 0 || id >= vocab_size)
+      fail("{}: field \"{}\" is token {}, outside the model's vocabulary of {}", where, field, id, vocab_size);
+}
+
+PlanLimits ScoringEngine::limits(const ScoringOptions& options) const {
+  PlanLimits limits;
+  limits.max_request_tokens = options.max_request_tokens.value_or(default_max_request_tokens(model_->config()));
+  if (limits.max_request_tokens <= 0) fail("--max-request-tokens must be positive, got {}", limits.max_request_tokens);
+  limits.max_call_tokens = options.max_batch_tokens.value_or(limits.max_request_tokens);
+  if (limits.max_call_tokens <= 0) fail("--max-batch-tokens must be positive, got {}", limits.max_call_tokens);
+  return limits;
+}
+
+TokenizedRow ScoringEngine::tokenize(std::string_view query, std::span<const std::string> items) const {
+  TokenizedRow row;
+  try {
+    row.query = prompts_.query_tokens(query);
+    row.items = prompts_.item_tokens_batch({items.begin(), items.end()});
+  } catch (const Error& e) {
+    row = TokenizedRow{};
+    row.error = e.what();
+  }
+  return row;
+}
+
+std::vector<RowResult> ScoringEngine::score_tokenized(Session& session, std::span<const TokenizedRow> rows,
+                                                const ScoringOptions& options) const {
+  if (options.mode == ScoringMode::Generate) fail("mode generate scores text rows (score_rows), not token ids");
+  const PlanLimits plan_limits = limits(options);
+  const double threshold = this->threshold(options);
+  std::vector<RowResult> results(rows.size());
+  // The rows that can be scored, checked one by one so one bad row fails alone.
+  std::vector<TokenRow> runnable;
+  std::vector<size_t> runnable_index;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    try {
+      if (!rows[r].error.empty()) fail("{}", rows[r].error);
+      check_row_fits(model_->config(), rows[r].tokens(), plan_limits);
+      runnable.push_back(rows[r].tokens());
+      runnable_index.push_back(r);
+    } catch (const Error& e) {
+      results[r].error = e.what();
+    }
+  }
+  const std::vector<ItemScores> scored = score_token_rows(session, options.mode, answer_ids_, runnable, plan_limits);
+  for (size_t k = 0; k < scored.size(); ++k) {
+    RowResult& row = results[runnable_index[k]];
+    for (size_t i = 0; i < scored[k].scores.size(); ++i) {
+      const double score = scored[k].scores[i];
+      if (!std::isfinite(score)) {  // a broken checkpoint, never a silent NaN label
+        row = RowResult{};
+        row.error = fmt::format("item {} scored {}: the model's logits are not finite", i, score);
+        break;
+      }
+      row.scores.push_back(score);
+      row.labels.push_back(label_of(score, threshold));
+    }
+    row.prefill_tokens = scored[k].prefill_tokens;
+    row.requests = scored[k].requests;
+  }
+  return results;
+}
+
+RowResult ScoringEngine::generate_row(Session& session, const TextRow& row, const ScoringOptions& options) const {
+  RowResult result;
+  try {
+    const std::vector<int32_t> query_ids = prompts_.query_tokens(row.query);
+    const std::vector<std::string> items(row.items.begin(), row.items.end());
+    GenerateDecisions generated =
+        generate_decisions(session, prompts_, artifact_, query_ids, items, limits(options).max_request_tokens);
+    for (size_t i = 0; i < items.size(); ++i) {
+      const std::optional<bool>& decision = generated.decisions[i];
+      if (!decision) result.unparsed.push_back(static_cast<int64_t>(i));
+      result.scores.push_back(decision ? std::optional<double>(*decision ? 1.0 : 0.0) : std::nullopt);
+      result.labels.push_back(decision);
+    }
+    result.prefill_tokens = generated.prompt_tokens;
+    result.generated_tokens = generated.generated_tokens;
+    result.requests = generated.requests;
+  } catch (const Error& e) {
+    result = RowResult{};
+    result.error = e.what();
+  }
+  return result;
+}
+
+std::vector<RowResult> ScoringEngine::score_rows(Session& session, std::span<const TextRow> rows,
+                                           const ScoringOptions& options) const {
+  limits(options);  // a bad option is the caller's error, not every row's
+  if (options.mode == ScoringMode::Generate) {
+    std::vector<RowResult> results;
+    for (const TextRow& row : rows) results.push_back(generate_row(session, row, options));
+    return results;
+  }
+  std::vector<TokenizedRow> tokenized;
+  tokenized.reserve(rows.size());
+  for (const TextRow& row : rows) tokenized.push_back(tokenize(row.query, row.items));
+  return score_tokenized(session, tokenized, options);
+}
+
+RowResult ScoringEngine::score_row(std::string_view query, const std::vector<std::string>& items,
+                             const ScoringOptions& options) const {
+  Session session(*model_);
+  const TextRow row{query, items};
+  RowResult result = std::move(score_rows(session, {&row, 1}, options)[0]);
+  if (!result.error.empty()) fail("{}", result.error);
+  return result;
+}
+
+}  // namespace sift

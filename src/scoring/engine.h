@@ -1,0 +1,81 @@
+#pragma once
+// ScoringEngine: checkpoint + tokenizer + sift.json, loaded together from one model directory
+// (the versioned artifact of docs/scoring-contract.md), and the scoring contract for rows of
+// (query, items) in any execution mode. The public sift::Labeler (sift/labeler.h) wraps it;
+// sift's own tools use it directly, with sessions of their own. Rows go through a Session: mis and independent rows
+// share forward calls (scoring/plan.h), so many short rows cost few calls.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/model.h"
+#include "model/session.h"
+#include "scoring/artifact.h"
+#include "scoring/modes.h"
+#include "scoring/prompt.h"
+#include "sift/labeler.h"
+#include "tokenizer/tokenizer.h"
+
+namespace sift {
+
+// ScoringOptions and RowResult are public API (sift/labeler.h).
+
+// A row as text, and as prompt ids (error set when it could not be encoded).
+struct TextRow {
+  std::string_view query;
+  std::span<const std::string> items;
+};
+struct TokenizedRow {
+  TokenIds query;
+  std::vector<TokenIds> items;
+  std::string error;
+  TokenRow tokens() const { return {query, items}; }
+};
+
+class ScoringEngine {
+ public:
+  // Loads dir/config.json + weights, dir/tokenizer.json and dir/sift.json.
+  static std::unique_ptr<ScoringEngine> load(const std::filesystem::path& dir);
+  ScoringEngine(std::unique_ptr<Model> model, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
+          const std::string& where);
+
+  const Model& model() const { return *model_; }
+  const Tokenizer& tokenizer() const { return *tokenizer_; }
+  const ScoringArtifact& artifact() const { return artifact_; }
+  const PromptEncoder& prompts() const { return prompts_; }
+  AnswerTokenIds answer_ids() const { return answer_ids_; }
+  double threshold(const ScoringOptions& options) const { return options.threshold.value_or(artifact_.threshold); }
+  // The request and call limits of the options, checked (an Error for a bad one).
+  PlanLimits limits(const ScoringOptions& options) const;
+
+  // The row's prompt ids; an encoding failure (invalid UTF-8) is the row's error. Thread-safe.
+  TokenizedRow tokenize(std::string_view query, std::span<const std::string> items) const;
+
+  // Scores rows in order on `session`; a row that cannot be encoded or does not fit gets its
+  // error, the others their scores (bit-identical to scoring each row alone).
+  std::vector<RowResult> score_rows(Session& session, std::span<const TextRow> rows,
+                                    const ScoringOptions& options) const;
+  // The same for rows tokenized already (not mode generate, which needs the text).
+  std::vector<RowResult> score_tokenized(Session& session, std::span<const TokenizedRow> rows,
+                                         const ScoringOptions& options) const;
+
+  // One row on a session of its own; a row error is thrown as an Error.
+  RowResult score_row(std::string_view query, const std::vector<std::string>& items,
+                      const ScoringOptions& options) const;
+
+ private:
+  RowResult generate_row(Session& session, const TextRow& row, const ScoringOptions& options) const;
+
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  ScoringArtifact artifact_;
+  PromptEncoder prompts_;
+  AnswerTokenIds answer_ids_;
+};
+
+}  // namespace sift

@@ -1,0 +1,103 @@
+#pragma once
+// Forward plans: the token layout of forward calls that hold the requests of many rows side
+// by side. This file is the ONE place the multi-item visibility rule is written
+// (docs/engine.md); scoring in every mode, training's packed layout and the torch mask all
+// derive from it.
+//
+// A forward call appends T new tokens to the session's key space (model/segment.h): key
+// index = cached keys first, then the call's tokens. A run of tokens (append_run) sits at
+// positions p0.. and each token sees a context range of keys plus its own run up to itself.
+//
+// The multi-item rule (paper §4), for a request [q; c_1 .. c_k] whose query keys are at
+// [qb, qb + Lq) of the key space:
+//
+//   query run : positions 0 .. Lq-1, no context                       (a causal prompt)
+//   item i    : positions Lq .. Lq+L_i-1, context = the query's keys [qb, qb + Lq)
+//   readout   : the last token of each item (its answer position)
+//
+// so every item sees its own query and its own earlier tokens, never another item or another
+// request: its hidden states are those of the separate prompt [q; c_i]. One call holds any
+// number of requests one after the other:
+//
+//   call ids : q_A c_A1 c_A2 | q_B c_B1 | ...     segments: {0,LqA, -}, {LqA, LA1, [0,LqA)}, ...
+//
+// Independent scoring is one request per item; prefix mode runs the query alone, keeps its
+// keys in the session, and runs each item against the cached range (append_items).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "model/model.h"
+
+namespace sift {
+
+using TokenIds = std::vector<int32_t>;
+
+// A logit row's owner: item `item` of row `row` (indices in the caller's row list).
+struct ItemSlot {
+  int32_t row = 0;
+  int32_t item = 0;
+};
+
+// A request of a call: the row it belongs to and the tokens it runs (its prefill cost).
+struct PlannedRequest {
+  int32_t row = 0;
+  int64_t n_tokens = 0;
+};
+
+// One forward call: ids, positions and segments of its new tokens, the rows read out
+// (logit_rows[k] is the answer position of slots[k]), and the requests it holds.
+struct ForwardCall {
+  std::vector<int32_t> ids{};
+  std::vector<int32_t> positions{};
+  std::vector<Segment> segments{};
+  std::vector<int32_t> logit_rows{};
+  std::vector<ItemSlot> slots{};
+  std::vector<PlannedRequest> requests{};
+  int64_t key_offset = 0;  // cached keys before the call's first token (0 unless a cache is used)
+
+  int64_t n_tokens() const { return static_cast<int64_t>(ids.size()); }
+  // A view for Session::forward; the call and vocab_rows must outlive it.
+  ForwardRequest request(std::span<const int32_t> vocab_rows) const;
+};
+
+// Appends a run of tokens at positions first_position.. that each see the keys `context`
+// (key-space indices) and their own run up to themselves. Returns the run's key range.
+KeyRange append_run(ForwardCall& call, std::span<const int32_t> ids, int64_t first_position, KeyRange context);
+
+// Appends the items of row `row` (item indices first_item..) against a query whose keys are
+// `query_keys` (query_len = its length): the multi-item rule above, one readout per item.
+void append_items(ForwardCall& call, KeyRange query_keys, std::span<const TokenIds> items, int32_t row,
+                  int32_t first_item);
+
+// Appends the request [query; items]: the query run, then append_items against it.
+void append_request(ForwardCall& call, std::span<const int32_t> query, std::span<const TokenIds> items,
+                    int32_t row, int32_t first_item);
+
+// A scoring row at the token level: query part ids and item part ids (each non-empty).
+struct TokenRow {
+  std::span<const int32_t> query;
+  std::span<const TokenIds> items;
+};
+
+enum class RequestShape {
+  SharedQuery,   // mis: [q; c_b .. c_e] per request
+  QueryPerItem,  // independent: [q; c_i] per request
+};
+
+struct PlanLimits {
+  int64_t max_request_tokens = 0;  // one request: Lq + its items (positions, memory)
+  int64_t max_call_tokens = 0;     // one forward call: the requests packed into it
+};
+
+// Checks that every item of the row fits a request with its query under both limits and the
+// model's positions (Lq + L_i <= max_position_embeddings); throws Error naming the lengths.
+void check_row_fits(const ModelConfig& config, const TokenRow& row, const PlanLimits& limits);
+
+// Plans forward calls for rows (each passed check_row_fits): each row's items are split into
+// the fewest in-order requests of <= min(max_request_tokens, max_call_tokens) tokens
+// (request_sizing.h), and the requests of all rows are packed in order into calls, a call
+// closed when the next request would take it past max_call_tokens.
+std::vector<ForwardCall> plan_calls(std::span<const TokenRow> rows, RequestShape shape, const PlanLimits& limits);
+
+}  // namespace sift

@@ -1,0 +1,143 @@
+#include "workflows/evaluation_run.h"
+
+#include <chrono>
+
+#include "core/error.h"
+
+namespace sift {
+namespace {
+
+template <typename T>
+std::vector<T> permuted(const std::vector<T>& values, const std::vector<size_t>& order) {
+  std::vector<T> out;
+  out.reserve(order.size());
+  for (size_t original : order) out.push_back(values[original]);
+  return out;
+}
+
+// Scores rows (items_of[r] the items of rows[r], maybe reordered) on one session, in chunks
+// of about one forward call's tokens so rows share calls; progress after each chunk. A row
+// error is fatal here, naming the row's file line.
+std::vector<RowResult> score_in_chunks(const ScoringEngine& labeler, Session& session, const std::vector<LabeledRow>& rows,
+                                       const std::vector<std::vector<std::string>>& items_of,
+                                       const ScoringOptions& options, const char* what, const RowProgressFn& progress) {
+  const int64_t budget = labeler.limits(options).max_call_tokens;
+  std::vector<RowResult> results;
+  results.reserve(rows.size());
+  for (size_t begin = 0; begin < rows.size();) {
+    std::vector<TextRow> chunk;
+    int64_t chunk_chars = 0;  // a cheap stand-in for tokens: a token is at least one byte
+    for (size_t r = begin; r < rows.size() && (chunk.empty() || chunk_chars < budget); ++r) {
+      chunk.push_back({rows[r].row.query, items_of[r]});
+      chunk_chars += static_cast<int64_t>(rows[r].row.query.size());
+      for (const std::string& item : items_of[r]) chunk_chars += static_cast<int64_t>(item.size());
+    }
+    std::vector<RowResult> scored = labeler.score_rows(session, chunk, options);
+    for (size_t k = 0; k < scored.size(); ++k) {
+      if (!scored[k].error.empty()) fail("line {}: {}", rows[begin + k].line, scored[k].error);
+      results.push_back(std::move(scored[k]));
+    }
+    begin += chunk.size();
+    if (progress) progress(what, begin, rows.size());
+  }
+  return results;
+}
+
+nlohmann::ordered_json counts_to_json(const LabelCounts& counts) {
+  return {{"agreement", counts.agreement()},
+          {"precision", counts.precision()},
+          {"recall", counts.recall()},
+          {"f1", counts.f1()},
+          {"n_items", counts.n_items},
+          {"true_positives", counts.true_positives},
+          {"false_positives", counts.false_positives},
+          {"false_negatives", counts.false_negatives}};
+}
+
+}  // namespace
+
+ScoredRows score_labeled_rows(const ScoringEngine& labeler, const std::vector<LabeledRow>& rows,
+                              const ScoringOptions& options, const RowProgressFn& progress) {
+  Session session(labeler.model());
+  std::vector<std::vector<std::string>> items_of;
+  for (const LabeledRow& row : rows) items_of.push_back(row.row.items);
+  const auto start = std::chrono::steady_clock::now();
+  ScoredRows scored;
+  scored.results = score_in_chunks(labeler, session, rows, items_of, options, "scoring", progress);
+  scored.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (size_t r = 0; r < rows.size(); ++r) {
+    scored.n_labels += static_cast<int64_t>(rows[r].row.items.size());
+    scored.prefill_tokens += scored.results[r].prefill_tokens;
+  }
+  return scored;
+}
+
+EvalReport evaluate(const ScoringEngine& labeler, const std::vector<LabeledRow>& rows, const EvalOptions& options,
+                    const RowProgressFn& progress) {
+  if (options.shuffles < 0) fail("--shuffles must be >= 0, got {}", options.shuffles);
+  EvalReport report;
+  report.mode = options.scoring.mode;
+  report.threshold = options.scoring.threshold.value_or(labeler.artifact().threshold);
+  report.n_rows = static_cast<int64_t>(rows.size());
+  report.shuffles = options.shuffles;
+
+  const ScoredRows scored = score_labeled_rows(labeler, rows, options.scoring, progress);
+  report.seconds = scored.seconds;
+  report.n_labels = scored.n_labels;
+  report.prefill_tokens = scored.prefill_tokens;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const RowResult& result = scored.results[r];
+    add_labels(report.reference, result.labels, rows[r].labels);
+    if (rows[r].truth) {
+      if (!report.truth) report.truth.emplace();
+      add_labels(*report.truth, result.labels, *rows[r].truth);
+    }
+  }
+
+  // Order inconsistency: K seeded shuffles per row, labels matched back by item identity.
+  Session session(labeler.model());
+  for (int64_t k = 0; k < options.shuffles; ++k) {
+    std::vector<std::vector<size_t>> orders;
+    std::vector<std::vector<std::string>> shuffled_items;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      orders.push_back(shuffled_order(rows[r].row.items.size(), options.seed, r, static_cast<uint64_t>(k)));
+      shuffled_items.push_back(permuted(rows[r].row.items, orders.back()));
+    }
+    const std::vector<RowResult> shuffled =
+        score_in_chunks(labeler, session, rows, shuffled_items, options.scoring, "shuffles", progress);
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (rows[r].row.items.size() < 2) continue;
+      add_order_comparison(report.order, scored.results[r].labels, scored.results[r].scores, shuffled[r].labels,
+                           shuffled[r].scores, orders[r]);
+    }
+  }
+  return report;
+}
+
+nlohmann::ordered_json eval_report_to_json(const EvalReport& report) {
+  nlohmann::ordered_json out;
+  out["mode"] = std::string(scoring_mode_name(report.mode));
+  // Packed generation makes hard decisions: no threshold applies.
+  out["threshold"] = report.mode == ScoringMode::Generate ? nlohmann::ordered_json(nullptr)
+                                                          : nlohmann::ordered_json(report.threshold);
+  out["n_rows"] = report.n_rows;
+  out["n_items"] = report.reference.n_items;
+  const nlohmann::ordered_json reference = counts_to_json(report.reference);
+  for (const char* key : {"agreement", "precision", "recall", "f1"}) out[key] = reference[key];
+  out["truth_agreement"] = report.truth ? nlohmann::ordered_json(report.truth->agreement()) : nullptr;
+  out["order_inconsistency"] = report.shuffles > 0 ? nlohmann::ordered_json(report.order.rate()) : nullptr;
+  out["n_unparsed"] = report.reference.n_unparsed;
+  out["labels_per_second"] = report.labels_per_second();
+  out["reference"] = reference;
+  out["truth"] = report.truth ? counts_to_json(*report.truth) : nullptr;
+  out["order"] = {{"shuffles", report.shuffles},
+                  {"compared", report.order.n_compared},
+                  {"changed", report.order.n_changed},
+                  {"score_changed", report.order.n_score_changed},
+                  {"max_score_change", report.order.max_score_change}};
+  out["seconds"] = report.seconds;
+  out["prefill_tokens"] = report.prefill_tokens;
+  return out;
+}
+
+}  // namespace sift

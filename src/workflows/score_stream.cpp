@@ -1,0 +1,146 @@
+#include "workflows/score_stream.h"
+
+#include <exception>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/bounded_queue.h"
+#include "core/error.h"
+#include "core/parallel.h"
+#include "io/json_parse.h"
+#include "scoring/score_io.h"
+
+namespace sift {
+namespace {
+
+// The "id" of a line that is a JSON object with one, else null (also for a line nested too
+// deep to parse: its id is not echoed).
+nlohmann::json echoed_id(const std::string& line) {
+  try {
+    const nlohmann::json object = parse_json(line, "row", /*allow_exceptions=*/false);
+    return object.is_object() ? object.value("id", nlohmann::json()) : nlohmann::json();
+  } catch (const Error&) {
+    return nullptr;
+  }
+}
+
+// One input line on its way through: parsed and tokenized, or the error it gave.
+struct PendingRow {
+  int64_t line_number = 0;
+  ScoringRow row;
+  TokenizedRow tokens;  // not for mode generate, which scores text
+  std::string error;
+  int64_t cost = 1;     // prompt tokens (the queue's and the batch's measure)
+};
+
+PendingRow read_row(const ScoringEngine& labeler, std::string& line, int64_t line_number, ScoringMode mode) {
+  PendingRow pending;
+  pending.line_number = line_number;
+  if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF input
+  try {
+    if (line.find_first_not_of(" \t") == std::string::npos) fail("empty line (expected a JSON object)");
+    pending.row = parse_scoring_row(line);
+    if (mode != ScoringMode::Generate) {
+      pending.tokens = labeler.tokenize(pending.row.query, pending.row.items);
+      if (!pending.tokens.error.empty()) fail("{}", pending.tokens.error);
+      pending.cost = static_cast<int64_t>(pending.tokens.query.size());
+      for (const TokenIds& item : pending.tokens.items) pending.cost += static_cast<int64_t>(item.size());
+    }
+  } catch (const Error& e) {
+    pending.error = e.what();
+    pending.row.id = echoed_id(line);  // echoed when the line is an object with an id, even if malformed
+  }
+  return pending;
+}
+
+// Scores a batch of rows together (rows share forward calls) and returns its output lines.
+std::vector<nlohmann::json> score_batch(const ScoringEngine& labeler, Session& session, std::vector<PendingRow>& batch,
+                                        const ScoringOptions& options, StreamStats& stats) {
+  std::vector<RowResult> results;
+  if (options.mode == ScoringMode::Generate) {
+    std::vector<TextRow> rows;
+    for (const PendingRow& p : batch) rows.push_back({p.row.query, p.row.items});
+    results = labeler.score_rows(session, rows, options);
+  } else {
+    std::vector<TokenizedRow> rows;
+    for (PendingRow& p : batch) rows.push_back(std::move(p.tokens));
+    results = labeler.score_tokenized(session, rows, options);
+  }
+  std::vector<nlohmann::json> lines;
+  for (size_t r = 0; r < batch.size(); ++r) {
+    ++stats.lines;
+    const std::string& error = batch[r].error.empty() ? results[r].error : batch[r].error;
+    if (!error.empty()) {
+      lines.push_back(row_error_to_json(batch[r].line_number, error, &batch[r].row.id));
+      ++stats.errors;
+    } else {
+      lines.push_back(row_result_to_json(batch[r].row, results[r], options.mode));
+      stats.labels += static_cast<int64_t>(batch[r].row.items.size());
+    }
+  }
+  return lines;
+}
+
+}  // namespace
+
+StreamStats score_stream(const ScoringEngine& labeler, std::istream& in, std::ostream& out, const ScoringOptions& options,
+                         const ProgressFn& progress, std::chrono::duration<double> progress_interval) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point last_report = start;
+  const int64_t call_budget = labeler.limits(options).max_call_tokens;
+
+  // Reader: lines -> parsed, tokenized rows, queued in input order (at most two calls' worth
+  // of tokens ahead of the scorer). Tokenization runs here, beside inference, on one thread.
+  BoundedQueue<PendingRow> queue(2 * call_budget);
+  std::exception_ptr reader_error;
+  std::thread reader([&] {
+    try {
+      const ThreadCount one_thread(1);
+      std::string line;
+      for (int64_t line_number = 1; std::getline(in, line); ++line_number) {
+        PendingRow pending = read_row(labeler, line, line_number, options.mode);
+        const int64_t cost = pending.cost;
+        if (!queue.push(std::move(pending), cost)) break;  // the scorer stopped
+      }
+    } catch (...) {
+      reader_error = std::current_exception();
+    }
+    queue.close();
+  });
+  const auto stop_reader = [&] {
+    queue.close();
+    reader.join();
+  };
+
+  // Scorer: whatever is queued, up to one call's tokens, scored together, written in order.
+  Session session(labeler.model());
+  StreamStats stats;
+  try {
+    for (std::vector<PendingRow> batch; !(batch = queue.pop_batch(call_budget)).empty();) {
+      for (const nlohmann::json& output : score_batch(labeler, session, batch, options, stats)) {
+        out << output.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+      }
+      out.flush();
+      if (!out) fail("cannot write the output (after {} lines)", stats.lines);
+      const Clock::time_point now = Clock::now();
+      if (progress && progress_interval.count() > 0 && now - last_report >= progress_interval) {
+        stats.seconds = std::chrono::duration<double>(now - start).count();
+        progress(stats);
+        last_report = now;
+      }
+    }
+  } catch (...) {
+    stop_reader();
+    throw;
+  }
+  stop_reader();
+  if (reader_error) std::rethrow_exception(reader_error);
+  stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return stats;
+}
+
+}  // namespace sift

@@ -1,0 +1,72 @@
+// A session allocates nothing once it has grown to the largest call it has seen: the
+// workspace and the KV cache are reused (model/session.h). Counted with a replaced global
+// operator new.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <numeric>
+
+#include "golden_checkpoints.h"
+#include "model/model.h"
+#include "model/session.h"
+
+namespace {
+std::atomic<int64_t> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace sift {
+namespace {
+
+// One multi-item call: a query of q tokens, then n items of len tokens against it.
+struct Call {
+  std::vector<int32_t> ids, positions, rows;
+  std::vector<Segment> segments;
+  Call(int32_t q, int32_t n, int32_t len) {
+    for (int32_t t = 0; t < q; ++t) ids.push_back(t + 3), positions.push_back(t);
+    segments.push_back({0, q, 0, 0});
+    for (int32_t i = 0; i < n; ++i) {
+      segments.push_back({static_cast<int32_t>(ids.size()), len, 0, q});
+      for (int32_t t = 0; t < len; ++t) ids.push_back(7 * i + t + 1), positions.push_back(q + t);
+      rows.push_back(static_cast<int32_t>(ids.size()) - 1);
+    }
+  }
+};
+
+TEST(SessionAllocations, NoneOnceGrownToTheLargestCall) {
+  auto model = Model::load(testing::golden_root() / "qwen3_f32");
+  Session session(*model, 2);
+  const std::vector<int32_t> vocab = {3, 5};
+  const Call large(30, 6, 5), small(9, 2, 3);
+  const auto run = [&](const Call& c) {
+    session.forward({c.ids, c.positions, c.segments, c.rows, vocab});
+    session.truncate(0);
+  };
+  run(large);  // warm-up: the session grows to this call
+  run(small);
+  const int64_t before = g_allocations.load();
+  for (int repeat = 0; repeat < 5; ++repeat) {
+    run(small);
+    run(large);
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0) << "forward calls allocated after warm-up";
+  // A larger call grows the session once; the next ones allocate nothing again.
+  const Call larger(40, 8, 6);
+  run(larger);
+  const int64_t after_growth = g_allocations.load();
+  run(larger);
+  run(small);
+  EXPECT_EQ(g_allocations.load() - after_growth, 0);
+}
+
+}  // namespace
+}  // namespace sift

@@ -1,0 +1,126 @@
+// ScoringEngine::score_row and the `sift score` stream on a tiny random checkpoint with a fake
+// tokenizer: the prompt contract end to end, thresholds, error lines.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "core/error.h"
+#include "../scoring/fake_tokenizer.h"
+#include "scoring/engine.h"
+#include "scoring/readout.h"
+#include "workflows/score_stream.h"
+#include "../scoring/scoring_checkpoints.h"
+
+namespace sift {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+ScoringOptions options_with(std::optional<ScoringMode> mode, std::optional<double> threshold,
+                            std::optional<int64_t> max_request_tokens) {
+  ScoringOptions options;
+  if (mode) options.mode = *mode;
+  options.threshold = threshold;
+  options.max_request_tokens = max_request_tokens;
+  return options;
+}
+
+class LabelerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto dir = testing::write_scoring_test_checkpoint("qwen3", DType::F32);
+    ScoringArtifact a;
+    a.version = "t1";
+    a.query_template = "<|im_start|>P:{query}\n";
+    a.item_template = "C:{item}<|im_end|>";
+    a.threshold = 0.5;
+    a.generate_item_template = "{index}. {item}\n";
+    a.generate_answer_template = "A:";
+    labeler_ = std::make_unique<ScoringEngine>(Model::load(dir), std::make_unique<testing::FakeTokenizer>(), a, "t/sift.json");
+  }
+  void TearDown() override { testing::remove_scoring_test_checkpoints(); }
+  std::unique_ptr<ScoringEngine> labeler_;
+};
+
+TEST_F(LabelerTest, ScoresFollowThePromptContract) {
+  const std::vector<std::string> items = {"alpha", "beta<|im_end|>", "gamma"};
+  RowResult row = labeler_->score_row("a profile", items, {});
+  ASSERT_EQ(row.scores.size(), 3u);
+  // By hand: [BOS, im_start, "P:a profile\n"] ++ ["C:", item, im_end], read at the last token.
+  const auto& model = labeler_->model();
+  for (size_t i = 0; i < items.size(); ++i) {
+    std::vector<int32_t> prompt = {0, 1};
+    for (int32_t id : testing::byte_ids("P:a profile\nC:" + items[i])) prompt.push_back(id);
+    prompt.push_back(2);
+    std::vector<int32_t> positions(prompt.size());
+    for (size_t t = 0; t < prompt.size(); ++t) positions[t] = static_cast<int32_t>(t);
+    const int32_t last[1] = {static_cast<int32_t>(prompt.size() - 1)};
+    const int32_t vocab[2] = {labeler_->answer_ids().yes, labeler_->answer_ids().no};
+    const Segment whole[1] = {{0, static_cast<int32_t>(prompt.size()), 0, 0}};
+    ForwardResult logits = model.forward({prompt, positions, whole, last, vocab});
+    EXPECT_EQ(*row.scores[i], yes_probability(logits.row(0)[0], logits.row(0)[1])) << "item " << i;
+    EXPECT_EQ(*row.labels[i], *row.scores[i] >= 0.5);
+  }
+  EXPECT_EQ(row.requests, 1);
+  EXPECT_TRUE(row.unparsed.empty());
+}
+
+TEST_F(LabelerTest, ThresholdOverrideAndModes) {
+  const std::vector<std::string> items = {"alpha", "beta", "gamma", "delta"};
+  RowResult mis = labeler_->score_row("p", items, {});
+  for (ScoringMode mode : {ScoringMode::Independent, ScoringMode::Prefix}) {
+    RowResult other = labeler_->score_row("p", items, options_with(mode, {}, {}));
+    EXPECT_EQ(other.scores, mis.scores) << scoring_mode_name(mode);
+    EXPECT_EQ(other.requests, 4);
+  }
+  RowResult everything = labeler_->score_row("p", items, options_with({}, 0.0, {}));
+  for (const auto& label : everything.labels) EXPECT_TRUE(*label);
+  RowResult nothing = labeler_->score_row("p", items, options_with({}, 1.0, {}));
+  for (const auto& label : nothing.labels) EXPECT_FALSE(*label);
+  RowResult split = labeler_->score_row("p", items, options_with({}, {}, 30));
+  EXPECT_GT(split.requests, 1);
+  EXPECT_EQ(split.scores, mis.scores);
+  EXPECT_THROW(labeler_->score_row("p", items, options_with({}, {}, 5)), Error);
+}
+
+TEST_F(LabelerTest, AnswerTokensMustBeInTheModelVocabulary) {
+  ScoringArtifact a = labeler_->artifact();
+  a.yes = "\xff";  // fake id 255 + 16 = 271: in the fake vocabulary, fine for a 1024-row model
+  EXPECT_NO_THROW(ScoringEngine(Model::load(testing::write_scoring_test_checkpoint("qwen2", DType::F32)),
+                          std::make_unique<testing::FakeTokenizer>(), a, "t/sift.json"));
+}
+
+TEST_F(LabelerTest, StreamWritesOneLinePerInputLineInOrder) {
+  std::istringstream in(
+      "{\"id\": 1, \"query\": \"p\", \"items\": [\"a\", \"b\"]}\n"
+      "{\"id\": 2, \"query\": \"p\"}\n"
+      "\n"
+      "{\"id\": 4, \"query\": \"p\", \"items\": [{\"id\": \"x\", \"text\": \"c\"}]}\r\n"
+      "{\"id\": 5, \"query\": \"" + std::string(3000, 'z') + "\", \"items\": [\"a\"]}\n");
+  std::ostringstream out;
+  StreamStats stats = score_stream(*labeler_, in, out, options_with({}, {}, 2048));
+  std::vector<json> lines;
+  std::istringstream written(out.str());
+  for (std::string line; std::getline(written, line);) lines.push_back(json::parse(line));
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(stats.lines, 5);
+  EXPECT_EQ(stats.errors, 3);
+  EXPECT_EQ(stats.labels, 3);
+  EXPECT_EQ(lines[0]["id"], 1);
+  EXPECT_EQ(lines[0]["scores"].size(), 2u);
+  EXPECT_EQ(lines[1]["line"], 2);
+  EXPECT_EQ(lines[1]["id"], 2);
+  EXPECT_THAT(lines[1]["error"].get<std::string>(), HasSubstr("\"items\""));
+  EXPECT_EQ(lines[2]["line"], 3);
+  EXPECT_THAT(lines[2]["error"].get<std::string>(), HasSubstr("empty line"));
+  EXPECT_EQ(lines[3]["item_ids"], json::parse("[\"x\"]"));
+  EXPECT_EQ(lines[4]["line"], 5);
+  EXPECT_THAT(lines[4]["error"].get<std::string>(), HasSubstr("more than the request limit of 2048"));
+}
+
+}  // namespace
+}  // namespace sift
