@@ -50,9 +50,7 @@ void map_json_lines(Process&& process) {
     parallel_for(static_cast<int64_t>(lines.size()), [&](int64_t i) {
       const size_t line_number = n_lines_read + static_cast<size_t>(i) + 1;
       try {
-        outputs[i] = process(parse_json(lines[i], fmt::format("line {}", line_number)));
-      } catch (const nlohmann::json::exception& e) {
-        outputs[i] = error_line(line_number, e.what());
+        outputs[i] = process(parse_json(lines[i], ""));
       } catch (const std::exception& e) {
         outputs[i] = error_line(line_number, e.what());
       }

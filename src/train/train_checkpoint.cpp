@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "io/json_parse.h"
 
 namespace sift::train {
 namespace {
@@ -71,13 +72,9 @@ TrainProgress load_train_checkpoint(const fs::path& requested, TorchModel& model
                                     const nlohmann::json& fingerprint) {
   const fs::path dir = readable_dir(requested);
   if (dir.empty()) fail("{}: no training checkpoint to resume from (trainer.json is missing)", requested.string());
-  nlohmann::json trainer;
-  try {
-    std::ifstream in(dir / "trainer.json");
-    trainer = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    fail("{}: broken trainer.json: {}", dir.string(), e.what());
-  }
+  std::ifstream in(dir / "trainer.json");
+  if (!in) fail("{}: cannot open", (dir / "trainer.json").string());
+  const nlohmann::json trainer = parse_json(in, (dir / "trainer.json").string());
   if (trainer.value("format", "") != kFormat) fail("{}: trainer.json is not a {} file", dir.string(), kFormat);
   const nlohmann::json& saved = trainer["run"];
   for (const auto& [key, value] : fingerprint.items()) {

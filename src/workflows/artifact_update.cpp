@@ -77,7 +77,7 @@ ArtifactUpdate write_calibrated_artifact(const std::filesystem::path& sift_json,
   object["calibration"] = std::move(record);
 
   const std::string text = object.dump(2) + "\n";
-  parse_scoring_artifact(nlohmann::json::parse(text), where);  // what is written must load
+  parse_scoring_artifact(parse_json(text, where), where);  // what is written must load
   write_file_atomically(sift_json, text);
   return update;
 }

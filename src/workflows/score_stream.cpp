@@ -20,7 +20,7 @@ namespace {
 // deep to parse: its id is not echoed).
 nlohmann::json echoed_id(const std::string& line) {
   try {
-    const nlohmann::json object = parse_json(line, "row", /*allow_exceptions=*/false);
+    const nlohmann::json object = parse_json(line, "");
     return object.is_object() ? object.value("id", nlohmann::json()) : nlohmann::json();
   } catch (const Error&) {
     return nullptr;
