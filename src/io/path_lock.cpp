@@ -42,9 +42,10 @@ std::string read_holder(int fd) {
 }  // namespace
 
 PathLock::PathLock(const std::filesystem::path& target) {
-  const std::filesystem::path name = target.filename().empty() ? target.parent_path().filename() : target.filename();
-  const std::filesystem::path dir = target.filename().empty() ? target.parent_path().parent_path() : target.parent_path();
-  lock_file_ = dir / fmt::format(".{}.lock", name.string());
+  // "dir/", "./dir" and "dir" are one path: the lock lives beside its last component.
+  std::filesystem::path absolute = std::filesystem::absolute(target).lexically_normal();
+  if (absolute.filename().empty()) absolute = absolute.parent_path();
+  lock_file_ = absolute.parent_path() / fmt::format(".{}.lock", absolute.filename().string());
   // A releasing holder removes the file: a lock taken on the removed inode is retried on the new one.
   for (int attempt = 0; attempt < 100; ++attempt) {
     fd_ = ::open(lock_file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
