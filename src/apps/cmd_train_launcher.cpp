@@ -50,6 +50,7 @@ SIFT_COMMAND(train) {
   CLI::App* cmd = app.add_subcommand("train", "Label-only fine-tuning of a labeler (runs sift-train; `sift train "
                                               "--help` lists its options)");
   cmd->prefix_command();  // every argument after `train` is the trainer's, --help included
+  cmd->fallthrough(false);
   cmd->set_help_flag();
   cmd->callback([cmd] { run_trainer(cmd->remaining()); });
 }
