@@ -5,12 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 
 #include "apps/cli.h"
 #include "apps/command.h"
 #include "core/error.h"
+#include "io/path_lock.h"
 #include "model/checkpoint_layout.h"
 #include "model/random_checkpoint.h"
 
@@ -62,6 +64,8 @@ SIFT_COMMAND(make_checkpoint) {
       c.rope_scaling = {32.0, 1.0, 4.0, 8192};
     }
     const sift::DType dtype = o->dtype == "bf16" ? sift::DType::BF16 : sift::DType::F32;
+    std::filesystem::create_directories(o->out);
+    const sift::PathLock lock(o->out);
     sift::write_random_checkpoint(o->out, c, dtype, o->seed);
     int64_t n_params = 0;
     for (const auto& spec : sift::checkpoint_layout(c)) {

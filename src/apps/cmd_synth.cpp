@@ -1,10 +1,12 @@
 // sift synth: writes the synthetic qualification-labeling world (src/synth/dataset.h).
 #include <chrono>
+#include <filesystem>
 #include <memory>
 
 #include "apps/cli.h"
 #include "apps/command.h"
 #include "core/log.h"
+#include "io/path_lock.h"
 #include "synth/dataset.h"
 
 namespace {
@@ -28,6 +30,8 @@ void run_synth(const SynthArgs& args) {
   options.seed = args.seed;
   options.split = sift::synth::SplitFractions::parse(args.split);
 
+  std::filesystem::create_directories(args.out);
+  const sift::PathLock lock(args.out);  // two runs never write one folder at once
   auto start = Clock::now();
   sift::ProgressReporter progress = sift::apps::progress_reporter("sift synth", "members", args.members);
   options.on_progress = [&progress](int64_t done, int64_t) { progress.update(done); };

@@ -34,7 +34,7 @@ constexpr int kMaxThreadsPerCore = 4;
 
 void add_global_options(CLI::App& app, GlobalOptions& global) {
   app.add_flag("-v,--verbose", global.verbose, "debug logging on stderr");
-  app.add_flag("-q,--quiet", global.quiet, "no progress on stderr (errors and warnings are still shown)");
+  app.add_flag("-q,--quiet", global.quiet, "no progress or info lines on stderr (warnings and errors still are)");
   app.add_flag("--pretty", global.pretty, "JSON reports on stdout indented, not on one line");
   app.add_option("--threads", global.threads, "worker threads, >= 1 (default: all cores)")
       ->check(CLI::Validator(
@@ -49,6 +49,7 @@ void add_global_options(CLI::App& app, GlobalOptions& global) {
 // Applies the global options once parsing is done, before the command runs.
 void apply_global_options(const GlobalOptions& global) {
   init_logging(global.verbose);
+  if (global.quiet && !global.verbose) spdlog::set_level(spdlog::level::warn);  // warnings and errors only
   if (!global.threads) return;
   const int cores = omp_get_num_procs();
   int threads = *global.threads;

@@ -47,6 +47,15 @@ void sync_directory(const std::filesystem::path& dir) {
   if (status != 0 && error != EINVAL) fail("{}: cannot flush the directory: {}", path.string(), std::strerror(error));
 }
 
+void sync_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail("{}: cannot open to flush it: {}", path.string(), std::strerror(errno));
+  const int status = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  if (status != 0) fail("{}: cannot flush to disk: {}", path.string(), std::strerror(error));
+}
+
 AtomicFile::AtomicFile(std::filesystem::path target, mode_t mode)
     : target_(std::move(target)), temporary_(temporary_beside(target_)) {
   fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);

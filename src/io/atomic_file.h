@@ -22,6 +22,8 @@ size_t write_fully(int fd, std::string_view bytes, int& error);
 
 // fsync of a directory, so a rename in it survives a crash. Error naming it.
 void sync_directory(const std::filesystem::path& dir);
+// fsync of a file another library wrote (libtorch's archives). Error naming it.
+void sync_file(const std::filesystem::path& path);
 
 class AtomicFile {
  public:

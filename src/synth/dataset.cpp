@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "io/atomic_file.h"
 #include "retrieval/text_tokens.h"
 #include "synth/catalog_index.h"
 #include "synth/rng.h"
@@ -196,20 +197,15 @@ SynthSummary write_synth_dataset(const SynthOptions& options, const Catalog& cat
   std::filesystem::create_directories(options.out_dir, error);
   if (error) fail("cannot create output directory {}: {}", options.out_dir.string(), error.message());
 
-  auto open = [&](const std::string& name) {
-    std::filesystem::path path = options.out_dir / name;
-    std::ofstream stream(path, std::ios::binary | std::ios::trunc);
-    if (!stream) fail("cannot open {} for writing", path.string());
-    return stream;
-  };
+  // Each file replaces an older one only once it is complete (io/atomic_file.h).
+  auto open = [&](const std::string& name) { return std::make_unique<AtomicFile>(options.out_dir / name); };
 
-  {
-    std::ofstream catalog_file = open("catalog.jsonl");
-    for (int q = 0; q < catalog.size(); ++q) catalog_file << catalog.to_json(q).dump() << '\n';
-    if (!catalog_file.flush()) fail("cannot write {}", (options.out_dir / "catalog.jsonl").string());
-  }
+  std::string catalog_text;
+  for (int q = 0; q < catalog.size(); ++q) catalog_text += catalog.to_json(q).dump() + '\n';
+  std::unique_ptr<AtomicFile> catalog_file = open("catalog.jsonl");
+  catalog_file->write(catalog_text);
 
-  std::array<std::ofstream, 3> split_files;
+  std::array<std::unique_ptr<AtomicFile>, 3> split_files;
   for (Split s : kAllSplits) split_files[size_t(s)] = open(std::string(split_name(s)) + ".jsonl");
 
   MemberFactory factory(catalog, options.seed, options.n_candidates, options.noise, options.split);
@@ -228,21 +224,20 @@ SynthSummary write_synth_dataset(const SynthOptions& options, const Catalog& cat
       chunk[size_t(i)] = factory.make(begin + i);
       lines[size_t(i)] = factory.to_jsonl(chunk[size_t(i)]);
     });
+    std::array<std::string, 3> text;
     for (int64_t i = 0; i < n; ++i) {
       const LabeledMember& member = chunk[size_t(i)];
-      std::ofstream& out = split_files[size_t(member.split)];
-      out << lines[size_t(i)] << '\n';
+      text[size_t(member.split)] += lines[size_t(i)] + '\n';
       summary.add(member);
     }
+    for (Split s : kAllSplits) split_files[size_t(s)]->write(text[size_t(s)]);
     if (options.on_progress) options.on_progress(begin + n, options.n_members);
   }
-  for (Split s : kAllSplits)
-    if (!split_files[size_t(s)].flush())
-      fail("cannot write {}", (options.out_dir / (std::string(split_name(s)) + ".jsonl")).string());
-
-  std::ofstream summary_file = open("summary.json");
-  summary_file << summary.to_json().dump(2) << '\n';
-  if (!summary_file.flush()) fail("cannot write {}", (options.out_dir / "summary.json").string());
+  std::unique_ptr<AtomicFile> summary_file = open("summary.json");
+  summary_file->write(summary.to_json().dump(2) + '\n');
+  catalog_file->commit();
+  for (Split s : kAllSplits) split_files[size_t(s)]->commit();
+  summary_file->commit();
   return summary;
 }
 

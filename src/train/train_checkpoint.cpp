@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "io/atomic_file.h"
 #include "io/json_parse.h"
 
 namespace sift::train {
@@ -57,14 +58,13 @@ void save_train_checkpoint(const fs::path& dir, const TorchModel& model, torch::
                                   {"loss_ema", progress.loss_ema},
                                   {"loss_ema_weight", progress.loss_ema_weight},
                                   {"run", fingerprint}};
-  {
-    std::ofstream out(tmp / "trainer.json");
-    out << trainer.dump(2) << "\n";
-    if (!out) fail("{}: cannot write the training checkpoint", (tmp / "trainer.json").string());
-  }
+  // The folder is written whole, flushed, then swapped in: a kill leaves DIR or DIR.old readable.
+  sync_file(tmp / "state.pt");
+  write_file_atomically(tmp / "trainer.json", trainer.dump(2) + "\n");
   fs::remove_all(old);
   if (fs::exists(dir)) fs::rename(dir, old);
   fs::rename(tmp, dir);
+  sync_directory(dir.parent_path());
   fs::remove_all(old);
 }
 

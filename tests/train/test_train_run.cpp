@@ -197,6 +197,7 @@ TEST_F(TrainRun, BadInputIsAClearError) {
   EXPECT_NE(error_of(o).find("vocab_size is 100"), std::string::npos) << error_of(o);
 
   o = options();
+  o.out = dir_ / "never-trained";
   o.training.resume = true;
   EXPECT_NE(error_of(o).find("no training checkpoint"), std::string::npos) << error_of(o);
 }
