@@ -34,7 +34,7 @@ demo: build
 	bash tools/demo.sh
 
 # libFuzzer targets, each run for a bounded time.
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 60
 fuzz: .setup-done
 	cmake --preset fuzz >/dev/null
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_targets

@@ -45,7 +45,10 @@ std::vector<NamedInput> model_directory_inputs(const std::filesystem::path& dir)
   std::vector<NamedInput> inputs;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    if (entry.is_regular_file(error)) inputs.push_back({entry.path(), "the model directory's file"});
+    const std::string name = entry.path().filename().string();
+    const bool read_by_sift = name == "config.json" || name == "tokenizer.json" || name == "sift.json" ||
+                              name == "model.safetensors.index.json" || name.ends_with(".safetensors");
+    if (read_by_sift) inputs.push_back({entry.path(), "the model directory's file"});
   }
   return inputs;
 }
