@@ -9,7 +9,8 @@ Workloads (each scored by `sift score` end to end, wall time including load, med
   short   : the small shape (hidden 512, 4 layers, random weights, the bundled tokenizer and
             sift.json), 300 rows of query ~64 tokens and 4 items of ~16
   paper   : the small shape, 3 rows of query ~744 tokens and 200 items of ~28
-Variants: `packed` = the default --max-batch-tokens; `one-row` = --max-batch-tokens equal to
+Ratios are of median wall time; CPU time (user + system, all threads) is printed beside it,
+the steadier figure on a shared machine. Variants: `packed` = the default --max-batch-tokens; `one-row` = --max-batch-tokens equal to
 the largest row's tokens (one row per call as long as no two rows fit; the script checks and
 says so); `old` = --old-sift, a sift built from an earlier commit (one row per call, buffers
 allocated per call), when given. Prefix mode is compared new vs old on the paper rows.
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -56,12 +58,16 @@ def write_rows(path, rows):
 
 
 def score_seconds(sift, model, rows_path, extra, threads):
+    """Wall seconds, CPU seconds (user + system of the child) and the output lines."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY="passive")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run([sift, "--threads", str(threads), "score", "--model", model, "--input", rows_path] + extra,
                          check=True, capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - start
-    return seconds, [json.loads(line) for line in out.stdout.splitlines()]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, cpu, [json.loads(line) for line in out.stdout.splitlines()]
 
 
 def main():
@@ -90,12 +96,13 @@ def main():
             "paper": (small, make_rows(words, 3, 744, 200, 28, per_word, 2)),
         }
         print(f"sift {sift}; old {args.old_sift or '-'}; {args.threads} threads; median of {args.reps}")
-        print("| workload | mode | variant | rows | labels | tokens/row (min-max) | median s | labels/s | vs one-row | vs old |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("| workload | mode | variant | rows | labels | tokens/row (min-max) | median wall s | median CPU s | "
+              "labels/s (wall) | vs one-row | vs old |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for name, (model, rows) in workloads.items():
             path = os.path.join(work, f"{name}.jsonl")
             write_rows(path, rows)
-            _, first = score_seconds(sift, model, path, [], args.threads)
+            _, _, first = score_seconds(sift, model, path, [], args.threads)
             row_tokens = [line["usage"]["prefill_tokens"] for line in first]
             largest = max(row_tokens)
             two_smallest = sum(sorted(row_tokens)[:2])
@@ -109,23 +116,27 @@ def main():
                 if args.old_sift:
                     variants["old"] = (args.old_sift, ["--mode", mode])
                 times = {v: [] for v in variants}
+                cpu_times = {v: [] for v in variants}
                 reference = None
                 for _ in range(args.reps):
                     for variant, (binary, extra) in variants.items():
-                        seconds, lines = score_seconds(binary, model, path, extra, args.threads)
+                        seconds, cpu, lines = score_seconds(binary, model, path, extra, args.threads)
                         times[variant].append(seconds)
+                        cpu_times[variant].append(cpu)
                         scores = [line["scores"] for line in lines]
                         if reference is None:
                             reference = scores
                         elif scores != reference:
                             sys.exit(f"{name} {mode} {variant}: scores differ from the first run")
                 med = {v: statistics.median(t) for v, t in times.items()}
+                cpu_med = {v: statistics.median(t) for v, t in cpu_times.items()}
                 for variant in variants:
                     rate = n_labels / med[variant]
                     vs_one = f"{med['one-row'] / med[variant]:.2f}x" if "one-row" in med else "-"
                     vs_old = f"{med['old'] / med[variant]:.2f}x" if "old" in med else "-"
                     print(f"| {name} | {mode} | {variant}{note if variant == 'one-row' else ''} | {len(rows)} | "
-                          f"{n_labels} | {min(row_tokens)}-{largest} | {med[variant]:.2f} | {rate:.0f} | {vs_one} | {vs_old} |",
+                          f"{n_labels} | {min(row_tokens)}-{largest} | {med[variant]:.2f} | {cpu_med[variant]:.2f} | "
+                          f"{rate:.0f} | {vs_one} | {vs_old} |",
                           flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
