@@ -7,15 +7,16 @@ namespace sift {
 
 using nlohmann::json;
 
-ScoringRow parse_scoring_row(std::string_view line) {
-  json object;
-  try {
-    object = parse_json(line, "row");
-  } catch (const json::exception& e) {  // a syntax error, or a number out of range (1e400)
-    fail("invalid JSON: {}", e.what());
-  }
+json parse_row_object(std::string_view line) {
+  json object = parse_json(line, "");
   if (!object.is_object()) fail("a row must be a JSON object, got {}", object.type_name());
+  return object;
+}
 
+ScoringRow parse_scoring_row(std::string_view line) { return scoring_row_from_json(parse_row_object(line)); }
+
+ScoringRow scoring_row_from_json(const json& object) {
+  if (!object.is_object()) fail("a row must be a JSON object, got {}", object.type_name());
   ScoringRow row;
   if (auto id = object.find("id"); id != object.end()) row.id = *id;
   auto query = object.find("query");
@@ -48,23 +49,35 @@ ScoringRow parse_scoring_row(std::string_view line) {
   return row;
 }
 
-json row_result_to_json(const ScoringRow& row, const RowResult& result, ScoringMode mode) {
-  json out = json::object();
+nlohmann::ordered_json artifact_provenance_json(const ScoringArtifact& artifact, const ScoringOptions& options) {
+  nlohmann::ordered_json provenance;
+  provenance["version"] = artifact.version;
+  provenance["threshold"] = options.mode == ScoringMode::Generate
+                                ? nlohmann::ordered_json(nullptr)
+                                : nlohmann::ordered_json(options.threshold.value_or(artifact.threshold));
+  return provenance;
+}
+
+nlohmann::ordered_json row_result_to_json(const ScoringRow& row, const RowResult& result, ScoringMode mode,
+                                          const nlohmann::ordered_json& provenance) {
+  using ordered = nlohmann::ordered_json;
+  ordered out = ordered::object();
   out["id"] = row.id;
   if (row.has_item_ids) out["item_ids"] = row.item_ids;
-  json scores = json::array(), labels = json::array();
+  ordered scores = ordered::array(), labels = ordered::array();
   for (size_t i = 0; i < result.scores.size(); ++i) {
-    scores.push_back(result.scores[i] ? json(*result.scores[i]) : json(nullptr));
-    labels.push_back(result.labels[i] ? json(*result.labels[i]) : json(nullptr));
+    scores.push_back(result.scores[i] ? ordered(*result.scores[i]) : ordered(nullptr));
+    labels.push_back(result.labels[i] ? ordered(*result.labels[i]) : ordered(nullptr));
   }
   out["scores"] = std::move(scores);
   out["labels"] = std::move(labels);
-  json usage = {{"prefill_tokens", result.prefill_tokens}, {"requests", result.requests}};
+  ordered usage = {{"prefill_tokens", result.prefill_tokens}, {"requests", result.requests}};
   if (mode == ScoringMode::Generate) {
     usage["generated_tokens"] = result.generated_tokens;
     out["unparsed"] = result.unparsed;
   }
   out["usage"] = std::move(usage);
+  out["artifact"] = provenance;
   return out;
 }
 

@@ -56,10 +56,17 @@ TEST(ScoreIo, WritesScoresLabelsAndUsage) {
   result.labels = {false, true};
   result.prefill_tokens = 40;
   result.requests = 1;
-  json out = row_result_to_json(row, result, ScoringMode::Mis);
-  EXPECT_EQ(out, json::parse(R"({"id": 5, "scores": [0.25, 0.75], "labels": [false, true],
-                                 "usage": {"prefill_tokens": 40, "requests": 1}})"));
-  EXPECT_EQ(out.begin().key(), "id");  // ordered output: id first
+  ScoringArtifact artifact;
+  artifact.version = "v7";
+  artifact.threshold = 0.6;
+  ScoringOptions options;
+  const nlohmann::ordered_json out = row_result_to_json(row, result, ScoringMode::Mis, artifact_provenance_json(artifact, options));
+  EXPECT_EQ(out.dump(), R"({"id":5,"scores":[0.25,0.75],"labels":[false,true],)"
+                        R"("usage":{"prefill_tokens":40,"requests":1},"artifact":{"version":"v7","threshold":0.6}})");
+  options.threshold = 0.25;  // the threshold applied is the one recorded
+  EXPECT_EQ(artifact_provenance_json(artifact, options).dump(), R"({"version":"v7","threshold":0.25})");
+  options.mode = ScoringMode::Generate;  // hard decisions: no threshold applies
+  EXPECT_EQ(artifact_provenance_json(artifact, options).dump(), R"({"version":"v7","threshold":null})");
 }
 
 TEST(ScoreIo, GenerateRowsListUnparsedItems) {
@@ -71,7 +78,10 @@ TEST(ScoreIo, GenerateRowsListUnparsedItems) {
   result.prefill_tokens = 30;
   result.generated_tokens = 4;
   result.requests = 1;
-  json out = row_result_to_json(row, result, ScoringMode::Generate);
+  ScoringOptions options;
+  options.mode = ScoringMode::Generate;
+  const json out = json::parse(
+      row_result_to_json(row, result, ScoringMode::Generate, artifact_provenance_json(ScoringArtifact{}, options)).dump());
   EXPECT_EQ(out["item_ids"], json::parse(R"(["x", null])"));
   EXPECT_EQ(out["scores"], json::parse("[1.0, null]"));
   EXPECT_EQ(out["labels"], json::parse("[true, null]"));
