@@ -39,6 +39,8 @@ HttpServer::HttpServer(HttpOptions options, Metrics& metrics) : options_(std::mo
   server_.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   server_.set_payload_max_length(static_cast<size_t>(options_.max_body_bytes));
   server_.set_keep_alive_timeout(5);
+  server_.set_keep_alive_max_count(1 << 20);  // a client may keep its connection (no close/reopen races)
+  server_.set_tcp_nodelay(true);              // a response is one small write: no Nagle delay
   add_routes();
 }
 
