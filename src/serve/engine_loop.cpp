@@ -76,10 +76,7 @@ void EngineLoop::run_batch(std::vector<std::shared_ptr<Job>>& batch) {
   std::vector<Job*> shared_yes, shared_labels, independent, prefix, generate;
   const Clock::time_point now = Clock::now();
   for (const auto& job : batch) {
-    if (!job->claim()) {  // abandoned while queued: the client is gone
-      metrics_.count_dropped("disconnect");
-      continue;
-    }
+    if (!job->claim()) continue;  // abandoned while queued (counted by the HTTP side)
     job->started = now;
     metrics_.observe_queue_wait(std::chrono::duration<double>(now - job->arrived).count());
     if (job->deadline && now > *job->deadline) {  // not started in time: no compute

@@ -6,7 +6,8 @@
 //   GET  /metrics     Prometheus text (metrics.h)
 //   POST /v1/label, /v1/score, /v1/rerank   (service.h)
 //
-// Every error is JSON {"error": {"message", "type", "code", "field"?}}: 400 malformed,
+// Every error is JSON (service.h error_reply: "message", "type", "code", "param" = the field):
+// 400 malformed,
 // 401 missing or wrong "Authorization: Bearer <key>" (with --api-key-file; every route but
 // /health), 404 unknown route, 413 body over --max-body-mb, 429 queue full, 503 loading,
 // 504 deadline. The listener starts before the model loads, so /health can say "loading".

@@ -31,7 +31,7 @@ void check_ids(const TokenIds& ids, int64_t vocab_size, const std::string& field
   for (size_t i = 0; i < ids.size(); ++i)
     if (ids[i] >= vocab_size)
       throw BadRequest(fmt::format("{}[{}]", field, i),
-                       fmt::format("{}[{}] is token {}, outside the model's vocabulary of {}", field, i, ids[i], vocab_size));
+                       fmt::format("{}[{}]: Token ID {} is out of vocabulary (vocab size: {})", field, i, ids[i], vocab_size));
 }
 
 TokenIds concat(const TokenIds& a, const TokenIds& b) {
@@ -72,10 +72,28 @@ void set_deadline(Job& job, const CommonFields& common) {
 
 }  // namespace
 
+// The error type names of OpenAI-style servers (SGLang answers /v1/score errors so).
+static std::string_view error_type(int status) {
+  switch (status) {
+    case 400: return "BadRequestError";
+    case 401: return "AuthenticationError";
+    case 404: return "NotFoundError";
+    case 413: return "RequestTooLargeError";
+    case 429: return "RateLimitError";
+    case 499: return "ClientClosedRequest";
+    case 503: return "ServiceUnavailableError";
+    case 504: return "TimeoutError";
+    default: return status >= 500 ? "InternalServerError" : "BadRequestError";
+  }
+}
+
 Reply error_reply(int status, std::string_view message, std::string_view field) {
-  json error = {{"message", std::string(message)}, {"type", status == 429 ? "overloaded" : status >= 500 ? "server_error" : "invalid_request"}, {"code", status}};
-  if (!field.empty()) error["field"] = std::string(field);
-  return {status, json{{"error", std::move(error)}}, {}};
+  const json param = field.empty() ? json(nullptr) : json(std::string(field));
+  json error = {{"message", std::string(message)}, {"type", error_type(status)}, {"code", status}, {"param", param}};
+  json body = error;  // SGLang's clients read the top level, OpenAI's "error"
+  body["object"] = "error";
+  body["error"] = std::move(error);
+  return {status, std::move(body), {}};
 }
 
 Service::Service(const ScoringEngine& engine, const ServiceOptions& options, Metrics& metrics)

@@ -27,7 +27,9 @@ struct Reply {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
-// {"error": {"message", "type", "field"?}} with the status.
+// {"object": "error", "message", "type", "code", "param", "error": {the same}} with the
+// status: "param" names the field at fault (null when none); the top level is what SGLang's
+// clients read, "error" what OpenAI's read.
 Reply error_reply(int status, std::string_view message, std::string_view field = "");
 
 struct ServiceOptions {
