@@ -131,6 +131,9 @@ for args in (["--kv-cache-mb", "0"], ["--kv-cache-mb", "0", "--max-batch-tokens"
         hits = server.metric("sift_kv_cache_hits_total")
         check((hits > 0) == ("64" in args), f"{args}: {hits} cache hits")
         if "200" in args:
+            status, _, body = server.post("/v1/label", {"query": "word " * 300, "items": ["a"]})
+            check(status == 400 and body["param"] == "items" and "request limit of 200" in body["message"],
+                  f"a row over the call budget: {status} {body}")
             check(server.metric('sift_batch_tokens_bucket{le="256"}') == server.metric("sift_batch_tokens_count"),
                   "calls stay within --max-batch-tokens")
 
