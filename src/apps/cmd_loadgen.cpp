@@ -21,7 +21,7 @@ namespace {
 struct LoadgenCliOptions {
   std::string url, rows, route = "label", mode, api_key_file;
   double rate = 1, duration = 10, p99_ms = 1000;
-  int connections = 32;
+  int connections = 32, bisect_steps = 4;
   uint64_t seed = 1;
   bool find_max = false;
   std::vector<int32_t> label_token_ids;
@@ -90,6 +90,8 @@ SIFT_COMMAND(loadgen) {
   cmd->add_option("--api-key-file", o->api_key_file, "send \"Authorization: Bearer <key>\"")->check(CLI::ExistingFile);
   cmd->add_flag("--find-max", o->find_max, "search the highest rate whose p99 stays within --p99-ms");
   cmd->add_option("--p99-ms", o->p99_ms, "p99 target of --find-max in ms (default 1000)")->check(CLI::PositiveNumber);
+  cmd->add_option("--bisect-steps", o->bisect_steps, "--find-max: halvings between the last rate that held and the first "
+                  "that missed (default 4)")->check(CLI::Range(0, 20));
   cmd->callback([o] {
     if (o->route == "score" && o->label_token_ids.empty()) sift::fail("--route score needs --label-token-ids");
     sift::serve::LoadOptions load;
@@ -101,7 +103,7 @@ SIFT_COMMAND(loadgen) {
     load.connections = o->connections;
     load.seed = o->seed;
     if (!o->api_key_file.empty()) load.api_key = read_key(o->api_key_file);
-    const nlohmann::json out = o->find_max ? sift::serve::find_max_rate(load, o->p99_ms).to_json(o->p99_ms)
+    const nlohmann::json out = o->find_max ? sift::serve::find_max_rate(load, o->p99_ms, o->bisect_steps).to_json(o->p99_ms)
                                            : sift::serve::run_load(load).to_json();
     std::cout << out.dump() << std::endl;
   });
