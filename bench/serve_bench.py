@@ -13,8 +13,8 @@ query-KV cache off, so no row reuses another's query). For each (labeler, N, mod
 
   alone    : median latency (wall, and the server's CPU seconds) of sequential requests
              (3 for mis, 1 for the baselines), after one warm-up request
-  saturated: mis: labels/s with 4 clients sending back to back (loadgen at a rate far
-             above capacity with 4 connections); the baselines: N / alone (one client, since
+  saturated: mis: labels/s with 4 clients sending back to back (loadgen --closed-loop with
+             4 connections); the baselines: N / alone (one client, since
              one request already keeps the engine busy for seconds)
   at p99   : `sift loadgen --find-max --p99-ms P` (open-loop Poisson), when one request
              alone takes at most half of P; "-" otherwise (unattainable on this machine)
@@ -118,7 +118,7 @@ def measure(sift, model, rows, mode, p99_ms, quick, serve_args):
         alone, alone_cpu = statistics.median(wall), statistics.median(cpu)
         if mode == "mis":
             c = server.cpu_seconds()
-            sat = loadgen(sift, server.url, rows, "--mode", mode, "--rate", "1000", "--connections", "4",
+            sat = loadgen(sift, server.url, rows, "--mode", mode, "--closed-loop", "--connections", "4",
                           "--duration", str(max(3.0 if quick else 6.0, 3 * alone)))
             saturated, saturated_cpu, errors = sat["labels_per_s"], sat["labels"] / (server.cpu_seconds() - c), sat["errors"]
         else:  # one request alone keeps the engine busy for seconds: closed loop with one client
@@ -137,7 +137,7 @@ def closed_loop(sift, model, rows, clients, seconds, serve_args):
     """labels/s and labels per server CPU-second with `clients` clients sending back to back."""
     with Server(sift, model, *serve_args) as server:
         c = server.cpu_seconds()
-        r = loadgen(sift, server.url, rows, "--rate", "1000", "--connections", str(clients), "--duration", str(seconds))
+        r = loadgen(sift, server.url, rows, "--closed-loop", "--connections", str(clients), "--duration", str(seconds))
         return {"labels_per_s": r["labels_per_s"], "labels_per_cpu_s": r["labels"] / (server.cpu_seconds() - c),
                 "errors": r["errors"], "p50_ms": r["latency_ms"]["p50"]}
 

@@ -23,7 +23,7 @@ struct LoadgenCliOptions {
   double rate = 1, duration = 10, p99_ms = 1000;
   int connections = 32, bisect_steps = 4;
   uint64_t seed = 1;
-  bool find_max = false;
+  bool find_max = false, closed_loop = false;
   std::vector<int32_t> label_token_ids;
   std::optional<int64_t> timeout_ms;
 };
@@ -88,6 +88,8 @@ SIFT_COMMAND(loadgen) {
   cmd->add_option("--label-token-ids", o->label_token_ids, "score route: label_token_ids of each request (required there)");
   cmd->add_option("--timeout-ms", o->timeout_ms, "deadline sent with each request")->check(CLI::PositiveNumber);
   cmd->add_option("--api-key-file", o->api_key_file, "send \"Authorization: Bearer <key>\"")->check(CLI::ExistingFile);
+  cmd->add_flag("--closed-loop", o->closed_loop,
+                "instead of Poisson arrivals, each connection sends back to back for --duration (saturation)");
   cmd->add_flag("--find-max", o->find_max, "search the highest rate whose p99 stays within --p99-ms");
   cmd->add_option("--p99-ms", o->p99_ms, "p99 target of --find-max in ms (default 1000)")->check(CLI::PositiveNumber);
   cmd->add_option("--bisect-steps", o->bisect_steps, "--find-max: halvings between the last rate that held and the first "
@@ -102,6 +104,8 @@ SIFT_COMMAND(loadgen) {
     load.duration_s = o->duration;
     load.connections = o->connections;
     load.seed = o->seed;
+    load.closed_loop = o->closed_loop;
+    if (o->closed_loop && o->find_max) sift::fail("--closed-loop and --find-max exclude each other");
     if (!o->api_key_file.empty()) load.api_key = read_key(o->api_key_file);
     const nlohmann::json out = o->find_max ? sift::serve::find_max_rate(load, o->p99_ms, o->bisect_steps).to_json(o->p99_ms)
                                            : sift::serve::run_load(load).to_json();

@@ -37,15 +37,17 @@ double quantile(const std::vector<double>& sorted, double q) {
 LoadResult run_load(const LoadOptions& options) {
   if (options.requests.empty()) fail("loadgen: no requests to send");
   if (!(options.rate > 0)) fail("loadgen: --rate must be positive, got {}", options.rate);
-  const std::vector<double> due = arrival_times(options.rate, options.duration_s, options.seed);
+  const std::vector<double> due = options.closed_loop ? std::vector<double>{} : arrival_times(options.rate, options.duration_s, options.seed);
 
   std::mutex mutex;
   std::vector<double> latencies_ms;
   LoadResult result;
-  result.rate = options.rate;
+  result.rate = options.closed_loop ? 0 : options.rate;
   std::atomic<size_t> next{0};
   Clock::time_point last_done;
   const Clock::time_point start = Clock::now();
+  const auto after = [&](double seconds) { return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)); };
+  const Clock::time_point end = after(options.duration_s), give_up = after(2 * options.duration_s + 5);
 
   const auto worker = [&] {
     httplib::Client client(options.url);
@@ -55,9 +57,7 @@ LoadResult run_load(const LoadOptions& options) {
     client.set_read_timeout(120);
     httplib::Headers headers;
     if (!options.api_key.empty()) headers.emplace("Authorization", "Bearer " + options.api_key);
-    for (size_t k; (k = next++) < due.size();) {
-      const Clock::time_point due_at = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due[k]));
-      std::this_thread::sleep_until(due_at);
+    const auto send = [&](size_t k, Clock::time_point due_at) {
       const LoadRequest& request = options.requests[k % options.requests.size()];
       const httplib::Result response = client.Post(options.path.c_str(), headers, request.body, "application/json");
       const Clock::time_point done = Clock::now();
@@ -71,6 +71,20 @@ LoadResult run_load(const LoadOptions& options) {
       } else {
         ++result.errors[response ? std::to_string(response->status) : "connection"];
       }
+    };
+    if (options.closed_loop) {
+      while (Clock::now() < end) send(next++, Clock::now());
+      return;
+    }
+    for (size_t k; (k = next++) < due.size();) {
+      const Clock::time_point due_at = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due[k]));
+      if (Clock::now() > give_up) {  // far behind: the run ends
+        std::lock_guard lock(mutex);
+        ++result.errors["not_sent"];
+        continue;
+      }
+      std::this_thread::sleep_until(due_at);
+      send(k, due_at);
     }
   };
   std::vector<std::thread> workers;

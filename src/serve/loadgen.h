@@ -8,6 +8,11 @@
 // coordinated omission). `connections` workers take arrivals in order; each keeps one
 // keep-alive connection.
 //
+// Open-loop arrivals still waiting for a connection 2 x duration + 5 s after the start are
+// not sent (counted as errors "not_sent"), so a run far above capacity ends. closed_loop
+// instead has each connection send back to back until `duration_s` (a saturation test:
+// latency then runs from the send).
+//
 // find_max_rate searches the highest rate whose p99 stays within a target: double the rate
 // from `rate` until a trial misses (p99 over target, or any error), then bisect between the
 // last rate that held and the first that missed.
@@ -34,6 +39,7 @@ struct LoadOptions {
   int connections = 32;
   uint64_t seed = 1;
   std::string api_key;         // sent as "Authorization: Bearer <key>" when set
+  bool closed_loop = false;    // connections send back to back; `rate` is not used
 };
 
 struct LoadResult {
