@@ -85,7 +85,8 @@ SIFT_COMMAND(loadgen) {
   cmd->add_option("--seed", o->seed, "seed of the arrival times (default 1)");
   cmd->add_option("--mode", o->mode, "label route: the scoring mode sent with each request")
       ->check(CLI::IsMember({"mis", "independent", "prefix", "generate"}));
-  cmd->add_option("--label-token-ids", o->label_token_ids, "score route: label_token_ids of each request (required there)");
+  cmd->add_option("--label-token-ids", o->label_token_ids, "score route: label_token_ids of each request, e.g. 9454,2753 (required there)")
+      ->delimiter(',');
   cmd->add_option("--timeout-ms", o->timeout_ms, "deadline sent with each request")->check(CLI::PositiveNumber);
   cmd->add_option("--api-key-file", o->api_key_file, "send \"Authorization: Bearer <key>\"")->check(CLI::ExistingFile);
   cmd->add_flag("--closed-loop", o->closed_loop,

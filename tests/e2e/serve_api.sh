@@ -156,5 +156,32 @@ with Server(sift, f"{work}/wide", "--threads", "1") as server:
           f"SGLang's invalid-token test: {r}")
     status, _, r = server.post("/v1/score", {"query": "q", "items": [], "label_token_ids": [1]})
     check(status == 200 and r["scores"] == [], f"no items: {r}")
+
+# 8. sift loadgen: open-loop Poisson, closed loop, and the search for the highest rate at a p99.
+import subprocess
+rows_file = f"{work}/rows.jsonl"
+with open(rows_file, "w") as f:
+    for r in rows: f.write(json.dumps(r) + "\n")
+def loadgen(*args):
+    out = subprocess.run([sift, "loadgen", "--url", f"http://127.0.0.1:{server.port}", "--rows", rows_file, *args],
+                         capture_output=True, text=True)
+    check(out.returncode == 0, f"loadgen {args}: {out.stderr}")
+    return json.loads(out.stdout)
+with Server(sift, model, "--threads", "1") as server:
+    r = loadgen("--rate", "40", "--duration", "1", "--seed", "5")
+    lat = r["latency_ms"]
+    check(r["sent"] == r["ok"] > 10 and r["errors"] == {} and 0 < lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["max"],
+          f"loadgen: {r}")
+    served = server.metric('sift_requests_total{route="/v1/label",status="200"}')
+    check(served == r["sent"], f"every arrival was one request: {served} vs {r}")
+    check(r["labels"] == sum(len(rows[k % len(rows)]["items"]) for k in range(r["sent"])), f"labels counted: {r}")
+    r = loadgen("--route", "rerank", "--closed-loop", "--connections", "2", "--duration", "0.5")
+    check(r["ok"] > 0 and r["errors"] == {}, f"closed loop, rerank: {r}")
+    r = loadgen("--route", "score", "--label-token-ids", "1,2", "--rate", "20", "--duration", "0.5")
+    check(r["ok"] > 0 and r["errors"] == {}, f"score route: {r}")
+    r = loadgen("--find-max", "--p99-ms", "300", "--rate", "20", "--duration", "0.5", "--bisect-steps", "1")
+    held = [t for t in r["trials"] if t["errors"] == {} and t["latency_ms"]["p99"] <= 300]
+    check(r["max_rate"] == max(t["rate"] for t in held) and len(r["trials"]) >= 2 and r["labels_per_s"] > 0,
+          f"find-max: {r}")
 PY
 echo "serve_api: ok"
