@@ -38,7 +38,20 @@ std::vector<std::string> items_from_python(py::handle items) {
   if (is_text(items) || !py::isinstance<py::iterable>(items))
     throw RowTypeError(fmt::format("field \"items\" must be a list of strings, got {}", type_name(items)));
   std::vector<std::string> texts;
-  for (py::handle item : items) texts.push_back(text_from_python(item, fmt::format("items[{}]", texts.size())));
+  for (py::handle item : items) {
+    const size_t i = texts.size();
+    if (is_text(item)) {
+      texts.push_back(text_from_python(item, fmt::format("items[{}]", i)));
+    } else if (py::isinstance<py::dict>(item)) {  // {"id": ..., "text": "..."}, as in sift score's rows
+      const py::dict object = py::reinterpret_borrow<py::dict>(item);
+      if (!object.contains("text") || !is_text(object["text"]))
+        throw RowTypeError(fmt::format("items[{}] must have a string field \"text\"", i));
+      texts.push_back(text_from_python(object["text"], fmt::format("items[{}].text", i)));
+    } else {
+      throw RowTypeError(
+          fmt::format("items[{}] must be a string or a dict with \"text\", got {}", i, type_name(item)));
+    }
+  }
   return texts;
 }
 

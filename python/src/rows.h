@@ -1,10 +1,10 @@
 #pragma once
 // Python rows -> sift::Row. A row is a (query, items) pair or a mapping with "query" and
-// "items" (a dict, a pandas row); the query is a str, the items an iterable of str (a list,
-// a tuple, a numpy array); bytes are taken as UTF-8 and checked by the engine. A malformed
-// row throws RowError, whose message is the row's error (the same wording as `sift score`'s
-// JSON rows: 'missing field "query"', 'items[2] must be a string, got int'); RowTypeError
-// when a value has the wrong type (TypeError where one row is scored, sift.Labeler.score).
+// "items" (a dict, a pandas row); the query is a str, the items an iterable (a list, a tuple,
+// a numpy array) of str or of dicts {"id", "text"} as in `sift score`'s rows; bytes are taken
+// as UTF-8 and checked by the engine. A malformed row throws RowError, whose message is the
+// row's error, worded as `sift score` words it ('missing field "query"'); RowTypeError when
+// a value has the wrong type (a TypeError where one row is scored, sift.Labeler.score).
 #include <pybind11/pybind11.h>
 
 #include <stdexcept>
