@@ -47,7 +47,7 @@ def columns(scored):
 
 
 def test_a_dataframe_is_labeled_with_the_clis_bits_in_order(client, rows, reference):
-    scored = sift.dask.label(dask_frame(rows, npartitions=16), MODEL_DIR).compute(timeout=TIMEOUT)
+    scored = client.compute(sift.dask.label(dask_frame(rows, npartitions=16), MODEL_DIR)).result(timeout=TIMEOUT)
     assert list(scored["member_id"]) == list(range(len(rows)))
     assert_bitwise_equal(columns(scored), reference)
     # One labeler per worker process, loaded on its first partition and kept for the others.
@@ -57,7 +57,8 @@ def test_a_dataframe_is_labeled_with_the_clis_bits_in_order(client, rows, refere
 
 def test_a_bag_of_dicts_is_labeled(client, rows, reference):
     records = [dict(row, member_id=i) for i, row in enumerate(rows[:300])]
-    scored = sift.dask.label(dask.bag.from_sequence(records, npartitions=5), MODEL_DIR).compute(timeout=TIMEOUT)
+    bag = dask.bag.from_sequence(records, npartitions=5)
+    scored = client.compute(sift.dask.label(bag, MODEL_DIR)).result(timeout=TIMEOUT)
     assert [r["member_id"] for r in scored] == list(range(300))
     assert_bitwise_equal(([r["scores"] for r in scored], [r["labels"] for r in scored],
                           [r["error"] for r in scored]), reference[:300])
@@ -82,7 +83,7 @@ def test_a_worker_killed_mid_job_changes_nothing(client, rows, reference):
     pid = client.run(os.getpid, workers=[victim])[victim]
     os.kill(pid, signal.SIGKILL)
 
-    result = scored.compute(timeout=TIMEOUT)
+    result = client.compute(scored).result(timeout=TIMEOUT)
     assert victim not in client.scheduler_info()["workers"]  # it really died
     assert done < len(futures)
     assert list(result["member_id"]) == list(range(len(rows)))
