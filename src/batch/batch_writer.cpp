@@ -20,13 +20,27 @@ BatchWriter::BatchWriter(BatchOutput& output, Checkpoint start, WriterSettings s
       start_fraction_(-1),
       last_checkpoint_(std::chrono::steady_clock::now()) {
   state_.output = output_.state();
+  checkpointed_rows_ = state_.totals.rows;
+}
+
+template <typename Write>
+void BatchWriter::write_or_explain(Write&& write) {
+  try {
+    write();
+  } catch (const Error& e) {
+    fail("{}; {} records the job's first {} rows: make room, then run the same command with --resume to go on",
+         e.what(), progress_path_.string(), checkpointed_rows_);
+  }
 }
 
 void BatchWriter::checkpoint() {
-  output_.sync();
-  state_.output = output_.state();
-  write_checkpoint(progress_path_, state_);
-  output_.checkpoint_done();
+  write_or_explain([&] {
+    output_.sync();
+    state_.output = output_.state();
+    write_checkpoint(progress_path_, state_);
+  });
+  checkpointed_rows_ = state_.totals.rows;
+  write_or_explain([&] { output_.checkpoint_done(); });
   last_checkpoint_ = std::chrono::steady_clock::now();
 }
 
@@ -45,7 +59,8 @@ void BatchWriter::write_row(const PendingRow& row, const RowResult& result, cons
         progress_.message(fmt::format("sift batch: input field \"{}\" is not passed through: the output's own \"{}\" "
                                       "takes its place",
                                       field, field));
-  output_.append_line(batch_output_line(row.line_number, row.row, result, settings_.mode, settings_.artifact));
+  const std::string line = batch_output_line(row.line_number, row.row, result, settings_.mode, settings_.artifact);
+  write_or_explain([&] { output_.append_line(line); });
   for (JobTotals* totals : {&state_.totals, &run_}) {
     totals->rows += 1;
     totals->errors += bad ? 1 : 0;
@@ -83,7 +98,7 @@ void BatchWriter::report_progress() {
 }
 
 void BatchWriter::finish(const LineEnd& input_end) {
-  output_.finish();
+  write_or_explain([&] { output_.finish(); });
   state_.lines_read = input_end.line_number;
   state_.resume = input_end.next;
   state_.input_offset = input_end.next_offset;

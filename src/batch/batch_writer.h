@@ -43,6 +43,10 @@ class BatchWriter {
 
  private:
   void write_row(const PendingRow& row, const RowResult& result, const LineEnd& end);
+  // Runs a write to OUT or its side files; a failure (a full disk) is rethrown saying what the
+  // last checkpoint holds and how to go on.
+  template <typename Write>
+  void write_or_explain(Write&& write);
   void report_progress();
 
   BatchOutput& output_;
@@ -51,6 +55,7 @@ class BatchWriter {
   ProgressReporter& progress_;
   std::filesystem::path progress_path_;
   JobTotals run_;
+  int64_t checkpointed_rows_ = 0;  // rows the progress file on disk records
   double start_fraction_;        // of the input file consumed at this run's first row (-1: none yet)
   int64_t last_file_offset_ = 0;  // input file bytes consumed up to the last row written
   std::set<std::string> warned_fields_;
