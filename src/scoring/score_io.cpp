@@ -1,5 +1,7 @@
 #include "scoring/score_io.h"
 
+#include <array>
+
 #include "core/error.h"
 #include "io/json_parse.h"
 
@@ -18,6 +20,9 @@ ScoringRow parse_scoring_row(std::string_view line) { return scoring_row_from_js
 ScoringRow scoring_row_from_json(const json& object) {
   if (!object.is_object()) fail("a row must be a JSON object, got {}", object.type_name());
   ScoringRow row;
+  for (auto field = object.begin(); field != object.end(); ++field)
+    if (field.key() != "id" && field.key() != "query" && field.key() != "items")
+      row.passthrough[field.key()] = field.value();
   if (auto id = object.find("id"); id != object.end()) row.id = *id;
   auto query = object.find("query");
   if (query == object.end()) fail("missing field \"query\"");
@@ -79,6 +84,40 @@ nlohmann::ordered_json row_result_to_json(const ScoringRow& row, const RowResult
   out["usage"] = std::move(usage);
   out["artifact"] = provenance;
   return out;
+}
+
+namespace {
+
+// Every field name a `sift score` or `sift batch` line may carry (the input's own fields
+// among them), so pass-through fields never replace one, whatever the row or mode.
+constexpr std::array<std::string_view, 11> kOutputFields = {"id",    "query",   "items",    "item_ids", "scores", "labels",
+                                                           "usage", "unparsed", "artifact", "line",     "error"};
+
+bool is_output_field(std::string_view name) {
+  for (std::string_view field : kOutputFields)
+    if (field == name) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> shadowed_passthrough_fields(const ScoringRow& row) {
+  std::vector<std::string> shadowed;
+  for (auto field = row.passthrough.begin(); field != row.passthrough.end(); ++field)
+    if (is_output_field(field.key())) shadowed.push_back(field.key());
+  return shadowed;
+}
+
+std::string batch_output_line(int64_t line_number, const ScoringRow& row, const RowResult& result, ScoringMode mode,
+                              const nlohmann::ordered_json& provenance) {
+  if (!result.error.empty()) return output_line_text(row_error_to_json(line_number, result.error, &row.id));
+  // Ordered: the `sift score` line's fields in its order, the pass-through fields, "artifact".
+  nlohmann::ordered_json out = row_result_to_json(row, result, mode, provenance);
+  out.erase("artifact");
+  for (auto field = row.passthrough.begin(); field != row.passthrough.end(); ++field)
+    if (!is_output_field(field.key())) out[field.key()] = field.value();
+  out["artifact"] = provenance;
+  return output_line_text(out);
 }
 
 json row_error_to_json(int64_t line_number, std::string_view message, const json* id) {

@@ -74,7 +74,7 @@ std::vector<EncodedRow> read_rows(const fs::path& path, const TrainRunOptions& o
                                   const AnswerTokenIds& answer, const SequenceLimits& limits, int64_t& left_out) {
   const LabeledRows read = read_labeled_rows(path.string(), o.max_line_bytes);
   EncodedRows encoded = encode_rows(read.rows, encoder, answer, limits);
-  for (const std::vector<RowError>* errors : {&read.errors, static_cast<const std::vector<RowError>*>(&encoded.errors)})
+  for (const std::vector<RowError>* errors : std::initializer_list<const std::vector<RowError>*>{&read.errors, &encoded.errors})
     for (const RowError& e : *errors) spdlog::warn("{}:{}: {} (row left out)", path.string(), e.line, e.message);
   left_out += static_cast<int64_t>(read.errors.size() + encoded.errors.size());
   if (encoded.rows.empty()) fail("{}: no row is left to train on", path.string());

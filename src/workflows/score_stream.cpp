@@ -11,85 +11,32 @@
 #include "core/bounded_queue.h"
 #include "core/error.h"
 #include "core/parallel.h"
-#include "io/json_parse.h"
 #include "io/line_reader.h"
 #include "scoring/score_io.h"
+#include "workflows/pending_rows.h"
 
 namespace sift {
 namespace {
 
-// The "id" of a line that is a JSON object with one, else null (also for a line nested too
-// deep to parse: its id is not echoed).
-nlohmann::json echoed_id(const std::string& line) {
-  try {
-    const nlohmann::json object = parse_json(line, "");
-    return object.is_object() ? object.value("id", nlohmann::json()) : nlohmann::json();
-  } catch (const std::exception&) {
-    return nullptr;
-  }
-}
-
-// One input line on its way through: parsed and tokenized, or the error it gave.
-struct PendingRow {
-  int64_t line_number = 0;
-  ScoringRow row;
-  TokenizedRow tokens;  // not for mode generate, which scores text
-  std::string error;
-  int64_t cost = 1;     // prompt tokens (the queue's and the batch's measure)
-};
-
-PendingRow read_row(const ScoringEngine& labeler, const InputLine& line, int64_t max_line_bytes, ScoringMode mode) {
-  PendingRow pending;
-  pending.line_number = line.number;
-  try {
-    if (line.too_long) fail("{}", too_long_line_message(line, max_line_bytes));
-    if (line.text.find_first_not_of(" \t") == std::string::npos) fail("empty line (expected a JSON object)");
-    pending.row = parse_scoring_row(line.text);
-    if (mode != ScoringMode::Generate) {
-      pending.tokens = labeler.tokenize(pending.row.query, pending.row.items);
-      if (!pending.tokens.error.empty()) fail("{}", pending.tokens.error);
-      pending.cost = static_cast<int64_t>(pending.tokens.query.size());
-      for (const TokenIds& item : pending.tokens.items) pending.cost += static_cast<int64_t>(item.size());
-    }
-  } catch (const std::exception& e) {  // whatever went wrong, it is this row's error
-    pending.error = e.what();
-    pending.tokens = TokenizedRow{};
-    if (!line.too_long) pending.row.id = echoed_id(line.text);  // when the line is an object with an id
-  }
-  return pending;
+// A line as a row: too long to read, or parsed and tokenized (workflows/pending_rows.h).
+PendingRow read_row(const ScoringEngine& labeler, InputLine& line, int64_t max_line_bytes, ScoringMode mode) {
+  if (line.too_long) return pending_error_row(line.number, too_long_line_message(line, max_line_bytes));
+  return read_pending_row(labeler, line.text, line.number, mode);
 }
 
 // Scores a batch of rows together (rows share forward calls) and returns its output lines.
 std::string score_batch(const ScoringEngine& labeler, Session& session, std::vector<PendingRow>& batch,
                         const ScoringOptions& options, const nlohmann::ordered_json& provenance,
                         const StreamHooks& hooks, StreamStats& stats) {
-  // Only the rows read without error go to the engine; results[r] stays empty for the others.
-  std::vector<size_t> readable;
-  for (size_t r = 0; r < batch.size(); ++r)
-    if (batch[r].error.empty()) readable.push_back(r);
-  std::vector<RowResult> scored;
-  if (options.mode == ScoringMode::Generate) {
-    std::vector<TextRow> rows;
-    for (size_t r : readable) rows.push_back({batch[r].row.query, batch[r].row.items});
-    scored = labeler.score_rows(session, rows, options);
-  } else {
-    std::vector<TokenizedRow> rows;
-    for (size_t r : readable) rows.push_back(std::move(batch[r].tokens));
-    scored = labeler.score_tokenized(session, rows, options);
-  }
-  std::vector<RowResult> results(batch.size());
-  for (size_t k = 0; k < readable.size(); ++k) results[readable[k]] = std::move(scored[k]);
+  const std::vector<RowResult> results = score_pending_rows(labeler, session, batch, options);
   std::string lines;
   for (size_t r = 0; r < batch.size(); ++r) {
     ++stats.lines;
-    const std::string& error = batch[r].error.empty() ? results[r].error : batch[r].error;
-    if (!error.empty()) {
-      lines += row_error_to_json(batch[r].line_number, error, &batch[r].row.id)
-                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (!results[r].error.empty()) {
+      lines += output_line_text(row_error_to_json(batch[r].line_number, results[r].error, &batch[r].row.id));
       ++stats.errors;
     } else {
-      lines += row_result_to_json(batch[r].row, results[r], options.mode, provenance)
-                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      lines += output_line_text(row_result_to_json(batch[r].row, results[r], options.mode, provenance));
       stats.labels += static_cast<int64_t>(batch[r].row.items.size());
       stats.unparsed += static_cast<int64_t>(results[r].unparsed.size());
       if (hooks.scored_row) hooks.scored_row(batch[r].line_number, batch[r].row, results[r]);
