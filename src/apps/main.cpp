@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <omp.h>
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -93,6 +94,9 @@ int main(int argc, char** argv) {
   add_global_options(app, global_options());
   for (auto& register_command : command_registry()) register_command(app);
   app.parse_complete_callback([] { apply_global_options(global_options()); });
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
+  // instead of killing the process without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -59,8 +59,8 @@ std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& progress_
   nlohmann::ordered_json object;
   try {
     object = parse_json<nlohmann::ordered_json>(text.str(), progress_path.string());
-  } catch (const nlohmann::json::exception& e) {
-    fail("{}: not a sift batch progress file (invalid JSON: {})", progress_path.string(), e.what());
+  } catch (const Error& e) {  // parse_json's message names the file, the line and the column
+    fail("not a sift batch progress file: {}", e.what());
   }
   if (!object.is_object() || object.value("format", "") != kProgressFormat)
     fail("{}: not a sift batch progress file (\"format\" is not \"{}\")", progress_path.string(), kProgressFormat);

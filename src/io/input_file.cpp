@@ -1,5 +1,7 @@
 #include "io/input_file.h"
 
+#include <unistd.h>
+
 #include <iostream>
 
 #include "core/error.h"
@@ -8,7 +10,13 @@
 namespace sift {
 
 InputFile::InputFile(const std::string& path) {
-  if (path.empty() || path == "-") return;
+  if (path.empty() || path == "-") {
+    file_.open("/dev/stdin", std::ios::binary);  // std::cin is unbuffered while synced with C stdio
+    // A file reopened starts at 0: continue where stdin stands (`(head -1; sift ...) < rows`).
+    const off_t at = ::lseek(STDIN_FILENO, 0, SEEK_CUR);
+    if (file_.is_open() && at > 0) file_.seekg(at);
+    return;
+  }
   path_ = path;
   std::error_code error;
   if (std::filesystem::is_directory(path_, error)) fail("{}: is a directory, not an input file", path);

@@ -16,7 +16,9 @@ class InputFile {
   // Error naming the path when it cannot be opened.
   explicit InputFile(const std::string& path);
 
-  std::istream& stream() { return is_stdin() ? std::cin : file_; }
+  // stdin is read through its own buffered stream where the system lets it be reopened
+  // (/dev/stdin: a file, a pipe, a terminal), else through std::cin.
+  std::istream& stream() { return file_.is_open() ? static_cast<std::istream&>(file_) : std::cin; }
   bool is_stdin() const { return path_.empty(); }
   std::string name() const { return is_stdin() ? std::string("stdin") : path_.string(); }
   // For refuse_output_over_inputs: the file, or what stdin is redirected from.

@@ -66,7 +66,7 @@ for i, (b, s) in enumerate(zip(out, score_lines)):
         continue
     check(b["artifact"] == {"version": version, "threshold": 0.5}, f"artifact stamp: {b}")
     check(b["member_id"] == inputs[i]["member_id"] and b["meta"] == inputs[i]["meta"], f"pass-through: {b}")
-    rest = {k: v for k, v in b.items() if k not in ("artifact", "member_id", "meta")}
+    rest = {k: v for k, v in b.items() if k not in ("member_id", "meta")}
     check(rest == s, f"line {i + 1}: not sift score's line: {rest} vs {s}")
 check(out[300]["line"] == 301 and "longer than 16 MiB" in out[300]["error"], f"the long line: {out[300]}")
 check(any(e.get("id") == "bad-query" for e in errors), "an error line keeps the row's id")
