@@ -168,7 +168,9 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
 
   LineEnd input_end = input_start;
   std::vector<std::thread> threads;
-  threads.emplace_back(guarded([&] { input_end = read_shard_lines(reader, options.shard, chunks, input_start, errors.stop_flag()); }));
+  threads.emplace_back(guarded([&] {
+    input_end = read_shard_lines(reader, options.shard, chunks, input_start, errors.stop_flag());
+  }));
   const int n_tokenizers = std::max(1, options.tokenize_threads);
   std::atomic<int> tokenizers_left{n_tokenizers};
   for (int t = 0; t < n_tokenizers; ++t)
@@ -178,7 +180,8 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
     }));
   threads.emplace_back(guarded([&] {
     Session session(engine->model(), options.inference_threads);
-    for (std::vector<BatchRow> taken; !(taken = rows.pop_batch(limits.max_call_tokens)).empty();) {
+    for (std::vector<BatchRow> taken;
+         !errors.stop_flag() && !(taken = rows.pop_batch(limits.max_call_tokens)).empty();) {
       ScoredBatch batch;
       for (BatchRow& row : taken) {
         batch.rows.push_back(std::move(row.pending));
@@ -190,7 +193,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
     scored.close();
   }));
   threads.emplace_back(guarded([&] {
-    for (std::vector<ScoredBatch> taken; !(taken = scored.pop_batch(1)).empty();)
+    for (std::vector<ScoredBatch> taken; !errors.stop_flag() && !(taken = scored.pop_batch(1)).empty();)
       for (ScoredBatch& batch : taken) writer.write(batch);
   }));
   for (std::thread& thread : threads) thread.join();
