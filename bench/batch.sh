@@ -12,8 +12,11 @@
 #              batches of whole rows up to the call budget on one Session (no I/O);
 #      batch   sift batch (its summary's "seconds": first row read to final checkpoint, so
 #              reading, tokenizing, writing and fsync are inside; loading is not);
-#      score   sift score --output (wall time minus a run on an empty input: the load).
-#    labels/s are medians over the repetitions; ratios are of medians.
+#      score   sift score --output, rows packed into calls (its default), and with
+#              --max-batch-tokens of one row (one row per call): wall time minus a run on an
+#              empty input (the load).
+#    Rates are labels per wall-clock second and per CPU-second (all threads; a program's CPU
+#    minus that of its run on an empty input), medians over the repetitions; ratios of medians.
 # 2. Peak RSS (GNU time's maximum resident set) of sift batch on the bundled labeler over short
 #    rows, at each --rss-rows count: flat when memory is bounded by the queues, not the input.
 set -euo pipefail
@@ -60,17 +63,27 @@ for n in 20 200; do
 done
 
 python3 - "$SIFT" "$ENGINE" "$LABELER" "$DATA" "$REPS" "$ROWS20" "$ROWS200" "$THREADS" "$RSS_ROWS" "$ROOT" <<'PY'
-import json, os, statistics, subprocess, sys, time
+import json, os, resource, statistics, subprocess, sys, time
 sift, engine, labeler, data, reps, rows20, rows200, threads, rss_rows, root = sys.argv[1:]
 reps, threads = int(reps), str(threads)
 sys.path.insert(0, f"{root}/tests/e2e/lib")
 from batch_checks import make_rows, write
 
-def run(args):
-    out = subprocess.run(args, capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"bench/batch.sh: {' '.join(args[:3])} failed: {out.stderr[-2000:]}")
-    return out
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(args):
+    """Runs a program; returns (stdout, wall seconds, its CPU seconds, all threads)."""
+    cpu_before, start = children_cpu(), time.time()
+    proc = subprocess.run(args, capture_output=True, text=True)
+    wall, cpu = time.time() - start, children_cpu() - cpu_before
+    if proc.returncode != 0:
+        sys.exit(f"bench/batch.sh: {' '.join(args[:3])} failed: {proc.stderr[-2000:]}")
+    return proc.stdout, wall, cpu
+
 
 def fresh(path):
     for p in (path, path + ".progress"):
@@ -78,35 +91,53 @@ def fresh(path):
             os.remove(p)
     return path
 
+
 results = {}
 for rep in range(reps):
     for n, rows in ((20, rows20), (200, rows200)):
         work = f"{data}/n{n}-r{rows}"
-        inp = f"{work}/rows.jsonl"
-        e = json.loads(run([engine, labeler, inp, "--threads", threads]).stdout)
-        b = json.loads(run([sift, "batch", "--model", labeler, "--input", inp, "--output", fresh(f"{work}/out.jsonl"),
-                            "--threads", threads, "--quiet"]).stdout.splitlines()[-1])
-        start = time.time()
-        run([sift, "--threads", threads, "score", "--model", labeler, "--input", f"{work}/empty.jsonl"])
-        load = time.time() - start
-        start = time.time()
-        run([sift, "--threads", threads, "score", "--model", labeler, "--input", inp, "--output", f"{work}/score.jsonl"])
-        score_seconds = time.time() - start - load
-        labels = e["labels"]
+        inp, empty = f"{work}/rows.jsonl", f"{work}/empty.jsonl"
+        row_tokens = json.load(open(f"{work}/meta.json"))["prefill_tokens"]
+        r = results.setdefault(n, {"rows": None})
+        def add(name, labels, wall, cpu):
+            r.setdefault(name, []).append((labels / wall, labels / cpu))
+        # The engine alone: its own clocks around the scoring.
+        e = json.loads(timed([engine, labeler, inp, "--threads", threads])[0])
+        labels, r["rows"], r["labels"] = e["labels"], e["rows"], e["labels"]
+        add("engine", labels, e["seconds"], e["cpu_seconds"])
+        # sift batch: its summary's seconds; CPU minus a run on an empty input (load, fingerprint).
+        _, _, load_cpu = timed([sift, "batch", "--model", labeler, "--input", empty, "--output",
+                                fresh(f"{work}/empty_out.jsonl"), "--threads", threads, "--quiet"])
+        out, _, cpu = timed([sift, "batch", "--model", labeler, "--input", inp, "--output", fresh(f"{work}/out.jsonl"),
+                             "--threads", threads, "--quiet"])
+        b = json.loads(out.splitlines()[-1])
         assert b["labels"] == labels, (b, e)
-        r = results.setdefault(n, {"engine": [], "batch": [], "score": [], "labels": labels, "rows": e["rows"]})
-        r["engine"].append(e["labels_per_second"])
-        r["batch"].append(b["labels_per_second"])
-        r["score"].append(labels / score_seconds)
-        print(f"rep {rep + 1} N={n}: engine {e['labels_per_second']:.1f}, batch {b['labels_per_second']:.1f}, "
-              f"score {labels / score_seconds:.1f} labels/s", file=sys.stderr)
+        add("batch", labels, b["seconds"], cpu - load_cpu)
+        # sift score, rows packed (its default) and one row per call: wall and CPU minus an empty run's.
+        _, load_wall, load_cpu = timed([sift, "--threads", threads, "score", "--model", labeler, "--input", empty])
+        _, wall, cpu = timed([sift, "--threads", threads, "score", "--model", labeler, "--input", inp,
+                              "--output", f"{work}/score.jsonl"])
+        add("score", labels, wall - load_wall, cpu - load_cpu)
+        _, wall, cpu = timed([sift, "--threads", threads, "score", "--model", labeler, "--input", inp,
+                              "--output", f"{work}/score1.jsonl", "--max-batch-tokens", str(row_tokens)])
+        add("score_one_row", labels, wall - load_wall, cpu - load_cpu)
+        print(f"rep {rep + 1} N={n}: " + ", ".join(f"{k} {r[k][-1][0]:.1f} ({r[k][-1][1]:.1f}/cpu-s)"
+                                                   for k in ("engine", "batch", "score", "score_one_row")),
+              file=sys.stderr)
 
-print(f"\n{threads} threads, OMP_WAIT_POLICY=passive, median of {reps}; load average {os.getloadavg()[0]:.1f}\n")
-print("| N | rows | labels | engine alone labels/s | sift batch labels/s | sift score labels/s | batch / engine | batch / score |")
-print("|---|---|---|---|---|---|---|---|")
+med = lambda values, i: statistics.median(v[i] for v in values)
+print(f"\n{threads} threads, OMP_WAIT_POLICY=passive, median of {reps} interleaved runs; "
+      f"load average at the end {os.getloadavg()[0]:.1f}\n")
+print("labels per wall-clock second (per CPU-second in parentheses):\n")
+print("| N | rows | labels | engine alone | sift batch | sift score | sift score, one row per call "
+      "| batch / engine | batch / score | batch / score one row per call |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for n, r in sorted(results.items()):
-    e, b, s = (statistics.median(r[k]) for k in ("engine", "batch", "score"))
-    print(f"| {n} | {r['rows']} | {r['labels']} | {e:.1f} | {b:.1f} | {s:.1f} | **{b / e:.2f}x** | **{b / s:.2f}x** |")
+    cells = {k: (med(r[k], 0), med(r[k], 1)) for k in ("engine", "batch", "score", "score_one_row")}
+    ratio = lambda k: f"**{cells['batch'][0] / cells[k][0]:.2f}x** ({cells['batch'][1] / cells[k][1]:.2f}x)"
+    print(f"| {n} | {r['rows']} | {r['labels']} | " +
+          " | ".join(f"{cells[k][0]:.1f} ({cells[k][1]:.1f})" for k in ("engine", "batch", "score", "score_one_row")) +
+          f" | {ratio('engine')} | {ratio('score')} | {ratio('score_one_row')} |")
 
 # Peak RSS against the input's size: the bundled labeler, short rows.
 print("\n| rows | input MB | peak RSS MiB | seconds | labels/s |")
@@ -117,8 +148,10 @@ for count in (int(x) for x in rss_rows.split(",")):
     if not os.path.exists(inp):
         write(inp, make_rows(count, seed=3))
     out = fresh(f"{data}/rss-out.jsonl")
-    proc = run(["/usr/bin/time", "-f", "peak_kb=%M", sift, "batch", "--model", model, "--input", inp, "--output", out,
-                "--threads", threads, "--quiet"])
+    proc = subprocess.run(["/usr/bin/time", "-f", "peak_kb=%M", sift, "batch", "--model", model, "--input", inp,
+                           "--output", out, "--threads", threads, "--quiet"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"bench/batch.sh: sift batch on {inp} failed: {proc.stderr[-2000:]}")
     summary = json.loads(proc.stdout.splitlines()[-1])
     peak_kb = int([l for l in proc.stderr.splitlines() if l.startswith("peak_kb=")][-1].split("=")[1])
     print(f"| {count:,} | {os.path.getsize(inp) / 1e6:.1f} | {peak_kb / 1024:.0f} | {summary['seconds']:.1f} | "

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "batch/batch_writer.h"
+#include "batch/call_budget.h"
 #include "batch/input_stages.h"
 #include "batch/job_fingerprint.h"
 #include "batch/output_guard.h"
@@ -97,7 +98,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   const Clock::time_point load_start = Clock::now();
   std::optional<Checkpoint> recorded = preflight(options);
   const std::unique_ptr<ScoringEngine> engine = ScoringEngine::load(options.model_dir);
-  const PlanLimits limits = engine->limits(options.scoring);
+  const int64_t call_tokens = batch_call_tokens(*engine, options.scoring);
   const nlohmann::ordered_json job =
       job_fingerprint(options.model_dir, *engine, options.scoring, options.shard, options.input);
   const std::filesystem::path progress_path = progress_file_path(options.output);
@@ -147,7 +148,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   const Clock::time_point run_start = Clock::now();
   BoundedQueue<LineChunk> chunks(int64_t(16) << 20);                 // bytes of line text
   InOrderGate gate;
-  BoundedQueue<BatchRow> rows(2 * limits.max_call_tokens);          // prompt tokens: two calls ahead
+  BoundedQueue<BatchRow> rows(2 * call_tokens);                     // prompt tokens: two calls ahead
   BoundedQueue<ScoredBatch> scored(4);                              // batches
   StageErrors errors;
   const auto stop_all = [&] {
@@ -181,7 +182,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   threads.emplace_back(guarded([&] {
     Session session(engine->model(), options.inference_threads);
     for (std::vector<BatchRow> taken;
-         !errors.stop_flag() && !(taken = rows.pop_batch(limits.max_call_tokens)).empty();) {
+         !errors.stop_flag() && !(taken = rows.pop_batch(call_tokens)).empty();) {
       ScoredBatch batch;
       for (BatchRow& row : taken) {
         batch.rows.push_back(std::move(row.pending));
