@@ -27,7 +27,7 @@ sift, work = sys.argv[1:3]
 model, slow = f"{work}/labeler", f"{work}/slow"
 AUTH = {"Authorization": "Bearer s3cret-key"}
 
-def big(n=400):
+def big(n=250):
     return {"query": "a long profile " * 20, "items": [f"qualification number {i} of many" for i in range(n)]}
 SMALL = {"query": "nurse", "items": ["care", "welding"]}
 
@@ -86,7 +86,7 @@ with Server(sift, slow, "--threads", "1") as server:
     with socket.create_connection(("127.0.0.1", server.port)) as s:
         s.sendall(b"POST /v1/label HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
                   + str(len(body)).encode() + b"\r\n\r\n" + body)
-        time.sleep(0.1)
+        time.sleep(0.05)
     t.join()
     deadline = time.time() + 10
     while server.metric('sift_dropped_total{reason="disconnect"}') != 1:
