@@ -45,7 +45,7 @@ def wait_claimed(server, n, headers=None):
         time.sleep(0.01)
 
 # 1. Overload: 429 with Retry-After, everything else answered, memory bounded.
-with Server(sift, model, "--threads", "1", "--max-queue-tokens", "3000") as server:
+with Server(sift, model, "--threads", "1", "--max-queue-tokens", "20000") as server:
     rss_before = server.rss_kib()
     statuses, lock = [], threading.Lock()
     def client():
@@ -64,6 +64,8 @@ with Server(sift, model, "--threads", "1", "--max-queue-tokens", "3000") as serv
     grown = server.rss_kib() - rss_before
     check(grown < 200 * 1024, f"RSS grew {grown} KiB under overload")
     check(server.metric('sift_requests_total{route="/v1/label",status="429"}') == codes.count(429), "429s counted")
+    status, _, body = server.post("/v1/label", big(1000))
+    check(status == 413 and "more than --max-queue-tokens 20000" in body["message"], f"larger than the queue: {status} {body}")
 
 # 2. Deadline: a request that waits past timeout_ms gets 504 and costs no compute.
 with Server(sift, slow, "--threads", "1") as server:
