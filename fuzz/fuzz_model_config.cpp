@@ -71,7 +71,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto model = sift::Model::from_checkpoint(config, checkpoint);
     const int32_t last = static_cast<int32_t>(std::min<int64_t>(config.vocab_size - 1, 5));
     const std::vector<int32_t> ids = {0, last, 1 % (last + 1)}, positions = {0, 1, 2}, rows = {2};
-    const sift::ForwardResult result = model->forward({ids, positions, {{0, 3, 0}}, rows, {}});
+    const sift::Segment segments[] = {{0, 3, 0, 0}};  // one causal run of the three tokens
+    const sift::ForwardResult result = model->forward({ids, positions, segments, rows, {}});
     if (result.n_rows != 1 || result.n_cols != config.vocab_size) __builtin_trap();
   } catch (const sift::Error&) {
     // a clear error is the expected outcome for a config that does not fit
