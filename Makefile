@@ -1,6 +1,6 @@
 # The commands a newcomer types. `make test` and `make demo` set up and build first, so on a
 # fresh Debian 12 machine (as root) each works as the only command typed.
-.PHONY: build setup test test-all demo bench fuzz sanitize clean
+.PHONY: build python setup test test-all demo bench fuzz sanitize clean
 
 JOBS ?= $(shell nproc)
 APT_PACKAGES := build-essential cmake ninja-build pkg-config git \
@@ -8,12 +8,18 @@ APT_PACKAGES := build-essential cmake ninja-build pkg-config git \
   libspdlog-dev libfmt-dev libopenblas-dev libpcre2-dev libutf8proc-dev \
   libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev gnuplot-nox \
   libsqlite3-dev libpq-dev libssl-dev postgresql \
-  libcpp-httplib-dev libzstd-dev zlib1g-dev pybind11-dev python3-dev python3-pytest \
+  libcpp-httplib-dev libzstd-dev zlib1g-dev zstd strace pybind11-dev python3-dev python3-pytest \
   python3-setuptools python3-pip python3-dask python3-distributed python3-pandas
 
 build: .setup-done
 	cmake --preset release >/dev/null
 	cmake --build build -j $(JOBS)
+
+# The Python package sift, built into build/python: PYTHONPATH=build/python python3 -c "import sift".
+# (`make test` builds it too and runs its pytest tests, CTest label "python".)
+python: .setup-done
+	cmake --preset release >/dev/null
+	cmake --build build -j $(JOBS) --target sift_python
 
 # Installs what is missing (idempotent: apt-get runs only when a package is absent).
 setup: .setup-done

@@ -1,0 +1,100 @@
+"""sift.ScoreBatches: labels batches in the shape Ray Data's map_batches and Spark's
+mapInPandas expect.
+
+A batch is a pandas DataFrame or a dict of numpy arrays (Ray Data's "numpy" batch format)
+with a `query` column (one str per row) and an `items` column (a list or array of str per
+row), plus any other columns. The result is the same rows in the same order, the other
+columns untouched, with three columns added:
+
+    scores : list of float per row, P(yes) per item
+    labels : list of bool per row, score >= the labeler's threshold
+    error  : None, or what was wrong with the row (then its scores and labels are None)
+
+The rows of one batch go to Labeler.score_rows together, so short rows share forward calls.
+"""
+import collections.abc
+import os
+import sys
+
+from sift.shared import shared_labeler
+
+RESULT_COLUMNS = ("scores", "labels", "error")
+
+
+def check_batch_columns(columns):
+    """ValueError unless the batch has query and items and none of the result columns."""
+    names = list(columns)
+    for needed in ("query", "items"):
+        if needed not in names:
+            raise ValueError(f"the batch has no column '{needed}' (its columns: {names})")
+    for added in RESULT_COLUMNS:
+        if added in names:
+            raise ValueError(f"the batch already has a column '{added}', which scoring adds")
+
+
+def result_columns(results):
+    """sift.Result per row -> the lists of the columns scores, labels, error."""
+    return ([r.scores for r in results], [r.labels for r in results], [r.error for r in results])
+
+
+def score_frame(labeler, frame):
+    """A pandas DataFrame with the result columns added (a new frame; `frame` is not changed)."""
+    import pandas
+
+    check_batch_columns(frame.columns)
+    results = labeler.score_rows(zip(frame["query"], frame["items"]))
+    scored = frame.copy(deep=False)
+    for name, values in zip(RESULT_COLUMNS, result_columns(results)):
+        scored[name] = pandas.Series(values, index=frame.index, dtype=object)
+    return scored
+
+
+def score_columns(labeler, columns):
+    """A dict of numpy arrays with the result columns added, as object arrays of lists."""
+    import numpy
+
+    check_batch_columns(columns.keys())
+    if len(columns["query"]) != len(columns["items"]):
+        raise ValueError(f"the batch's query and items columns differ in length: "
+                         f"{len(columns['query'])} and {len(columns['items'])}")
+    results = labeler.score_rows(zip(columns["query"], columns["items"]))
+    scored = dict(columns)
+    for name, values in zip(RESULT_COLUMNS, result_columns(results)):
+        array = numpy.empty(len(values), dtype=object)  # filled one by one: equal-length lists must not become 2-D
+        for i, value in enumerate(values):
+            array[i] = value
+        scored[name] = array
+    return scored
+
+
+class ScoreBatches:
+    """A callable class for Ray Data's map_batches and Spark's mapInPandas.
+
+    Constructed once per worker: it loads the labeler then (once per process, see
+    sift.shared_labeler; pickling it ships only model_dir and the options). Called with a
+    batch (a pandas DataFrame or a dict of numpy arrays) it returns the batch with scores,
+    labels and error added; called with an iterator of DataFrames (mapInPandas) it returns an
+    iterator of scored DataFrames.
+    """
+
+    def __init__(self, model_dir, **options):
+        self.model_dir = os.fspath(model_dir)
+        self.options = options
+        self.labeler = shared_labeler(self.model_dir, **options)
+
+    def __call__(self, batch):
+        pandas = sys.modules.get("pandas")  # a DataFrame means pandas is imported already
+        if pandas is not None and isinstance(batch, pandas.DataFrame):
+            return score_frame(self.labeler, batch)
+        if isinstance(batch, collections.abc.Mapping):
+            return score_columns(self.labeler, batch)
+        if isinstance(batch, collections.abc.Iterator):
+            return map(self, batch)
+        raise TypeError(f"a batch must be a pandas DataFrame, a dict of arrays or an iterator of DataFrames, "
+                        f"got {type(batch).__name__}")
+
+    def __getstate__(self):
+        return {"model_dir": self.model_dir, "options": self.options}
+
+    def __setstate__(self, state):
+        self.__init__(state["model_dir"], **state["options"])

@@ -1,0 +1,117 @@
+#include "labeler.h"
+
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <cmath>
+#include <vector>
+
+#include "rows.h"
+
+namespace sift::python {
+
+namespace {
+
+ScoringOptions scoring_options(const std::string& mode, std::optional<int> threads, std::optional<double> threshold,
+                               std::optional<int64_t> max_request_tokens, std::optional<int64_t> max_batch_tokens) {
+  ScoringOptions options;
+  const std::optional<ScoringMode> parsed = parse_scoring_mode(mode);
+  if (!parsed) throw py::value_error(fmt::format("mode must be mis, independent, prefix or generate, got '{}'", mode));
+  options.mode = *parsed;
+  if (threads && *threads < 1) throw py::value_error(fmt::format("threads must be at least 1, got {}", *threads));
+  if (threshold && !(*threshold >= 0.0 && *threshold <= 1.0))  // NaN fails too
+    throw py::value_error(fmt::format("threshold must be in [0, 1], got {}", *threshold));
+  options.threshold = threshold;
+  options.max_request_tokens = max_request_tokens;  // checked by the engine once loaded
+  options.max_batch_tokens = max_batch_tokens;
+  return options;
+}
+
+Labeler load_labeler(const std::filesystem::path& dir, int threads) {
+  try {
+    const py::gil_scoped_release release;
+    return Labeler::load(dir, threads);
+  } catch (const Error& e) {
+    if (std::filesystem::is_directory(dir)) throw;  // a broken labeler: ValueError
+    PyErr_SetString(PyExc_FileNotFoundError, e.what());
+    throw py::error_already_set();
+  }
+}
+
+}  // namespace
+
+PyLabeler::PyLabeler(const std::filesystem::path& model_dir, const std::string& mode, std::optional<int> threads,
+                     std::optional<double> threshold, std::optional<int64_t> max_request_tokens,
+                     std::optional<int64_t> max_batch_tokens)
+    : model_dir_(model_dir),
+      options_(scoring_options(mode, threads, threshold, max_request_tokens, max_batch_tokens)),
+      labeler_(load_labeler(model_dir, threads.value_or(0))) {
+  labeler_.score_rows({}, options_);  // the engine checks the token limits against the model
+}
+
+Result PyLabeler::score(py::handle query, py::handle items) const {
+  Row row;
+  try {
+    row = {text_from_python(query, "the query"), items_from_python(items)};
+  } catch (const RowTypeError& e) {
+    throw py::type_error(e.what());
+  } catch (const RowError& e) {
+    throw py::value_error(e.what());
+  }
+  RowResult scored;
+  {
+    const py::gil_scoped_release release;
+    scored = labeler_.score(row.query, row.items, options_);
+  }
+  return result_from_row(scored);
+}
+
+py::list PyLabeler::score_rows(py::iterable rows) const {
+  const ConvertedRows converted = rows_from_python(rows);
+  std::vector<RowResult> scored;
+  {
+    const py::gil_scoped_release release;
+    scored = labeler_.score_rows(converted.rows, options_);
+  }
+  py::list results(converted.errors.size());
+  for (size_t i = 0; i < converted.errors.size(); ++i)
+    if (!converted.errors[i].empty()) results[i] = py::cast(result_from_error(converted.errors[i]));
+  for (size_t k = 0; k < scored.size(); ++k) results[converted.positions[k]] = py::cast(result_from_row(scored[k]));
+  return results;
+}
+
+py::object PyLabeler::artifact() const { return py::module_::import("json").attr("loads")(labeler_.artifact_json()); }
+
+std::string PyLabeler::repr() const {
+  return fmt::format("sift.Labeler('{}', mode='{}', version='{}', threshold={})", model_dir_.string(), mode(),
+                     version(), threshold());
+}
+
+void bind_labeler(py::module_& module) {
+  using namespace pybind11::literals;
+  py::class_<PyLabeler>(module, "Labeler", "A labeler directory loaded once; scores (query, items) rows.")
+      .def(py::init<const std::filesystem::path&, const std::string&, std::optional<int>, std::optional<double>,
+                    std::optional<int64_t>, std::optional<int64_t>>(),
+           "model_dir"_a, "mode"_a = "mis", "threads"_a = py::none(), "threshold"_a = py::none(), py::kw_only(),
+           "max_request_tokens"_a = py::none(), "max_batch_tokens"_a = py::none(),
+           "Loads model_dir (config.json, weights, tokenizer.json, sift.json). mode: mis | independent | prefix | "
+           "generate; threads: OpenMP threads (None: OMP_NUM_THREADS or all cores); threshold: overrides "
+           "sift.json's; max_request_tokens / max_batch_tokens: as sift score's options.")
+      .def("score", &PyLabeler::score, "query"_a, "items"_a,
+           "Scores one row: a Result with .scores and .labels. Raises ValueError for a row that cannot be scored.")
+      .def("score_rows", &PyLabeler::score_rows, "rows"_a,
+           "Scores many rows ((query, items) pairs or mappings), packed into forward calls: one Result per row, in "
+           "order; a bad row gets Result.error and the others are scored.")
+      .def_property_readonly("model_dir", &PyLabeler::model_dir)
+      .def_property_readonly("version", &PyLabeler::version, "sift.json's version")
+      .def_property_readonly("threshold", &PyLabeler::threshold, "the threshold labels use (the option or sift.json's)")
+      .def_property_readonly("artifact", &PyLabeler::artifact, "sift.json as a dict")
+      .def_property_readonly("mode", &PyLabeler::mode)
+      .def_property_readonly("threads", &PyLabeler::threads)
+      .def_property_readonly("max_request_tokens", &PyLabeler::max_request_tokens)
+      .def_property_readonly("max_batch_tokens", &PyLabeler::max_batch_tokens)
+      .def("__repr__", &PyLabeler::repr);
+}
+
+}  // namespace sift::python

@@ -1,0 +1,49 @@
+#pragma once
+// sift.Labeler: sift::Labeler (include/sift/labeler.h) with its scoring options fixed at
+// construction. The GIL is released while the engine loads and scores, so Python threads
+// scoring on separate Labelers run in parallel (threads sharing one Labeler take turns).
+// Engine errors (sift::Error) become ValueError with the engine's message; a model_dir
+// that is not a directory is FileNotFoundError (an OSError).
+#include <pybind11/pybind11.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "results.h"
+#include "sift/labeler.h"
+
+namespace sift::python {
+
+namespace py = pybind11;
+
+class PyLabeler {
+ public:
+  PyLabeler(const std::filesystem::path& model_dir, const std::string& mode, std::optional<int> threads,
+            std::optional<double> threshold, std::optional<int64_t> max_request_tokens,
+            std::optional<int64_t> max_batch_tokens);
+
+  // One row; a bad row raises (TypeError for a wrong type, ValueError with the engine's message).
+  Result score(py::handle query, py::handle items) const;
+  // Many rows, packed into forward calls; a bad row gets its Result.error, never an exception.
+  py::list score_rows(py::iterable rows) const;
+
+  std::string model_dir() const { return model_dir_.string(); }
+  const std::string& version() const { return labeler_.version(); }
+  double threshold() const { return options_.threshold.value_or(labeler_.threshold()); }
+  py::object artifact() const;  // sift.json as a dict
+  std::string_view mode() const { return scoring_mode_name(options_.mode); }
+  int threads() const { return labeler_.threads(); }
+  std::optional<int64_t> max_request_tokens() const { return options_.max_request_tokens; }
+  std::optional<int64_t> max_batch_tokens() const { return options_.max_batch_tokens; }
+  std::string repr() const;
+
+ private:
+  std::filesystem::path model_dir_;
+  ScoringOptions options_;
+  Labeler labeler_;
+};
+
+void bind_labeler(py::module_& module);
+
+}  // namespace sift::python

@@ -1,0 +1,54 @@
+#include "results.h"
+
+#include <fmt/format.h>
+
+namespace sift::python {
+
+namespace {
+
+// None for an absent value (generate mode's unparsed items).
+template <typename T>
+py::list list_of_optionals(const std::vector<std::optional<T>>& values) {
+  py::list list(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    list[i] = values[i] ? py::cast(*values[i]) : py::none();
+  return list;
+}
+
+}  // namespace
+
+Result result_from_row(const RowResult& row) {
+  if (!row.error.empty()) return result_from_error(row.error);
+  Result result;
+  result.scores = list_of_optionals(row.scores);
+  result.labels = list_of_optionals(row.labels);
+  for (int64_t item : row.unparsed) result.unparsed.append(item);
+  result.prefill_tokens = row.prefill_tokens;
+  result.generated_tokens = row.generated_tokens;
+  result.requests = row.requests;
+  return result;
+}
+
+Result result_from_error(const std::string& message) {
+  Result result;
+  result.error = py::str(message);
+  return result;
+}
+
+void bind_result(py::module_& module) {
+  py::class_<Result>(module, "Result", "One row's result: scores, labels (or error), usage.")
+      .def_readonly("scores", &Result::scores, "P(yes) per item (None: generate mode, unparsed); None for an error row")
+      .def_readonly("labels", &Result::labels, "score >= threshold per item; None for an error row")
+      .def_readonly("error", &Result::error, "None, or what was wrong with the row")
+      .def_readonly("unparsed", &Result::unparsed, "generate mode: the items whose answer was not parsed")
+      .def_readonly("prefill_tokens", &Result::prefill_tokens, "tokens run through the model for this row")
+      .def_readonly("generated_tokens", &Result::generated_tokens, "generate mode: tokens decoded for this row")
+      .def_readonly("requests", &Result::requests, "prompts in the mode's own sense")
+      .def("__repr__", [](const Result& r) {
+        if (!r.error.is_none()) return fmt::format("sift.Result(error={})", py::repr(r.error).cast<std::string>());
+        return fmt::format("sift.Result(scores={}, labels={})", py::repr(r.scores).cast<std::string>(),
+                           py::repr(r.labels).cast<std::string>());
+      });
+}
+
+}  // namespace sift::python

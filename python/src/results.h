@@ -1,0 +1,30 @@
+#pragma once
+// sift.Result: one row's result as Python objects, converted once (so result.scores[i] in a
+// loop does not copy the row again).
+//   scores : list of float, P(yes) per item (mode generate: 1.0 / 0.0, None = unparsed)
+//   labels : list of bool, score >= threshold (None = unparsed)
+//   error  : None, or what was wrong with the row; then scores and labels are None
+//   unparsed, prefill_tokens, generated_tokens, requests : as in sift::RowResult
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+
+#include "sift/labeler.h"
+
+namespace sift::python {
+
+namespace py = pybind11;
+
+struct Result {
+  py::object scores = py::none(), labels = py::none(), error = py::none();
+  py::list unparsed;
+  int64_t prefill_tokens = 0, generated_tokens = 0, requests = 0;
+};
+
+Result result_from_row(const RowResult& row);  // an engine error in row.error becomes .error
+Result result_from_error(const std::string& message);
+
+void bind_result(py::module_& module);
+
+}  // namespace sift::python

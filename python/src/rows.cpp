@@ -1,0 +1,87 @@
+#include "rows.h"
+
+#include <fmt/format.h>
+
+namespace sift::python {
+
+namespace {
+
+std::string type_name(py::handle value) { return Py_TYPE(value.ptr())->tp_name; }
+
+bool is_text(py::handle value) { return PyUnicode_Check(value.ptr()) || PyBytes_Check(value.ptr()); }
+
+// row[key], or RowError 'missing field "key"' when the row has no such key.
+py::object field(py::handle row, const char* key) {
+  try {
+    return row[key];
+  } catch (py::error_already_set& e) {
+    if (e.matches(PyExc_KeyError) || e.matches(PyExc_IndexError)) throw RowError(fmt::format("missing field \"{}\"", key));
+    throw RowError(fmt::format("field \"{}\": {}", key, e.what()));
+  }
+}
+
+}  // namespace
+
+std::string text_from_python(py::handle text, std::string_view what) {
+  if (PyBytes_Check(text.ptr())) return std::string(PyBytes_AS_STRING(text.ptr()), PyBytes_GET_SIZE(text.ptr()));
+  if (!PyUnicode_Check(text.ptr())) throw RowTypeError(fmt::format("{} must be a string, got {}", what, type_name(text)));
+  Py_ssize_t size = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(text.ptr(), &size);
+  if (utf8 == nullptr) {  // a lone surrogate ('\ud800') has no UTF-8 form
+    const py::error_already_set error;
+    throw RowError(fmt::format("{} is not valid UTF-8 text: {}", what, error.what()));
+  }
+  return std::string(utf8, static_cast<size_t>(size));
+}
+
+std::vector<std::string> items_from_python(py::handle items) {
+  if (is_text(items) || !py::isinstance<py::iterable>(items))
+    throw RowTypeError(fmt::format("field \"items\" must be a list of strings, got {}", type_name(items)));
+  std::vector<std::string> texts;
+  for (py::handle item : items) {
+    const size_t i = texts.size();
+    if (is_text(item)) {
+      texts.push_back(text_from_python(item, fmt::format("items[{}]", i)));
+    } else if (py::isinstance<py::dict>(item)) {  // {"id": ..., "text": "..."}, as in sift score's rows
+      const py::dict object = py::reinterpret_borrow<py::dict>(item);
+      if (!object.contains("text") || !is_text(object["text"]))
+        throw RowTypeError(fmt::format("items[{}] must have a string field \"text\"", i));
+      texts.push_back(text_from_python(object["text"], fmt::format("items[{}].text", i)));
+    } else {
+      throw RowTypeError(
+          fmt::format("items[{}] must be a string or a dict with \"text\", got {}", i, type_name(item)));
+    }
+  }
+  return texts;
+}
+
+Row row_from_python(py::handle row) {
+  if (py::isinstance<py::tuple>(row) || py::isinstance<py::list>(row)) {
+    const py::sequence pair = py::reinterpret_borrow<py::sequence>(row);
+    if (pair.size() != 2)
+      throw RowTypeError(fmt::format("a row given as a sequence must be (query, items), got {} values", pair.size()));
+    return {text_from_python(pair[0], "the query"), items_from_python(pair[1])};
+  }
+  if (is_text(row) || !py::hasattr(row, "__getitem__"))
+    throw RowTypeError(fmt::format("a row must be a (query, items) pair or a mapping with \"query\" and \"items\", got {}",
+                               type_name(row)));
+  return {text_from_python(field(row, "query"), "field \"query\""), items_from_python(field(row, "items"))};
+}
+
+ConvertedRows rows_from_python(py::iterable rows) {
+  ConvertedRows converted;
+  for (py::handle row : rows) {
+    try {
+      converted.rows.push_back(row_from_python(row));
+      converted.positions.push_back(converted.errors.size());
+      converted.errors.emplace_back();
+    } catch (const RowError& e) {
+      converted.errors.emplace_back(e.what());
+    } catch (py::error_already_set& e) {  // an items iterable that raised, a row whose __getitem__ broke
+      converted.errors.emplace_back(e.what());
+    }
+  }
+  return converted;
+}
+
+}  // namespace sift::python

@@ -1,0 +1,82 @@
+"""What the Python tests share: the bundled labeler, the sift binary, synthetic rows, and the
+reference scores for rows: the `sift score` CLI run on the same rows (and `sift batch`, when
+this build has it, which must agree with it)."""
+import json
+import os
+import pathlib
+import random
+import subprocess
+
+import pytest
+
+SOURCE_DIR = pathlib.Path(os.environ.get("SIFT_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+SIFT_BINARY = pathlib.Path(os.environ.get("SIFT_BINARY", SOURCE_DIR / "build" / "sift")).resolve()
+MODEL_DIR = str(SOURCE_DIR / "models" / "default-labeler")
+
+WORDS = ("python go rust java kubernetes docker aws gcp sql postgres spark kafka airflow react typescript linux "
+         "terraform ansible data platform backend frontend engineer senior staff lead manager years team built "
+         "led designed migrated scaled services pipelines billing payments search ranking machine learning "
+         "accounting marketing sales design nursing teaching logistics").split()
+
+
+def synthetic_rows(n, seed, max_items=4):
+    """n rows {"query", "items"}: queries of 5-30 words, 1..max_items items of 1-3 words."""
+    rng = random.Random(seed)
+    return [{"query": " ".join(rng.choices(WORDS, k=rng.randint(5, 30))),
+             "items": [" ".join(rng.choices(WORDS, k=rng.randint(1, 3))) for _ in range(rng.randint(1, max_items))]}
+            for _ in range(n)]
+
+
+def has_sift_batch():
+    """Whether this build's sift lists a batch subcommand (`sift batch`, issue 11)."""
+    usage = subprocess.run([SIFT_BINARY, "--help"], capture_output=True, text=True, check=True).stdout
+    return any(line.split()[:1] == ["batch"] for line in usage.splitlines())
+
+
+def run_cli(command, rows, tmp_path, *options):
+    """`sift <command> --model MODEL_DIR` on rows (JSON lines): its output lines, parsed."""
+    rows_file = tmp_path / f"{command}-rows.jsonl"
+    out_file = tmp_path / f"{command}-out.jsonl"
+    rows_file.write_text("".join(json.dumps(dict(row, id=i)) + "\n" for i, row in enumerate(rows)))
+    out_file.unlink(missing_ok=True)
+    subprocess.run([SIFT_BINARY, command, "--model", MODEL_DIR, "--input", rows_file, "--output", out_file, *options],
+                   check=True, capture_output=True)
+    return [json.loads(line) for line in out_file.read_text().splitlines()]
+
+
+def reference_outputs(rows, tmp_path, *options):
+    """The CLI's output line per row, in order (an error row is {"line", "error"})."""
+    lines = run_cli("score", rows, tmp_path, *options)
+    assert len(lines) == len(rows)
+    if has_sift_batch():  # sift batch's lines are sift score's plus "artifact"
+        batch_lines = run_cli("batch", rows, tmp_path, *options)
+        assert [{k: v for k, v in line.items() if k != "artifact"} for line in batch_lines] == lines
+    return lines
+
+
+def bits(scores):
+    """Each score's exact bits (None stays None: generate mode's unparsed items)."""
+    return [None if s is None else float.hex(s) for s in scores]
+
+
+def assert_bitwise_equal(columns, reference):
+    """columns = (scores, labels, errors), one entry per row, against the CLI's lines: scores
+    compared exactly, labels, and the error of an error row, in order."""
+    assert all(len(column) == len(reference) for column in columns)
+    for row, (scores, labels, error, expected) in enumerate(zip(*columns, reference)):
+        if "error" in expected:
+            assert error == expected["error"], f"row {row}"
+            continue
+        assert error is None, f"row {row}: {error}"
+        assert bits(scores) == bits(expected["scores"]), f"row {row}"
+        assert labels == expected["labels"], f"row {row}"
+
+
+def columns_of(results):
+    """sift.Result list -> (scores, labels, errors) lists, the shape assert_bitwise_equal takes."""
+    return [r.scores for r in results], [r.labels for r in results], [r.error for r in results]
+
+
+@pytest.fixture(scope="session")
+def model_dir():
+    return MODEL_DIR

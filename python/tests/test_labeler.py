@@ -1,0 +1,197 @@
+"""sift.Labeler against the sift CLI: the same bits for the same rows, per-row errors, the
+engine's error messages, the GIL released while scoring."""
+import json
+import pathlib
+import shutil
+import subprocess
+import threading
+import time
+
+import pytest
+
+import sift
+from conftest import (MODEL_DIR, SIFT_BINARY, assert_bitwise_equal, columns_of, reference_outputs,
+                      synthetic_rows)
+
+
+@pytest.fixture(scope="module")
+def labeler():
+    return sift.Labeler(MODEL_DIR, threads=1)
+
+
+def test_score_matches_the_cli_bitwise(labeler, tmp_path):
+    rows = synthetic_rows(40, seed=1)
+    results = [labeler.score(row["query"], row["items"]) for row in rows]
+    assert_bitwise_equal(columns_of(results), reference_outputs(rows, tmp_path))
+
+
+def test_score_rows_matches_the_cli_bitwise_in_order_however_rows_are_packed(labeler, tmp_path):
+    rows = synthetic_rows(400, seed=2)
+    reference = reference_outputs(rows, tmp_path)
+    assert_bitwise_equal(columns_of(labeler.score_rows(rows)), reference)
+    # A small call budget packs the rows differently (a few per forward call): same bits.
+    small_calls = sift.Labeler(MODEL_DIR, threads=2, max_batch_tokens=200)
+    assert_bitwise_equal(columns_of(small_calls.score_rows([(r["query"], r["items"]) for r in rows])), reference)
+
+
+@pytest.mark.parametrize("mode", ["independent", "prefix", "generate"])
+def test_every_mode_matches_the_cli(mode, tmp_path):
+    rows = synthetic_rows(12, seed=3)
+    results = sift.Labeler(MODEL_DIR, mode=mode, threads=1).score_rows(rows)
+    assert_bitwise_equal(columns_of(results), reference_outputs(rows, tmp_path, "--mode", mode))
+    if mode == "generate":
+        assert all(r.generated_tokens > 0 for r in results)
+
+
+def test_threshold_option_overrides_sift_json(labeler, tmp_path):
+    sift_json = json.loads((pathlib.Path(MODEL_DIR) / "sift.json").read_text())
+    assert labeler.threshold == sift_json["threshold"]
+    strict = sift.Labeler(MODEL_DIR, threshold=0.9, threads=1)
+    assert strict.threshold == 0.9
+    rows = synthetic_rows(30, seed=4)
+    results = strict.score_rows(rows)
+    for r in results:
+        assert r.labels == [s >= 0.9 for s in r.scores]
+    assert_bitwise_equal(columns_of(results), reference_outputs(rows, tmp_path, "--threshold", "0.9"))
+
+
+def test_version_and_artifact_are_sift_json(labeler):
+    sift_json = json.loads((pathlib.Path(MODEL_DIR) / "sift.json").read_text())
+    assert labeler.version == sift_json["version"]
+    for field in ("version", "threshold", "query_template", "item_template", "yes", "no"):
+        assert labeler.artifact[field] == sift_json[field]
+    assert labeler.mode == "mis" and labeler.threads == 1
+
+
+def test_bad_rows_get_their_own_errors_and_the_others_are_scored(labeler, tmp_path):
+    good = synthetic_rows(3, seed=5)
+    too_long = {"query": "python " * 2100, "items": ["go"]}  # more than the model's 2048 positions
+    rows = [good[0], too_long, {"query": "q", "items": ["a", 3]}, {"items": ["a"]}, 42, ("q", "not a list"),
+            good[1], ("\ud800", ["a"]), (b"\xff\xfe", ["a"]), ("q", None), good[2]]
+    results = labeler.score_rows(rows)
+    assert len(results) == len(rows)
+    errors = [r.error for r in results]
+    reference = reference_outputs([good[0], too_long, good[1], good[2]], tmp_path)
+    assert errors[1] == reference[1]["error"]  # the engine's own message, as the CLI prints it
+    assert errors[1:6] == [reference[1]["error"], "items[1] must be a string or a dict with \"text\", got int", 'missing field "query"',
+                           'a row must be a (query, items) pair or a mapping with "query" and "items", got int',
+                           'field "items" must be a list of strings, got str']
+    assert errors[7].startswith("the query is not valid UTF-8 text")
+    assert errors[8].startswith("invalid UTF-8")
+    assert errors[9] == 'field "items" must be a list of strings, got NoneType'
+    for bad in (1, 2, 3, 4, 5, 7, 8, 9):
+        assert results[bad].scores is None and results[bad].labels is None
+    scored = [results[0], results[6], results[10]]
+    del reference[1]
+    assert_bitwise_equal(columns_of(scored), reference)
+
+
+def test_score_raises_the_engines_error_as_value_error(labeler, tmp_path):
+    too_long = {"query": "python " * 2100, "items": ["go"]}
+    with pytest.raises(ValueError) as raised:
+        labeler.score(too_long["query"], too_long["items"])
+    assert str(raised.value) == reference_outputs([too_long], tmp_path)[0]["error"]
+    with pytest.raises(ValueError, match="^invalid UTF-8"):
+        labeler.score(b"\xff", ["a"])
+    with pytest.raises(TypeError, match='^field "items" must be a list of strings, got str$'):
+        labeler.score("q", "abc")
+    with pytest.raises(TypeError, match='^items\\[0\\] must be a string or a dict with "text", got float$'):
+        labeler.score("q", [1.5])
+    with pytest.raises(TypeError, match='^items\\[1\\] must have a string field "text"$'):
+        labeler.score("q", [{"text": "a"}, {"id": 1}])
+
+
+def cli_error(model_dir):
+    """What `sift score --model model_dir` says on stderr when it cannot load."""
+    done = subprocess.run([SIFT_BINARY, "score", "--model", model_dir], input=b"", capture_output=True)
+    assert done.returncode != 0
+    return done.stderr.decode().strip().removeprefix("sift: error: ")
+
+
+def test_loading_errors_carry_the_engines_message(tmp_path):
+    missing = str(tmp_path / "no-such-labeler")
+    with pytest.raises(OSError) as raised:
+        sift.Labeler(missing)
+    assert str(raised.value) == cli_error(missing)
+
+    broken = tmp_path / "broken"
+    shutil.copytree(MODEL_DIR, broken)
+    (broken / "sift.json").write_text('{"format": "sift.scoring/2", "threshold": 2}')
+    with pytest.raises(ValueError) as raised:
+        sift.Labeler(broken)
+    assert str(raised.value) == cli_error(str(broken))
+    assert "sift.json" in str(raised.value)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"mode": "fast"}, "mode must be mis, independent, prefix or generate, got 'fast'"),
+    ({"threads": 0}, "threads must be at least 1, got 0"),
+    ({"threshold": 1.5}, "threshold must be in \\[0, 1\\], got 1.5"),
+    ({"threshold": float("nan")}, "threshold must be in \\[0, 1\\], got nan"),
+    ({"max_batch_tokens": 0}, "max-batch-tokens must be positive, got 0"),
+    ({"max_request_tokens": -1}, "max-request-tokens must be positive, got -1"),
+])
+def test_bad_options_are_value_errors(options, message):
+    with pytest.raises(ValueError, match=message):
+        sift.Labeler(MODEL_DIR, **options)
+
+
+def test_the_gil_is_released_while_scoring():
+    # While one thread is inside score_rows (seconds of work), this thread keeps taking steps
+    # of Python: the longest pause between its steps during the call stays far below the
+    # call's duration (a held GIL would stall it for the whole call).
+    labeler = sift.Labeler(MODEL_DIR, threads=1)
+    rows = synthetic_rows(600, seed=6)
+    call = {}
+
+    def score():
+        call["begin"] = time.monotonic()
+        labeler.score_rows(rows)
+        call["end"] = time.monotonic()
+
+    scorer = threading.Thread(target=score)
+    steps = []
+    scorer.start()
+    while scorer.is_alive():
+        steps.append(time.monotonic())
+        time.sleep(0.001)
+    scorer.join()
+    duration = call["end"] - call["begin"]
+    during = [call["begin"], *(t for t in steps if call["begin"] < t < call["end"]), call["end"]]
+    longest_pause = max(b - a for a, b in zip(during, during[1:]))
+    assert duration > 0.3, "too little work to tell"
+    assert longest_pause < duration / 3, f"a {longest_pause:.3f} s pause in a {duration:.3f} s call"
+
+
+def test_threads_on_separate_labelers_give_the_clis_bits(tmp_path):
+    rows = synthetic_rows(150, seed=7)
+    labelers = [sift.Labeler(MODEL_DIR, threads=1) for _ in range(2)]
+    results = [None, None]
+
+    def score(k):
+        results[k] = labelers[k].score_rows(rows)
+
+    threads = [threading.Thread(target=score, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    reference = reference_outputs(rows, tmp_path)
+    for k in range(2):
+        assert_bitwise_equal(columns_of(results[k]), reference)
+
+
+def test_a_shared_labeler_is_loaded_once_per_process():
+    before = sift.shared.loads_in_this_process()
+    first = sift.shared_labeler(MODEL_DIR, threads=1, mode="prefix")
+    assert sift.shared_labeler(MODEL_DIR, mode="prefix", threads=1) is first
+    assert sift.shared.loads_in_this_process() == before + 1
+    assert sift.shared_labeler(MODEL_DIR, threads=1, mode="independent") is not first
+
+
+def test_rows_as_sift_score_reads_them(labeler, tmp_path):
+    # examples/sample.jsonl: items as {"id", "text"} objects, extra fields ("labels", "truth").
+    lines = (pathlib.Path(MODEL_DIR).parent.parent / "examples" / "sample.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert isinstance(rows[0]["items"][0], dict)
+    assert_bitwise_equal(columns_of(labeler.score_rows(rows)), reference_outputs(rows, tmp_path))
