@@ -197,7 +197,6 @@ TEST_F(TrainRun, BadInputIsAClearError) {
   EXPECT_NE(error_of(o).find("vocab_size is 100"), std::string::npos) << error_of(o);
 
   o = options();
-  o.out = dir_ / "never-trained";
   o.training.resume = true;
   fs::remove_all(o.out);  // the checks above may have trained into it
   EXPECT_NE(error_of(o).find("no training checkpoint"), std::string::npos) << error_of(o);
