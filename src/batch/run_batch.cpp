@@ -34,6 +34,7 @@ std::optional<Checkpoint> preflight(const BatchOptions& options) {
   std::optional<Checkpoint> recorded = read_checkpoint(progress_path);
   const bool output_exists = std::filesystem::exists(options.output);
   const std::string out = options.output.string();
+  if (std::filesystem::is_directory(options.output)) fail("{}: is a directory; --output names a file", out);
   if (!options.resume) {
     if (output_exists || recorded)
       fail("{}: {} already; sift batch never overwrites an output: --resume continues its job, or choose another "
@@ -146,7 +147,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
 
   // The stages, each on its own thread, joined by bounded queues.
   const Clock::time_point run_start = Clock::now();
-  BoundedQueue<LineChunk> chunks(int64_t(16) << 20);                 // bytes of line text
+  BoundedQueue<LineChunk> chunks(kLineQueueBytes);                   // bytes of line text
   InOrderGate gate;
   BoundedQueue<BatchRow> rows(2 * call_tokens);                     // prompt tokens: two calls ahead
   BoundedQueue<ScoredBatch> scored(4);                              // batches

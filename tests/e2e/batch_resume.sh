@@ -24,7 +24,8 @@ batch = Batch(sift_bin, model)
 rng = random.Random(20261201)
 env = dict(os.environ, OMP_NUM_THREADS="1")
 STRACE = shutil.which("strace") and subprocess.run(["strace", "-o", "/dev/null", "true"]).returncode == 0
-OPTS = ["--threads", "1", "--checkpoint-seconds", "0", "--quiet"]
+# A checkpoint after every batch of about 15 rows: many checkpoints for the kills to hit.
+OPTS = ["--threads", "1", "--checkpoint-seconds", "0", "--max-batch-tokens", "2000", "--quiet"]
 
 
 def reference(input_path, output):
@@ -71,7 +72,7 @@ def kill_chain(input_path, output, ref_bytes, ref_content, ref_seconds, is_zstd,
         if STRACE and runs % 4 == 0 and kills < kills_wanted:
             # SIGKILL on entering the n-th fsync or rename of this run: mid-checkpoint.
             call = rng.choice(["fsync", "rename"])
-            n = rng.randint(1, 12)
+            n = rng.randint(1, 40)
             out = subprocess.run(["strace", "-f", "-o", "/dev/null", "-e", f"trace={call}",
                                   "-e", f"inject={call}:signal=KILL:when={n}", *args], env=env, capture_output=True)
             if out.returncode == 0:
