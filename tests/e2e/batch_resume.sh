@@ -47,10 +47,10 @@ def check_durable(output, ref_content, is_zstd):
     data = read_bytes(output) if os.path.exists(output) else b""
     check(len(data) >= p["output_bytes"], f"output shorter ({len(data)}) than its checkpoint ({p['output_bytes']})")
     if is_zstd:
-        with open(output + ".done-part", "wb") as f:
+        with open(output + ".checkpointed.zst", "wb") as f:
             f.write(data[: p["output_bytes"]])
-        framed = plain_content(output + ".done-part") if p["output_bytes"] else b""
-        os.remove(output + ".done-part")
+        framed = zstd_decompress(output + ".checkpointed.zst") if p["output_bytes"] else b""
+        os.remove(output + ".checkpointed.zst")
         tail = read_bytes(output + ".progress.tail")[: p["pending_bytes"]] if p["pending_bytes"] else b""
         done = framed + tail
     else:
