@@ -99,7 +99,8 @@ SIFT_COMMAND(batch) {
                   "most tokens of one request (query + its items); longer rows are split. Default: as sift score")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-batch-tokens", args->max_batch_tokens,
-                  "most tokens of one forward call: rows are packed together up to it. Default: the request limit")
+                  "most tokens of one forward call (also caps requests, as in sift score). Default: calls of about "
+                  "64 MiB of activations, at most the request limit")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--errors-max", args->errors_max, "stop at the first bad row beyond N bad rows (default: never stop)")
       ->check(CLI::NonNegativeNumber);

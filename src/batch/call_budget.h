@@ -4,8 +4,8 @@
 // Rows share a call to spread its fixed costs (thread start-up, one pass over the weights per
 // layer), but a call's activations grow with its tokens, and once a layer's no longer fit the
 // CPU's last-level cache every token costs more: on the small shape (hidden 512, 30 KiB of
-// activations per token), rows of 1,302 tokens took 5.5 / 5.7 / 6.0 / 8.2 CPU-seconds in calls
-// of 1,302 / 2,604 / 5,208 / 15,624 tokens (bench/README.md). So calls hold about
+// activations per token), the same rows of 1,302 tokens took 5.6 / 5.8 / 6.0 / 8.2 CPU-seconds
+// in calls of 1,302 / 2,604 / 5,208 / 15,624 tokens (bench/README.md). So calls hold about
 // kBatchCallActivationBytes of activations, never more tokens than a request may have:
 //
 //   tokens = min(max request tokens, kBatchCallActivationBytes / activation_bytes_per_token)

@@ -9,7 +9,7 @@ namespace sift::batch {
 namespace {
 
 constexpr size_t kChunkLines = 64;
-constexpr size_t kChunkBytes = size_t(1) << 20;
+constexpr size_t kChunkBytes = size_t(64) << 10;
 
 }  // namespace
 

@@ -14,13 +14,18 @@
 
 namespace sift::batch {
 
+// Text read ahead of the tokenizers (the chunk queue's capacity): a few chunks, enough to keep
+// them busy (reading is far faster than tokenizing); with the rows of the later stages, all of
+// the input that is in memory at any time.
+inline constexpr int64_t kLineQueueBytes = int64_t(256) << 10;
+
 // Shard K/N holds the input lines K, K + N, K + 2N, ... (numbered from 1).
 inline bool shard_holds_line(const label::Shard& shard, int64_t line_number) {
   return (line_number - 1) % shard.count == shard.index - 1;
 }
 
-// Reads every line, queues this shard's in chunks (of at most kChunkLines lines or about
-// kChunkBytes bytes; a chunk costs its bytes in the queue) and closes the queue at the end.
+// Reads every line, queues this shard's in chunks (of at most 64 lines or about 64 KiB; a
+// chunk costs its bytes in the queue) and closes the queue at the end.
 // Returns where the input ended: the last line's end (`start` when there was none).
 LineEnd read_shard_lines(LineReader& reader, const label::Shard& shard, BoundedQueue<LineChunk>& chunks,
                          const LineEnd& start, const std::atomic<bool>& stop);

@@ -1,17 +1,13 @@
 #include "batch/run_batch.h"
 
-#include <atomic>
 #include <chrono>
-#include <exception>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #include "batch/batch_writer.h"
 #include "batch/call_budget.h"
-#include "batch/input_stages.h"
 #include "batch/job_fingerprint.h"
 #include "batch/output_guard.h"
+#include "batch/stage_pipeline.h"
 #include "core/error.h"
 #include "scoring/engine.h"
 
@@ -34,6 +30,7 @@ std::optional<Checkpoint> preflight(const BatchOptions& options) {
   std::optional<Checkpoint> recorded = read_checkpoint(progress_path);
   const bool output_exists = std::filesystem::exists(options.output);
   const std::string out = options.output.string();
+  if (std::filesystem::is_directory(options.output)) fail("{}: is a directory; --output names a file", out);
   if (!options.resume) {
     if (output_exists || recorded)
       fail("{}: {} already; sift batch never overwrites an output: --resume continues its job, or choose another "
@@ -54,29 +51,6 @@ std::optional<Checkpoint> preflight(const BatchOptions& options) {
          out, progress_path.string());
   return recorded;
 }
-
-// The first error of any stage, and the signal for every stage to stop.
-class StageErrors {
- public:
-  template <typename StopAll>
-  void record(std::exception_ptr error, StopAll&& stop_all) {
-    {
-      std::lock_guard lock(mutex_);
-      if (!first_) first_ = error;
-    }
-    stop_ = true;
-    stop_all();
-  }
-  const std::atomic<bool>& stop_flag() const { return stop_; }
-  void rethrow() const {
-    if (first_) std::rethrow_exception(first_);
-  }
-
- private:
-  std::mutex mutex_;
-  std::exception_ptr first_;
-  std::atomic<bool> stop_{false};
-};
 
 }  // namespace
 
@@ -123,13 +97,12 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
     output = resume_batch_output(options.output, zstd, start.output);
   } else {
     start.job = job;
-    start.input_path = options.input.string();
     output = std::filesystem::exists(options.output) ? resume_batch_output(options.output, zstd, {})
                                                      : create_batch_output(options.output, zstd);
     start.output = output->state();
     write_checkpoint(progress_path, start);  // from here on --resume finds the job
   }
-  start.input_path = options.input.string();
+  start.input_path = options.input.string();  // informative: the input may have moved since
   InputFile input(options.input);
   input.seek(start.resume);
   LineReader reader(input, start.lines_read, start.input_offset);
@@ -144,62 +117,8 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
                           input.file_size()};
   BatchWriter writer(*output, std::move(start), std::move(settings), progress);
 
-  // The stages, each on its own thread, joined by bounded queues.
   const Clock::time_point run_start = Clock::now();
-  BoundedQueue<LineChunk> chunks(int64_t(16) << 20);                 // bytes of line text
-  InOrderGate gate;
-  BoundedQueue<BatchRow> rows(2 * call_tokens);                     // prompt tokens: two calls ahead
-  BoundedQueue<ScoredBatch> scored(4);                              // batches
-  StageErrors errors;
-  const auto stop_all = [&] {
-    chunks.close();
-    gate.close();
-    rows.close();
-    scored.close();
-  };
-  const auto guarded = [&](auto&& stage) {
-    return [&, stage] {
-      try {
-        stage();
-      } catch (...) {
-        errors.record(std::current_exception(), stop_all);
-      }
-    };
-  };
-
-  LineEnd input_end = input_start;
-  std::vector<std::thread> threads;
-  threads.emplace_back(guarded([&] {
-    input_end = read_shard_lines(reader, options.shard, chunks, input_start, errors.stop_flag());
-  }));
-  const int n_tokenizers = std::max(1, options.tokenize_threads);
-  std::atomic<int> tokenizers_left{n_tokenizers};
-  for (int t = 0; t < n_tokenizers; ++t)
-    threads.emplace_back(guarded([&] {
-      tokenize_chunks(*engine, options.scoring.mode, chunks, gate, rows, errors.stop_flag());
-      if (--tokenizers_left == 0) rows.close();
-    }));
-  threads.emplace_back(guarded([&] {
-    Session session(engine->model(), options.inference_threads);
-    for (std::vector<BatchRow> taken;
-         !errors.stop_flag() && !(taken = rows.pop_batch(call_tokens)).empty();) {
-      ScoredBatch batch;
-      for (BatchRow& row : taken) {
-        batch.rows.push_back(std::move(row.pending));
-        batch.ends.push_back(row.end);
-      }
-      batch.results = score_pending_rows(*engine, session, batch.rows, options.scoring);
-      if (!scored.push(std::move(batch), 1)) return;
-    }
-    scored.close();
-  }));
-  threads.emplace_back(guarded([&] {
-    for (std::vector<ScoredBatch> taken; !errors.stop_flag() && !(taken = scored.pop_batch(1)).empty();)
-      for (ScoredBatch& batch : taken) writer.write(batch);
-  }));
-  for (std::thread& thread : threads) thread.join();
-  errors.rethrow();
-
+  const LineEnd input_end = run_stages(*engine, options, call_tokens, reader, input_start, writer);
   writer.finish(input_end);
   summary.run = writer.run_totals();
   summary.job = writer.job_totals();

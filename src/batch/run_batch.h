@@ -43,7 +43,7 @@ struct BatchSummary {
   JobTotals run;                 // rows written by this run
   JobTotals job;                 // rows in OUT
   double seconds = 0;            // this run's labeling, from the first row read to the final checkpoint
-  double load_seconds = 0;       // loading the labeler and fingerprinting the job
+  double load_seconds = 0;       // loading the labeler, fingerprinting the job, opening OUT and IN
   bool resumed = false;          // continued from a checkpoint
   bool already_complete = false; // --resume of a finished job: nothing done
 

@@ -24,7 +24,8 @@ batch = Batch(sift_bin, model)
 rng = random.Random(20261201)
 env = dict(os.environ, OMP_NUM_THREADS="1")
 STRACE = shutil.which("strace") and subprocess.run(["strace", "-o", "/dev/null", "true"]).returncode == 0
-OPTS = ["--threads", "1", "--checkpoint-seconds", "0", "--quiet"]
+# A checkpoint after every batch of about 15 rows: many checkpoints for the kills to hit.
+OPTS = ["--threads", "1", "--checkpoint-seconds", "0", "--max-batch-tokens", "2000", "--quiet"]
 
 
 def reference(input_path, output):
@@ -46,10 +47,10 @@ def check_durable(output, ref_content, is_zstd):
     data = read_bytes(output) if os.path.exists(output) else b""
     check(len(data) >= p["output_bytes"], f"output shorter ({len(data)}) than its checkpoint ({p['output_bytes']})")
     if is_zstd:
-        with open(output + ".done-part", "wb") as f:
+        with open(output + ".checkpointed.zst", "wb") as f:
             f.write(data[: p["output_bytes"]])
-        framed = plain_content(output + ".done-part") if p["output_bytes"] else b""
-        os.remove(output + ".done-part")
+        framed = zstd_decompress(output + ".checkpointed.zst") if p["output_bytes"] else b""
+        os.remove(output + ".checkpointed.zst")
         tail = read_bytes(output + ".progress.tail")[: p["pending_bytes"]] if p["pending_bytes"] else b""
         done = framed + tail
     else:
@@ -71,7 +72,7 @@ def kill_chain(input_path, output, ref_bytes, ref_content, ref_seconds, is_zstd,
         if STRACE and runs % 4 == 0 and kills < kills_wanted:
             # SIGKILL on entering the n-th fsync or rename of this run: mid-checkpoint.
             call = rng.choice(["fsync", "rename"])
-            n = rng.randint(1, 12)
+            n = rng.randint(1, 40)
             out = subprocess.run(["strace", "-f", "-o", "/dev/null", "-e", f"trace={call}",
                                   "-e", f"inject={call}:signal=KILL:when={n}", *args], env=env, capture_output=True)
             if out.returncode == 0:
