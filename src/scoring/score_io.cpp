@@ -1,5 +1,7 @@
 #include "scoring/score_io.h"
 
+#include <array>
+
 #include "core/error.h"
 #include "io/json_parse.h"
 
@@ -17,6 +19,9 @@ ScoringRow parse_scoring_row(std::string_view line) {
   if (!object.is_object()) fail("a row must be a JSON object, got {}", object.type_name());
 
   ScoringRow row;
+  for (auto field = object.begin(); field != object.end(); ++field)
+    if (field.key() != "id" && field.key() != "query" && field.key() != "items")
+      row.passthrough[field.key()] = field.value();
   if (auto id = object.find("id"); id != object.end()) row.id = *id;
   auto query = object.find("query");
   if (query == object.end()) fail("missing field \"query\"");
@@ -66,6 +71,41 @@ json row_result_to_json(const ScoringRow& row, const RowResult& result, ScoringM
   }
   out["usage"] = std::move(usage);
   return out;
+}
+
+namespace {
+
+// Every field name a `sift score` or `sift batch` line may carry (the input's own fields
+// among them), so pass-through fields never replace one, whatever the row or mode.
+constexpr std::array<std::string_view, 11> kOutputFields = {"id",    "query",   "items",    "item_ids", "scores", "labels",
+                                                           "usage", "unparsed", "artifact", "line",     "error"};
+
+bool is_output_field(std::string_view name) {
+  for (std::string_view field : kOutputFields)
+    if (field == name) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> shadowed_passthrough_fields(const ScoringRow& row) {
+  std::vector<std::string> shadowed;
+  for (auto field = row.passthrough.begin(); field != row.passthrough.end(); ++field)
+    if (is_output_field(field.key())) shadowed.push_back(field.key());
+  return shadowed;
+}
+
+std::string batch_output_line(int64_t line_number, const ScoringRow& row, const RowResult& result, ScoringMode mode,
+                              const ArtifactStamp& artifact) {
+  if (!result.error.empty()) return output_line_text(row_error_to_json(line_number, result.error, &row.id));
+  // Ordered: the `sift score` line's fields in its order, the pass-through fields, the stamp.
+  nlohmann::ordered_json out;
+  const json scored = row_result_to_json(row, result, mode);
+  for (auto field = scored.begin(); field != scored.end(); ++field) out[field.key()] = field.value();
+  for (auto field = row.passthrough.begin(); field != row.passthrough.end(); ++field)
+    if (!is_output_field(field.key())) out[field.key()] = field.value();
+  out["artifact"] = {{"version", artifact.version}, {"threshold", artifact.threshold}};
+  return output_line_text(out);
 }
 
 json row_error_to_json(int64_t line_number, std::string_view message, const json* id) {

@@ -4,8 +4,8 @@
 // Input, one row per line:
 //   {"id": ..., "query": "...", "items": ["...", {"id": ..., "text": "..."}, ...]}
 // "id" is any JSON value (optional: null when absent); an item is a string or an object
-// with a string "text" and an optional "id". Other fields ("labels", "truth", ...) are
-// ignored.
+// with a string "text" and an optional "id". Other fields ("labels", "truth", "member_id",
+// ...) are kept as `passthrough`: `sift score` ignores them, `sift batch` copies them out.
 //
 // Output, one line per input line, in input order:
 //   {"id": ..., "scores": [...], "labels": [...], "usage": {"prefill_tokens": n, "requests": k}}
@@ -13,6 +13,13 @@
 // in mode generate, "unparsed": [item indices] and usage.generated_tokens. A line that
 // cannot be scored becomes {"line": n, "error": "..."} (n counts from 1; "id" is added when
 // the row's id was read).
+//
+// `sift batch` (and the Python package, which must write the same bytes) writes one line per
+// input line with batch_output_line: the `sift score` line, then the row's pass-through
+// fields, then "artifact": {"version", "threshold"} naming the labeler that made the scores:
+//   {"id": ..., "item_ids"?, "labels": [...], "scores": [...], "usage": {...},
+//    "member_id": ..., <other input fields>, "artifact": {"threshold": t, "version": "..."}}
+// A bad row is the error line {"error": "...", "id"?: ..., "line": n} as in `sift score`.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -30,6 +37,7 @@ struct ScoringRow {
   std::vector<std::string> items;
   std::vector<nlohmann::json> item_ids;  // one per item; null when the item had none
   bool has_item_ids = false;
+  nlohmann::json passthrough = nlohmann::json::object();  // every other field of the line, as read
 };
 
 // Throws Error saying what is wrong with the line.
@@ -38,5 +46,28 @@ ScoringRow parse_scoring_row(std::string_view line);
 nlohmann::json row_result_to_json(const ScoringRow& row, const RowResult& result, ScoringMode mode);
 nlohmann::json row_error_to_json(int64_t line_number, std::string_view message,
                                  const nlohmann::json* id = nullptr);
+
+// An output JSON value as one line of text (no newline): compact, UTF-8 as it is (invalid
+// bytes, which parsed input cannot hold, would become U+FFFD).
+template <typename Json>
+std::string output_line_text(const Json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The labeler that produced a `sift batch` line: sift.json's version, the threshold used.
+struct ArtifactStamp {
+  std::string version;
+  double threshold = 0.5;
+};
+
+// The `sift batch` line (no newline) of input line `line_number` (from 1): result.error set
+// gives the error line, else the scored line with pass-through fields and the artifact stamp.
+// A pass-through field named like a field of sift's line (shadowed_passthrough_fields) is left
+// out: sift's own field keeps its place.
+std::string batch_output_line(int64_t line_number, const ScoringRow& row, const RowResult& result, ScoringMode mode,
+                              const ArtifactStamp& artifact);
+
+// The row's pass-through fields that batch_output_line leaves out ("labels", "scores", ...).
+std::vector<std::string> shadowed_passthrough_fields(const ScoringRow& row);
 
 }  // namespace sift

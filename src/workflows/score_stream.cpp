@@ -10,71 +10,21 @@
 #include "core/bounded_queue.h"
 #include "core/error.h"
 #include "core/parallel.h"
-#include "io/json_parse.h"
 #include "scoring/score_io.h"
+#include "workflows/pending_rows.h"
 
 namespace sift {
 namespace {
 
-// The "id" of a line that is a JSON object with one, else null (also for a line nested too
-// deep to parse: its id is not echoed).
-nlohmann::json echoed_id(const std::string& line) {
-  try {
-    const nlohmann::json object = parse_json(line, "row", /*allow_exceptions=*/false);
-    return object.is_object() ? object.value("id", nlohmann::json()) : nlohmann::json();
-  } catch (const Error&) {
-    return nullptr;
-  }
-}
-
-// One input line on its way through: parsed and tokenized, or the error it gave.
-struct PendingRow {
-  int64_t line_number = 0;
-  ScoringRow row;
-  TokenizedRow tokens;  // not for mode generate, which scores text
-  std::string error;
-  int64_t cost = 1;     // prompt tokens (the queue's and the batch's measure)
-};
-
-PendingRow read_row(const ScoringEngine& labeler, std::string& line, int64_t line_number, ScoringMode mode) {
-  PendingRow pending;
-  pending.line_number = line_number;
-  if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF input
-  try {
-    if (line.find_first_not_of(" \t") == std::string::npos) fail("empty line (expected a JSON object)");
-    pending.row = parse_scoring_row(line);
-    if (mode != ScoringMode::Generate) {
-      pending.tokens = labeler.tokenize(pending.row.query, pending.row.items);
-      if (!pending.tokens.error.empty()) fail("{}", pending.tokens.error);
-      pending.cost = static_cast<int64_t>(pending.tokens.query.size());
-      for (const TokenIds& item : pending.tokens.items) pending.cost += static_cast<int64_t>(item.size());
-    }
-  } catch (const Error& e) {
-    pending.error = e.what();
-    pending.row.id = echoed_id(line);  // echoed when the line is an object with an id, even if malformed
-  }
-  return pending;
-}
-
 // Scores a batch of rows together (rows share forward calls) and returns its output lines.
 std::vector<nlohmann::json> score_batch(const ScoringEngine& labeler, Session& session, std::vector<PendingRow>& batch,
                                         const ScoringOptions& options, StreamStats& stats) {
-  std::vector<RowResult> results;
-  if (options.mode == ScoringMode::Generate) {
-    std::vector<TextRow> rows;
-    for (const PendingRow& p : batch) rows.push_back({p.row.query, p.row.items});
-    results = labeler.score_rows(session, rows, options);
-  } else {
-    std::vector<TokenizedRow> rows;
-    for (PendingRow& p : batch) rows.push_back(std::move(p.tokens));
-    results = labeler.score_tokenized(session, rows, options);
-  }
+  const std::vector<RowResult> results = score_pending_rows(labeler, session, batch, options);
   std::vector<nlohmann::json> lines;
   for (size_t r = 0; r < batch.size(); ++r) {
     ++stats.lines;
-    const std::string& error = batch[r].error.empty() ? results[r].error : batch[r].error;
-    if (!error.empty()) {
-      lines.push_back(row_error_to_json(batch[r].line_number, error, &batch[r].row.id));
+    if (!results[r].error.empty()) {
+      lines.push_back(row_error_to_json(batch[r].line_number, results[r].error, &batch[r].row.id));
       ++stats.errors;
     } else {
       lines.push_back(row_result_to_json(batch[r].row, results[r], options.mode));
@@ -102,7 +52,7 @@ StreamStats score_stream(const ScoringEngine& labeler, std::istream& in, std::os
       const ThreadCount one_thread(1);
       std::string line;
       for (int64_t line_number = 1; std::getline(in, line); ++line_number) {
-        PendingRow pending = read_row(labeler, line, line_number, options.mode);
+        PendingRow pending = read_pending_row(labeler, line, line_number, options.mode);
         const int64_t cost = pending.cost;
         if (!queue.push(std::move(pending), cost)) break;  // the scorer stopped
       }
@@ -122,7 +72,7 @@ StreamStats score_stream(const ScoringEngine& labeler, std::istream& in, std::os
   try {
     for (std::vector<PendingRow> batch; !(batch = queue.pop_batch(call_budget)).empty();) {
       for (const nlohmann::json& output : score_batch(labeler, session, batch, options, stats)) {
-        out << output.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+        out << output_line_text(output) << '\n';
       }
       out.flush();
       if (!out) fail("cannot write the output (after {} lines)", stats.lines);

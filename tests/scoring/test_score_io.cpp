@@ -85,5 +85,45 @@ TEST(ScoreIo, ErrorLines) {
   EXPECT_EQ(row_error_to_json(4, "too long", &id), json::parse(R"({"line": 4, "id": "m9", "error": "too long"})"));
 }
 
+TEST(ScoreIo, KeepsOtherFieldsForPassThrough) {
+  const ScoringRow row = parse_scoring_row(
+      R"({"id": "m1", "query": "q", "items": ["a"], "member_id": 12345678901234, "meta": {"k": [1, 2.5]}, "labels": [1]})");
+  EXPECT_EQ(row.passthrough, json::parse(R"({"member_id": 12345678901234, "meta": {"k": [1, 2.5]}, "labels": [1]})"));
+  EXPECT_EQ(shadowed_passthrough_fields(row), std::vector<std::string>{"labels"});
+}
+
+TEST(ScoreIo, BatchLineIsTheScoreLineWithPassThroughAndArtifact) {
+  const ScoringRow row = parse_scoring_row(
+      R"({"id": "m1", "query": "q", "items": [{"id": "x", "text": "a"}, "b"], "member_id": 7, "labels": [1, 0], "zz": null})");
+  RowResult result;
+  result.scores = {0.25, 0.75};
+  result.labels = {false, true};
+  result.prefill_tokens = 40;
+  result.requests = 1;
+  const std::string line = batch_output_line(5, row, result, ScoringMode::Mis, {"v3+cal1", 0.37908427711695021});
+  // The sift score line's fields in its order, the pass-through fields, then the stamp; the
+  // input's "labels" gives way to the output's.
+  EXPECT_EQ(line,
+            R"({"id":"m1","item_ids":["x",null],"labels":[false,true],"scores":[0.25,0.75],)"
+            R"("usage":{"prefill_tokens":40,"requests":1},"member_id":7,"zz":null,)"
+            R"("artifact":{"version":"v3+cal1","threshold":0.3790842771169502}})");
+  json parsed = json::parse(line);
+  EXPECT_EQ(parsed["artifact"]["threshold"].get<double>(), 0.37908427711695021);  // every bit
+  parsed.erase("artifact");
+  parsed.erase("member_id");
+  parsed.erase("zz");
+  EXPECT_EQ(parsed, row_result_to_json(row, result, ScoringMode::Mis));
+}
+
+TEST(ScoreIo, BatchErrorLineIsTheScoreErrorLine) {
+  ScoringRow row;
+  row.id = "m9";
+  row.passthrough = {{"member_id", 3}};
+  RowResult failed;
+  failed.error = "query too long";
+  EXPECT_EQ(batch_output_line(12, row, failed, ScoringMode::Mis, {"v", 0.5}),
+            R"({"error":"query too long","id":"m9","line":12})");
+}
+
 }  // namespace
 }  // namespace sift

@@ -1,0 +1,125 @@
+// sift batch: label a JSON-lines file of rows offline, streaming, resumable after a crash,
+// split over machines with --shard; `sift batch merge` joins the shards (src/batch/).
+// Progress on stderr; a one-line JSON summary on stdout.
+#include <fmt/format.h>
+
+#include <csignal>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/command.h"
+#include "batch/merge_shards.h"
+#include "batch/run_batch.h"
+#include "core/error.h"
+#include "core/progress.h"
+
+namespace {
+
+struct BatchArgs {
+  std::string model, input, output, mode = "mis", shard = "1/1";
+  std::optional<double> threshold;
+  std::optional<int64_t> max_request_tokens, max_batch_tokens, errors_max;
+  int threads = 0, tokenize_threads = 1;
+  double checkpoint_seconds = 2.0;
+  bool resume = false, quiet = false;
+};
+
+struct MergeArgs {
+  std::string output;
+  std::vector<std::string> shards;
+};
+
+void run_batch_command(const BatchArgs& args) {
+  for (const auto& [value, flag] : {std::pair{&args.model, "--model"}, {&args.input, "--input"}, {&args.output, "--output"}})
+    if (value->empty()) sift::fail("sift batch: {} is required (or `sift batch merge` to join shard outputs)", flag);
+  sift::batch::BatchOptions options;
+  options.model_dir = args.model;
+  options.input = args.input;
+  options.output = args.output;
+  options.scoring.mode = *sift::parse_scoring_mode(args.mode);
+  options.scoring.threshold = args.threshold;
+  options.scoring.max_request_tokens = args.max_request_tokens;
+  options.scoring.max_batch_tokens = args.max_batch_tokens;
+  options.shard = sift::label::Shard::parse(args.shard);
+  options.resume = args.resume;
+  options.inference_threads = args.threads;
+  options.tokenize_threads = args.tokenize_threads;
+  options.errors_max = args.errors_max;
+  options.checkpoint_seconds = args.checkpoint_seconds;
+  // A file-size limit (ulimit -f) is a write error naming the file, not a silent death.
+  std::signal(SIGXFSZ, SIG_IGN);
+
+  sift::ProgressReporter progress = sift::ProgressReporter::to_stderr("sift batch", "rows", std::nullopt, args.quiet);
+  const sift::batch::BatchSummary summary = sift::batch::run_batch(options, progress);
+  if (summary.already_complete)
+    progress.finish(fmt::format("{} is complete ({} rows, {} errors): nothing to do", args.output, summary.job.rows,
+                                summary.job.errors));
+  else
+    progress.finish(fmt::format("{} rows ({} errors), {} labels in {}, {:.0f} labels/s; {} holds {} rows{}",
+                                summary.run.rows, summary.run.errors, summary.run.labels,
+                                sift::format_duration(summary.seconds),
+                                summary.seconds > 0 ? double(summary.run.labels) / summary.seconds : 0.0, args.output,
+                                summary.job.rows, summary.resumed ? " (resumed)" : ""));
+  fmt::print("{}\n", summary.to_json(args.output).dump());
+}
+
+}  // namespace
+
+SIFT_COMMAND(batch) {
+  auto args = std::make_shared<BatchArgs>();
+  auto merge = std::make_shared<MergeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "batch", "Label a JSON-lines file of rows offline: streaming, resumable after a crash (--resume), sharded");
+  cmd->add_option("--model", args->model, "labeler directory: config.json, weights, tokenizer.json, sift.json");
+  cmd->add_option("--input", args->input,
+                  "JSON lines {\"id\", \"query\", \"items\", ...other fields passed through}; plain, gzip or zstd "
+                  "(detected by content)");
+  cmd->add_option("--output", args->output,
+                  "JSON lines, one per input line in input order (zstd when the name ends in .zst); never "
+                  "overwritten: an existing OUT needs --resume");
+  cmd->add_option("--mode", args->mode, "mis (default) | independent | prefix (the same scores, other costs)")
+      ->check(CLI::IsMember({"mis", "independent", "prefix"}));
+  cmd->add_option("--threshold", args->threshold, "label = score >= T (ties YES); default: sift.json's")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--shard", args->shard, "K/N: label input lines K, K+N, K+2N, ... (from 1); merge with `sift batch merge`")
+      ->capture_default_str();
+  cmd->add_flag("--resume", args->resume,
+                "continue the job in OUT from OUT.progress (refused if the labeler, threshold, mode, shard or input "
+                "differ); a complete job is left as it is");
+  cmd->add_option("--threads", args->threads, "inference threads (default: the global --threads, else all cores)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--tokenize-threads", args->tokenize_threads, "threads parsing and tokenizing rows ahead of inference")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-request-tokens", args->max_request_tokens,
+                  "most tokens of one request (query + its items); longer rows are split. Default: as sift score")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-batch-tokens", args->max_batch_tokens,
+                  "most tokens of one forward call: rows are packed together up to it. Default: the request limit")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--errors-max", args->errors_max, "stop at the first bad row beyond N bad rows (default: never stop)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--checkpoint-seconds", args->checkpoint_seconds,
+                  "longest time between checkpoints (OUT synced, OUT.progress replaced); 0: after every batch")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--quiet", args->quiet, "no progress lines on stderr");
+
+  CLI::App* merge_cmd = cmd->add_subcommand(
+      "merge", "Join the outputs of `sift batch --shard K/N` (K = 1..N) into one output in input order");
+  merge_cmd->add_option("--output", merge->output, "the merged output (zstd when the name ends in .zst)")->required();
+  merge_cmd->add_option("shards", merge->shards, "the N shard outputs, in any order")->required();
+  merge_cmd->callback([merge] {
+    std::vector<std::filesystem::path> shards(merge->shards.begin(), merge->shards.end());
+    const sift::batch::MergeSummary summary = sift::batch::merge_shards(shards, merge->output);
+    fmt::print(stderr, "sift batch merge: {} shards, {} rows into {}\n", summary.shards, summary.rows, merge->output);
+    fmt::print("{}\n", nlohmann::ordered_json{{"output", merge->output}, {"shards", summary.shards}, {"rows", summary.rows}}.dump());
+  });
+  cmd->callback([args, merge_cmd] {
+    if (!merge_cmd->parsed()) run_batch_command(*args);
+  });
+}

@@ -1,0 +1,49 @@
+#pragma once
+// Where `sift batch` lines go: OUT, plain, or zstd-compressed when its name ends in ".zst".
+//
+// Plain: each line is appended; sync() makes everything appended durable.
+//
+// zstd: lines are gathered into frames of at least kZstdFrameBytes of text, closed at a line
+// end and compressed alone (level 3, with checksum and content size), so the frames, and the
+// file, depend only on the lines: a resumed run and a merge of shards write the bytes one
+// uninterrupted run writes. The lines of the frame being filled are kept durable beside OUT,
+// in OUT.progress.tail (appended as they come), so a checkpoint need not wait for a frame
+// to fill. When a frame closes, the caller checkpoints at once (frame_closed()) and then calls
+// checkpoint_done(), which empties the tail file: at every checkpoint the tail file's first
+// pending_bytes() bytes are exactly the open frame's lines.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string_view>
+
+namespace sift::batch {
+
+inline constexpr int64_t kZstdFrameBytes = int64_t(1) << 20;
+
+// What a checkpoint records of the output.
+struct OutputState {
+  int64_t output_bytes = 0;   // OUT's length
+  int64_t pending_bytes = 0;  // zstd: the open frame's lines in OUT.progress.tail
+};
+
+class BatchOutput {
+ public:
+  virtual ~BatchOutput() = default;
+  virtual void append_line(std::string_view line) = 0;  // without the "\n"
+  virtual void sync() = 0;                              // everything appended is durable
+  virtual bool frame_closed() const { return false; }   // checkpoint now, then checkpoint_done()
+  virtual void checkpoint_done() {}
+  virtual void finish() = 0;  // closes the last frame (an empty file gets one empty frame) and syncs
+  virtual void remove_side_files() {}  // after the final checkpoint
+  virtual OutputState state() const = 0;
+};
+
+bool is_zstd_output(const std::filesystem::path& path);  // the name ends in ".zst"
+std::filesystem::path tail_file_path(const std::filesystem::path& output);  // OUT.progress.tail
+
+// A new output (an Error if it exists), or the output of a checkpoint, cut back to it; zstd
+// or plain as `zstd` says (is_zstd_output of the name the user gave).
+std::unique_ptr<BatchOutput> create_batch_output(const std::filesystem::path& path, bool zstd);
+std::unique_ptr<BatchOutput> resume_batch_output(const std::filesystem::path& path, bool zstd, const OutputState& state);
+
+}  // namespace sift::batch

@@ -1,0 +1,137 @@
+#include "batch/durable_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace sift::batch {
+namespace {
+
+constexpr size_t kWriteBufferBytes = size_t(1) << 20;
+
+[[noreturn]] void fail_io(const std::filesystem::path& path, std::string_view what) {
+  fail("{}: cannot {}: {}", path.string(), what, std::strerror(errno));
+}
+
+void write_all(int fd, std::string_view bytes, const std::filesystem::path& path) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail_io(path, "write");
+    bytes.remove_prefix(size_t(n));
+  }
+}
+
+void fsync_or_fail(int fd, const std::filesystem::path& path) {
+  if (::fsync(fd) != 0) fail_io(path, "sync to disk");
+}
+
+}  // namespace
+
+AppendFile::AppendFile(std::filesystem::path path, int fd, int64_t length)
+    : path_(std::move(path)), fd_(fd), written_(length) {}
+
+AppendFile AppendFile::create(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) fail_io(path, "create");
+  return AppendFile(path, fd, 0);
+}
+
+AppendFile AppendFile::open_at(const std::filesystem::path& path, int64_t length) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) fail_io(path, "open for appending");
+  AppendFile file(path, fd, 0);
+  struct stat info{};
+  if (::fstat(fd, &info) != 0) fail_io(path, "stat");
+  if (info.st_size < length)
+    fail("{}: {} bytes, but its progress file records {}: it was changed outside sift batch", path.string(),
+         info.st_size, length);
+  file.written_ = info.st_size;
+  file.truncate(length);
+  return file;
+}
+
+AppendFile::AppendFile(AppendFile&& other) noexcept
+    : path_(std::move(other.path_)), fd_(other.fd_), written_(other.written_), buffer_(std::move(other.buffer_)) {
+  other.fd_ = -1;
+}
+
+AppendFile& AppendFile::operator=(AppendFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    path_ = std::move(other.path_);
+    fd_ = other.fd_;
+    written_ = other.written_;
+    buffer_ = std::move(other.buffer_);
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+AppendFile::~AppendFile() {
+  if (fd_ >= 0) ::close(fd_);  // unsynced bytes are left to the OS: only sync() promises anything
+}
+
+void AppendFile::append(std::string_view bytes) {
+  buffer_.append(bytes);
+  if (buffer_.size() >= kWriteBufferBytes) write_buffer();
+}
+
+void AppendFile::write_buffer() {
+  write_all(fd_, buffer_, path_);
+  written_ += int64_t(buffer_.size());
+  buffer_.clear();
+}
+
+void AppendFile::sync() {
+  write_buffer();
+  fsync_or_fail(fd_, path_);
+}
+
+void AppendFile::truncate(int64_t length) {
+  write_buffer();
+  if (::ftruncate(fd_, length) != 0) fail_io(path_, "truncate");
+  written_ = length;
+}
+
+void sync_parent_directory(const std::filesystem::path& path) {
+  std::filesystem::path dir = path.parent_path();
+  if (dir.empty()) dir = ".";
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) fail_io(dir, "open the directory");
+  const int status = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  errno = error;
+  if (status != 0) fail_io(dir, "sync the directory");
+}
+
+void replace_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  std::filesystem::path temporary = path;
+  temporary += ".tmp";
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail_io(temporary, "create");
+  try {
+    write_all(fd, contents, temporary);
+    fsync_or_fail(fd, temporary);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    throw;
+  }
+  ::close(fd);
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    errno = error;
+    fail_io(path, "replace");
+  }
+  sync_parent_directory(path);
+}
+
+}  // namespace sift::batch

@@ -1,0 +1,35 @@
+#pragma once
+// The input side of `sift batch` (run_batch.h): a reader thread turns the input into chunks
+// of this shard's lines, and a pool of tokenizer threads parses and tokenizes them (in any
+// order) and hands the rows on in input order.
+#include <atomic>
+#include <cstdint>
+
+#include "batch/in_order_gate.h"
+#include "batch/line_reader.h"
+#include "batch/pipeline_rows.h"
+#include "core/bounded_queue.h"
+#include "label/shard.h"
+#include "scoring/engine.h"
+
+namespace sift::batch {
+
+// Shard K/N holds the input lines K, K + N, K + 2N, ... (numbered from 1).
+inline bool shard_holds_line(const label::Shard& shard, int64_t line_number) {
+  return (line_number - 1) % shard.count == shard.index - 1;
+}
+
+// Reads every line, queues this shard's in chunks (of at most kChunkLines lines or about
+// kChunkBytes bytes; a chunk costs its bytes in the queue) and closes the queue at the end.
+// Returns where the input ended: the last line's end (`start` when there was none).
+LineEnd read_shard_lines(LineReader& reader, const label::Shard& shard, BoundedQueue<LineChunk>& chunks,
+                         const LineEnd& start, const std::atomic<bool>& stop);
+
+// One tokenizer thread: takes chunks, reads each line into a row (read_pending_row; a line
+// over the length limit is an error row), waits for the chunk's turn at the gate, pushes
+// its rows to `rows` (each costing its prompt tokens). Returns when the chunks run out or
+// the gate or `rows` is closed.
+void tokenize_chunks(const ScoringEngine& engine, ScoringMode mode, BoundedQueue<LineChunk>& chunks,
+                     InOrderGate& gate, BoundedQueue<BatchRow>& rows, const std::atomic<bool>& stop);
+
+}  // namespace sift::batch

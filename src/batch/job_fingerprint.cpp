@@ -1,0 +1,63 @@
+#include "batch/job_fingerprint.h"
+
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "label/content_hash.h"
+
+namespace sift::batch {
+namespace {
+
+constexpr int64_t kIdentityBlockBytes = int64_t(1) << 20;
+
+std::string read_range(std::ifstream& in, int64_t offset, int64_t n, const std::filesystem::path& path) {
+  std::string bytes(size_t(n), '\0');
+  in.seekg(offset);
+  if (!in.read(bytes.data(), n)) fail("{}: cannot read bytes {}..{}", path.string(), offset, offset + n);
+  return bytes;
+}
+
+}  // namespace
+
+nlohmann::ordered_json input_identity(const std::filesystem::path& input) {
+  std::ifstream in(input, std::ios::binary);
+  if (!in) fail("{}: cannot open the input", input.string());
+  const int64_t size = int64_t(std::filesystem::file_size(input));
+  const int64_t head = std::min(size, kIdentityBlockBytes);
+  const int64_t tail_start = std::max(head, size - kIdentityBlockBytes);
+  const std::string sampled = read_range(in, 0, head, input) + read_range(in, tail_start, size - tail_start, input);
+  return {{"bytes", size}, {"sha256_head_tail", label::sha256_hex(sampled)}};
+}
+
+nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const ScoringEngine& engine,
+                                       const ScoringOptions& options, const label::Shard& shard,
+                                       const std::filesystem::path& input) {
+  const PlanLimits limits = engine.limits(options);
+  return {{"artifact", label::artifact_fingerprint(model_dir)},
+          {"version", engine.artifact().version},
+          {"threshold", engine.threshold(options)},
+          {"mode", std::string(scoring_mode_name(options.mode))},
+          {"request_tokens", std::min(limits.max_request_tokens, limits.max_call_tokens)},
+          {"shard", shard.to_string()},
+          {"input", input_identity(input)}};
+}
+
+void check_same_job(const nlohmann::ordered_json& recorded, const nlohmann::ordered_json& current,
+                    const std::filesystem::path& where) {
+  std::string differences;
+  for (auto field = current.begin(); field != current.end(); ++field) {
+    const auto before = recorded.find(field.key());
+    if (before != recorded.end() && *before == field.value()) continue;
+    differences += fmt::format("{}{} is {} in this run, {} in the job", differences.empty() ? "" : "; ", field.key(),
+                               field.value().dump(), before == recorded.end() ? "absent" : before->dump());
+  }
+  if (!differences.empty())
+    fail("{}: this run is not the job being resumed: {}. --resume continues the same job only (same labeler files, "
+         "version, threshold, mode, request size, shard and input); write a new job to another output",
+         where.string(), differences);
+}
+
+}  // namespace sift::batch

@@ -1,0 +1,164 @@
+#include "batch/merge_shards.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "batch/batch_output.h"
+#include "batch/durable_file.h"
+#include "batch/input_file.h"
+#include "batch/line_reader.h"
+#include "batch/output_guard.h"
+#include "batch/progress_file.h"
+#include "core/error.h"
+#include "io/json_parse.h"
+#include "label/shard.h"
+
+namespace sift::batch {
+namespace {
+
+constexpr size_t kMaxOutputLineBytes = size_t(1) << 30;  // output lines outgrow input lines by the scores
+
+struct ShardFile {
+  std::filesystem::path path;
+  Checkpoint progress;
+  label::Shard shard;
+};
+
+ShardFile open_shard(const std::filesystem::path& path) {
+  const std::filesystem::path progress_path = progress_file_path(path);
+  std::optional<Checkpoint> progress = read_checkpoint(progress_path);
+  if (!progress)
+    fail("{}: no progress file {}: merge joins the outputs of sift batch --shard K/N runs", path.string(),
+         progress_path.string());
+  if (!progress->complete)
+    fail("{}: its job is not complete ({} rows so far): finish it with sift batch --resume, then merge", path.string(),
+         progress->totals.rows);
+  ShardFile file{path, std::move(*progress), {}};
+  const auto shard = file.progress.job.find("shard");
+  if (shard == file.progress.job.end() || !shard->is_string())
+    fail("{}: the job has no \"shard\"", progress_path.string());
+  file.shard = label::Shard::parse(shard->get<std::string>());
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (error || int64_t(size) != file.progress.output.output_bytes)
+    fail("{}: {} bytes, but its progress file records {}: it was changed after its job completed", path.string(),
+         error ? 0 : size, file.progress.output.output_bytes);
+  return file;
+}
+
+nlohmann::ordered_json without_shard(nlohmann::ordered_json job) {
+  job.erase("shard");
+  return job;
+}
+
+// Checks that the shards are K = 1..N of one job, each whole; sorts them by K.
+void check_shards(std::vector<ShardFile>& shards) {
+  const int64_t n = shards.front().shard.count;
+  std::sort(shards.begin(), shards.end(), [](const ShardFile& a, const ShardFile& b) { return a.shard.index < b.shard.index; });
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const ShardFile& file = shards[i];
+    if (file.shard.count != n)
+      fail("{} is shard {} but {} is shard {}: not one split of a job", file.path.string(), file.shard.to_string(),
+           shards.front().path.string(), shards.front().shard.to_string());
+    if (i > 0 && file.shard.index == shards[i - 1].shard.index)
+      fail("shard {} is given twice: {} and {}", file.shard.to_string(), shards[i - 1].path.string(), file.path.string());
+    if (without_shard(file.progress.job) != without_shard(shards.front().progress.job))
+      fail("{} and {} are shards of different jobs (other labeler, threshold, mode, request size or input)",
+           shards.front().path.string(), file.path.string());
+    if (file.progress.lines_read != shards.front().progress.lines_read)
+      fail("{} read {} input lines, {} read {}: not one input", file.path.string(), file.progress.lines_read,
+           shards.front().path.string(), shards.front().progress.lines_read);
+  }
+  for (int64_t k = 1; k <= n; ++k)
+    if (std::none_of(shards.begin(), shards.end(), [&](const ShardFile& f) { return f.shard.index == k; }))
+      fail("shard {}/{} is missing: merge needs all {} shards of the job", k, n, n);
+  const int64_t lines = shards.front().progress.lines_read;
+  for (const ShardFile& file : shards) {
+    const int64_t k = file.shard.index;
+    const int64_t expected = lines >= k ? (lines - k) / n + 1 : 0;
+    if (file.progress.totals.rows != expected)
+      fail("{}: {} rows, but shard {} of {} input lines holds {}", file.path.string(), file.progress.totals.rows,
+           file.shard.to_string(), lines, expected);
+  }
+}
+
+// An error line must stand for the input line it is merged at.
+void check_line_number(const std::string& text, int64_t line_number, const std::filesystem::path& shard) {
+  if (!text.starts_with("{\"error\":")) return;
+  int64_t recorded = -1;
+  try {
+    const nlohmann::json object = parse_json(text, shard.string());
+    recorded = object.value("line", int64_t(-1));
+  } catch (const nlohmann::json::exception&) {
+  }
+  if (recorded != line_number)
+    fail("{}: the error line of input line {} comes where input line {} belongs: the shard is not in input order",
+         shard.string(), recorded, line_number);
+}
+
+}  // namespace
+
+MergeSummary merge_shards(const std::vector<std::filesystem::path>& shard_outputs, const std::filesystem::path& output) {
+  if (shard_outputs.empty()) fail("sift batch merge: no shard outputs given");
+  std::vector<ShardFile> shards;
+  std::vector<std::filesystem::path> protected_files;
+  for (const std::filesystem::path& path : shard_outputs) {
+    shards.push_back(open_shard(path));
+    protected_files.push_back(path);
+    protected_files.push_back(progress_file_path(path));
+  }
+  check_shards(shards);
+  check_output_paths(output, protected_files);
+  const std::filesystem::path progress_path = progress_file_path(output);
+  for (const std::filesystem::path& path : {output, progress_path})
+    if (std::filesystem::exists(path)) fail("{}: exists already; sift batch merge never overwrites an output", path.string());
+
+  std::filesystem::path merging = output;
+  merging += ".merging";  // renamed to OUT once whole
+  std::filesystem::remove(merging);
+  std::filesystem::remove(tail_file_path(merging));
+  std::unique_ptr<BatchOutput> out = create_batch_output(merging, is_zstd_output(output));
+  std::vector<std::unique_ptr<InputFile>> files;
+  std::vector<std::unique_ptr<LineReader>> readers;
+  for (const ShardFile& shard : shards) {
+    files.push_back(std::make_unique<InputFile>(shard.path));
+    readers.push_back(std::make_unique<LineReader>(*files.back(), 0, 0, kMaxOutputLineBytes));
+  }
+  const int64_t n = int64_t(shards.size());
+  const int64_t lines = shards.front().progress.lines_read;
+  InputLine line;
+  for (int64_t number = 1; number <= lines; ++number) {
+    const size_t k = size_t((number - 1) % n);
+    if (!readers[k]->next(line))
+      fail("{}: ends after {} rows, but input line {} belongs to it", shards[k].path.string(), readers[k]->lines_read(),
+           number);
+    if (line.too_long) fail("{}: line {} is longer than 1 GiB", shards[k].path.string(), line.number);
+    check_line_number(line.text, number, shards[k].path);
+    out->append_line(line.text);
+  }
+  for (size_t k = 0; k < shards.size(); ++k)
+    if (readers[k]->next(line))
+      fail("{}: has more rows than its {} input lines give", shards[k].path.string(), lines);
+  out->finish();
+  out->remove_side_files();
+  std::filesystem::rename(merging, output);
+  sync_parent_directory(output);
+
+  Checkpoint merged = shards.front().progress;  // the complete unsharded job
+  merged.job["shard"] = label::Shard{}.to_string();
+  merged.totals = {};
+  for (const ShardFile& shard : shards) {
+    merged.totals.rows += shard.progress.totals.rows;
+    merged.totals.labels += shard.progress.totals.labels;
+    merged.totals.errors += shard.progress.totals.errors;
+    merged.totals.prefill_tokens += shard.progress.totals.prefill_tokens;
+  }
+  merged.output = out->state();
+  write_checkpoint(progress_path, merged);
+  return {n, merged.totals.rows};
+}
+
+}  // namespace sift::batch

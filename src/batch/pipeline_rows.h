@@ -1,0 +1,43 @@
+#pragma once
+// What flows between the stages of `sift batch` (run_batch.h):
+//
+//   reader --LineChunk--> tokenizer pool --BatchRow--> inference --ScoredBatch--> writer
+//
+// Every row carries where the input stands after its line (LineEnd), so the writer, which
+// writes rows in input order, knows at any row what a checkpoint must record.
+#include <cstdint>
+#include <vector>
+
+#include "batch/input_file.h"
+#include "batch/line_reader.h"
+#include "workflows/pending_rows.h"
+
+namespace sift::batch {
+
+struct LineEnd {
+  int64_t line_number = 0;  // lines consumed
+  InputPosition next;       // where reading resumes
+  int64_t next_offset = 0;  // decoded bytes consumed
+  int64_t file_offset = 0;  // file bytes consumed (progress)
+};
+
+inline LineEnd end_of(const InputLine& line) { return {line.number, line.next, line.next_offset, line.file_offset}; }
+
+// Lines of this shard in input order, numbered in sequence for the tokenizer pool's reordering.
+struct LineChunk {
+  int64_t sequence = 0;
+  std::vector<InputLine> lines{};
+};
+
+struct BatchRow {
+  PendingRow pending;
+  LineEnd end;
+};
+
+struct ScoredBatch {
+  std::vector<PendingRow> rows;
+  std::vector<RowResult> results;
+  std::vector<LineEnd> ends;
+};
+
+}  // namespace sift::batch

@@ -1,0 +1,206 @@
+#include "batch/run_batch.h"
+
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "batch/batch_writer.h"
+#include "batch/input_stages.h"
+#include "batch/job_fingerprint.h"
+#include "batch/output_guard.h"
+#include "core/error.h"
+#include "scoring/engine.h"
+
+namespace sift::batch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Refuses what would overwrite an output or resume the wrong thing (before the labeler loads);
+// returns the checkpoint to continue from, if any.
+std::optional<Checkpoint> preflight(const BatchOptions& options) {
+  if (options.scoring.mode == ScoringMode::Generate)
+    fail("sift batch: --mode generate is not supported (mis, independent or prefix)");
+  std::vector<std::filesystem::path> protected_files = model_files(options.model_dir);
+  protected_files.push_back(options.input);
+  check_output_paths(options.output, protected_files);
+  const std::filesystem::path progress_path = progress_file_path(options.output);
+  std::optional<Checkpoint> recorded = read_checkpoint(progress_path);
+  const bool output_exists = std::filesystem::exists(options.output);
+  const std::string out = options.output.string();
+  if (!options.resume) {
+    if (output_exists || recorded)
+      fail("{}: {} already; sift batch never overwrites an output: --resume continues its job, or choose another "
+           "--output",
+           output_exists ? out : progress_path.string(), output_exists ? "exists" : "exists (the progress of a job)");
+    return std::nullopt;
+  }
+  if (recorded && !output_exists) {
+    if (recorded->output.output_bytes > 0 || recorded->output.pending_bytes > 0)
+      fail("{}: missing, but {} records {} rows written to it: the output was removed; remove the progress file too "
+           "to start the job over",
+           out, progress_path.string(), recorded->totals.rows);
+    return std::nullopt;  // killed before any row was written: start over
+  }
+  if (!recorded && output_exists && std::filesystem::file_size(options.output) > 0)
+    fail("{}: exists but has no progress file {}: it was not written by sift batch (or its progress file was "
+         "removed), so there is nothing to resume from",
+         out, progress_path.string());
+  return recorded;
+}
+
+// The first error of any stage, and the signal for every stage to stop.
+class StageErrors {
+ public:
+  template <typename StopAll>
+  void record(std::exception_ptr error, StopAll&& stop_all) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!first_) first_ = error;
+    }
+    stop_ = true;
+    stop_all();
+  }
+  const std::atomic<bool>& stop_flag() const { return stop_; }
+  void rethrow() const {
+    if (first_) std::rethrow_exception(first_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr first_;
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace
+
+nlohmann::ordered_json BatchSummary::to_json(const std::filesystem::path& output) const {
+  return {{"output", output.string()},
+          {"rows", run.rows},
+          {"labels", run.labels},
+          {"errors", run.errors},
+          {"prefill_tokens", run.prefill_tokens},
+          {"seconds", seconds},
+          {"labels_per_second", seconds > 0 ? double(run.labels) / seconds : 0.0},
+          {"load_seconds", load_seconds},
+          {"resumed", resumed},
+          {"output_rows", job.rows},
+          {"output_errors", job.errors}};
+}
+
+BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) {
+  const Clock::time_point load_start = Clock::now();
+  std::optional<Checkpoint> recorded = preflight(options);
+  const std::unique_ptr<ScoringEngine> engine = ScoringEngine::load(options.model_dir);
+  const PlanLimits limits = engine->limits(options.scoring);
+  const nlohmann::ordered_json job =
+      job_fingerprint(options.model_dir, *engine, options.scoring, options.shard, options.input);
+  const std::filesystem::path progress_path = progress_file_path(options.output);
+  BatchSummary summary;
+  if (recorded) {
+    check_same_job(recorded->job, job, progress_path);
+    summary.resumed = true;
+    summary.job = recorded->totals;
+    if (recorded->complete) {
+      summary.already_complete = true;
+      summary.load_seconds = seconds_since(load_start);
+      return summary;
+    }
+  }
+
+  // The output and the checkpoint to start from.
+  std::unique_ptr<BatchOutput> output;
+  const bool zstd = is_zstd_output(options.output);
+  Checkpoint start;
+  if (recorded) {
+    start = *recorded;
+    output = resume_batch_output(options.output, zstd, start.output);
+  } else {
+    start.job = job;
+    start.input_path = options.input.string();
+    output = std::filesystem::exists(options.output) ? resume_batch_output(options.output, zstd, {})
+                                                     : create_batch_output(options.output, zstd);
+    start.output = output->state();
+    write_checkpoint(progress_path, start);  // from here on --resume finds the job
+  }
+  start.input_path = options.input.string();
+  InputFile input(options.input);
+  input.seek(start.resume);
+  LineReader reader(input, start.lines_read, start.input_offset);
+  const LineEnd input_start{start.lines_read, start.resume, start.input_offset, input.file_offset()};
+  summary.load_seconds = seconds_since(load_start);
+
+  WriterSettings settings{options.output,
+                          ArtifactStamp{engine->artifact().version, engine->threshold(options.scoring)},
+                          options.scoring.mode,
+                          options.errors_max,
+                          options.checkpoint_seconds,
+                          input.file_size()};
+  BatchWriter writer(*output, std::move(start), std::move(settings), progress);
+
+  // The stages, each on its own thread, joined by bounded queues.
+  const Clock::time_point run_start = Clock::now();
+  BoundedQueue<LineChunk> chunks(int64_t(16) << 20);                 // bytes of line text
+  InOrderGate gate;
+  BoundedQueue<BatchRow> rows(2 * limits.max_call_tokens);          // prompt tokens: two calls ahead
+  BoundedQueue<ScoredBatch> scored(4);                              // batches
+  StageErrors errors;
+  const auto stop_all = [&] {
+    chunks.close();
+    gate.close();
+    rows.close();
+    scored.close();
+  };
+  const auto guarded = [&](auto&& stage) {
+    return [&, stage] {
+      try {
+        stage();
+      } catch (...) {
+        errors.record(std::current_exception(), stop_all);
+      }
+    };
+  };
+
+  LineEnd input_end = input_start;
+  std::vector<std::thread> threads;
+  threads.emplace_back(guarded([&] { input_end = read_shard_lines(reader, options.shard, chunks, input_start, errors.stop_flag()); }));
+  const int n_tokenizers = std::max(1, options.tokenize_threads);
+  std::atomic<int> tokenizers_left{n_tokenizers};
+  for (int t = 0; t < n_tokenizers; ++t)
+    threads.emplace_back(guarded([&] {
+      tokenize_chunks(*engine, options.scoring.mode, chunks, gate, rows, errors.stop_flag());
+      if (--tokenizers_left == 0) rows.close();
+    }));
+  threads.emplace_back(guarded([&] {
+    Session session(engine->model(), options.inference_threads);
+    for (std::vector<BatchRow> taken; !(taken = rows.pop_batch(limits.max_call_tokens)).empty();) {
+      ScoredBatch batch;
+      for (BatchRow& row : taken) {
+        batch.rows.push_back(std::move(row.pending));
+        batch.ends.push_back(row.end);
+      }
+      batch.results = score_pending_rows(*engine, session, batch.rows, options.scoring);
+      if (!scored.push(std::move(batch), 1)) return;
+    }
+    scored.close();
+  }));
+  threads.emplace_back(guarded([&] {
+    for (std::vector<ScoredBatch> taken; !(taken = scored.pop_batch(1)).empty();)
+      for (ScoredBatch& batch : taken) writer.write(batch);
+  }));
+  for (std::thread& thread : threads) thread.join();
+  errors.rethrow();
+
+  writer.finish(input_end);
+  summary.run = writer.run_totals();
+  summary.job = writer.job_totals();
+  summary.seconds = seconds_since(run_start);
+  return summary;
+}
+
+}  // namespace sift::batch

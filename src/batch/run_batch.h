@@ -1,0 +1,57 @@
+#pragma once
+// `sift batch`: labels a JSON-lines file of rows into OUT, streaming, resumable, sharded.
+//
+//   reader ──chunks──▶ tokenizer pool (T threads) ──rows, in order──▶ inference ──▶ writer
+//   (input_stages.h)        (input_stages.h)          (one Session: rows packed into forward
+//                                                       calls under --max-batch-tokens,
+//                                                       long rows split; engine.h)
+//
+// Each arrow is a bounded queue (bytes, prompt tokens, batches), so memory does not grow with
+// the input. The writer (batch_writer.h) writes in input order and checkpoints; a kill at any
+// moment, then the same command with --resume, leaves OUT byte-identical to an uninterrupted
+// run: OUT is cut back to the checkpoint and the input read on from its position; rows are
+// scored bit-identically whatever rows share their forward calls.
+//
+// Without --resume an existing OUT (or OUT.progress) is an Error, never overwritten. With
+// --resume: OUT.progress must record the same job (job_fingerprint.h); a complete job is
+// left as it is; a job never started (no OUT, or an empty OUT without progress file) starts.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "batch/progress_file.h"
+#include "core/progress.h"
+#include "label/shard.h"
+#include "sift/labeler.h"
+
+namespace sift::batch {
+
+struct BatchOptions {
+  std::filesystem::path model_dir, input, output;
+  ScoringOptions scoring;  // mode mis, independent or prefix; threshold; request and call limits
+  label::Shard shard;
+  bool resume = false;
+  int inference_threads = 0;  // <= 0: the process default (--threads)
+  int tokenize_threads = 1;
+  std::optional<int64_t> errors_max;
+  double checkpoint_seconds = 2.0;
+};
+
+struct BatchSummary {
+  JobTotals run;                 // rows written by this run
+  JobTotals job;                 // rows in OUT
+  double seconds = 0;            // this run's labeling, from the first row read to the final checkpoint
+  double load_seconds = 0;       // loading the labeler and fingerprinting the job
+  bool resumed = false;          // continued from a checkpoint
+  bool already_complete = false; // --resume of a finished job: nothing done
+
+  // {"output", "rows", "labels", "errors", "prefill_tokens", "seconds", "labels_per_second",
+  //  "load_seconds", "resumed", "output_rows", "output_errors"}
+  nlohmann::ordered_json to_json(const std::filesystem::path& output) const;
+};
+
+BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress);
+
+}  // namespace sift::batch

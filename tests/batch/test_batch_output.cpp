@@ -1,0 +1,160 @@
+// OUT of sift batch: plain lines, or zstd frames closed at line ends after 1 MiB of text,
+// whose bytes depend only on the lines; a resume from any checkpoint state (OUT cut back,
+// the tail file's pending lines) writes what an uninterrupted output writes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <optional>
+
+#include "batch/batch_output.h"
+#include "batch/durable_file.h"
+#include "compressed_files.h"
+#include "core/error.h"
+
+namespace sift::batch {
+namespace {
+
+using ::testing::HasSubstr;
+using sift::testing::batch_test_dir;
+using sift::testing::read_test_file;
+
+std::vector<std::string> sample_lines(size_t n) {
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < n; ++i)
+    lines.push_back("{\"id\":" + std::to_string(i) + ",\"scores\":[" + std::to_string(double(i % 977) / 977.0) + "]," +
+                    std::string(i % 300, 'x') + "}");
+  return lines;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const std::string& line : lines) text += line + "\n";
+  return text;
+}
+
+std::string decompress_all(const std::string& bytes, size_t* frames = nullptr) {
+  std::string text;
+  size_t at = 0, n_frames = 0;
+  while (at < bytes.size()) {
+    const size_t frame = ZSTD_findFrameCompressedSize(bytes.data() + at, bytes.size() - at);
+    EXPECT_FALSE(ZSTD_isError(frame));
+    if (ZSTD_isError(frame)) break;
+    const unsigned long long size = ZSTD_getFrameContentSize(bytes.data() + at, frame);
+    std::string part(size_t(size), '\0');
+    EXPECT_EQ(ZSTD_decompress(part.data(), part.size(), bytes.data() + at, frame), size);
+    text += part;
+    at += frame;
+    ++n_frames;
+  }
+  if (frames) *frames = n_frames;
+  return text;
+}
+
+std::filesystem::path fresh_path(const std::string& name) {
+  const std::filesystem::path path = batch_test_dir() / name;
+  std::filesystem::remove(path);
+  std::filesystem::remove(tail_file_path(path));
+  return path;
+}
+
+std::string write_whole(const std::filesystem::path& path, const std::vector<std::string>& lines, bool zstd) {
+  auto out = create_batch_output(path, zstd);
+  for (const std::string& line : lines) out->append_line(line);
+  out->finish();
+  out->remove_side_files();
+  return read_test_file(path);
+}
+
+TEST(BatchOutput, PlainOutputIsTheLines) {
+  const auto lines = sample_lines(500);
+  EXPECT_EQ(write_whole(fresh_path("plain.jsonl"), lines, false), joined(lines));
+}
+
+TEST(BatchOutput, ZstdFramesCloseAfterAMebibyteAtLineEnds) {
+  const auto lines = sample_lines(12000);  // ~2.3 MB of text: 3 frames
+  const std::string text = joined(lines);
+  size_t frames = 0;
+  const auto path = fresh_path("frames.jsonl.zst");
+  EXPECT_EQ(decompress_all(write_whole(path, lines, true), &frames), text);
+  EXPECT_EQ(frames, size_t((text.size() + kZstdFrameBytes - 1) / kZstdFrameBytes));
+  EXPECT_FALSE(std::filesystem::exists(tail_file_path(path)));
+  // The same lines give the same bytes.
+  EXPECT_EQ(write_whole(fresh_path("frames2.jsonl.zst"), lines, true), read_test_file(path));
+  // No lines: one empty frame, a valid zstd file.
+  EXPECT_EQ(decompress_all(write_whole(fresh_path("empty.jsonl.zst"), {}, true), &frames), "");
+  EXPECT_EQ(frames, 1u);
+}
+
+// A run killed some lines after its checkpoint number `kill_after` (checkpoints after every
+// `every` lines and whenever a frame closes, as the writer makes them): its files hold more
+// than that checkpoint records (lines past it, maybe a closed frame). Returns the lines done
+// and the output state at that checkpoint; nullopt when the run has fewer checkpoints.
+std::optional<std::pair<size_t, OutputState>> killed_run(const std::filesystem::path& path,
+                                                         const std::vector<std::string>& lines, bool zstd,
+                                                         size_t every, size_t kill_after) {
+  std::optional<std::pair<size_t, OutputState>> recorded;
+  size_t checkpoints = 0, extra = 0;
+  auto out = create_batch_output(path, zstd);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    out->append_line(lines[i]);
+    if (recorded && ++extra == 700) {
+      out->sync();  // bytes beyond the checkpoint reach the files, then the kill
+      return recorded;
+    }
+    if (!recorded && (out->frame_closed() || (i + 1) % every == 0)) {
+      out->sync();
+      if (checkpoints++ == kill_after) recorded = {{i + 1, out->state()}};
+      out->checkpoint_done();
+    }
+  }
+  return std::nullopt;
+}
+
+class ResumedOutput : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ResumedOutput, FromAnyCheckpointWritesTheUninterruptedBytes) {
+  const bool zstd = GetParam();
+  const auto lines = sample_lines(12000);
+  const std::string reference = write_whole(fresh_path("reference"), lines, zstd);
+  int resumed = 0;
+  for (size_t k = 0;; k += 2) {
+    const auto path = fresh_path(zstd ? "resumed.jsonl.zst" : "resumed.jsonl");
+    const auto killed = killed_run(path, lines, zstd, 1100, k);
+    if (!killed) break;
+    const auto [done, state] = *killed;
+    auto out = resume_batch_output(path, zstd, state);
+    for (size_t i = done; i < lines.size(); ++i) out->append_line(lines[i]);
+    out->finish();
+    EXPECT_EQ(read_test_file(path), reference) << "resumed after " << done << " lines";
+    ++resumed;
+  }
+  EXPECT_GE(resumed, 5);
+}
+
+INSTANTIATE_TEST_SUITE_P(PlainAndZstd, ResumedOutput, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "zstd" : "plain"; });
+
+TEST(BatchOutput, ExistingFilesAreNeverOverwrittenAndShortFilesRefused) {
+  const auto path = fresh_path("exists.jsonl");
+  write_whole(path, sample_lines(3), false);
+  EXPECT_THROW(create_batch_output(path, false), Error);
+  EXPECT_EQ(read_test_file(path), joined(sample_lines(3)));
+  try {
+    resume_batch_output(path, false, {int64_t(read_test_file(path).size()) + 5, 0});
+    FAIL() << "a checkpoint past the end of OUT";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("changed outside sift batch"));
+  }
+}
+
+TEST(DurableFile, ReplacesAtomically) {
+  const auto path = fresh_path("replaced.json");
+  replace_file_atomically(path, "one");
+  replace_file_atomically(path, "two");
+  EXPECT_EQ(read_test_file(path), "two");
+  EXPECT_FALSE(std::filesystem::exists(batch_test_dir() / "replaced.json.tmp"));
+}
+
+}  // namespace
+}  // namespace sift::batch

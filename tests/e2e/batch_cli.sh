@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# End to end: `sift batch` as a user meets it. The output holds `sift score`'s scores in input
+# order, stamped with the artifact; compressed input (gzip, zstd, detected by content) gives
+# the same output as plain; a .zst output decompresses to it; other input fields pass
+# through; bad rows become error lines in place; --errors-max stops and --resume goes on;
+# an existing output is never overwritten; the output may not be the input or a model file;
+# --resume refuses another job (threshold, mode, weights, input, shard) and leaves a complete
+# job alone; the summary line on stdout.
+# Usage: bash batch_cli.sh <sift-binary> <source-dir>
+set -euo pipefail
+SIFT=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+MODEL=$WORK/labeler
+source "$SRC/tests/e2e/lib/tiny_labeler.sh"
+make_tiny_labeler "$SIFT" "$SRC" "$MODEL" 5
+make_tiny_labeler "$SIFT" "$SRC" "$WORK/other_weights" 6  # same sift.json and version, other weights
+
+PYTHONPATH="$SRC/tests/e2e/lib" python3 - "$SIFT" "$MODEL" "$WORK" <<'PY'
+import json, os, shutil, subprocess, sys
+from batch_checks import (Batch, check, make_rows, write, write_gzip_members, zstd_compress, zstd_decompress,
+                          read_bytes, progress_of)
+sift_bin, model, work = sys.argv[1:4]
+batch = Batch(sift_bin, model)
+env = dict(os.environ, OMP_NUM_THREADS="1")
+Q = ["--threads", "1", "--quiet"]
+
+text = make_rows(600, seed=5, bad_every=50)
+long_line = '{"id": "huge", "query": "' + "x" * (17 << 20) + '", "items": ["a"]}\n'  # over the 16 MiB line limit
+lines = text.splitlines(keepends=True)
+lines.insert(300, long_line)
+text = "".join(lines)
+rows = write(f"{work}/rows.jsonl", text)
+n_lines = len(lines)
+
+# 1. The output: one line per input line, sift score's scores, stamped, pass-through fields.
+summary, err, _ = batch.run(rows, f"{work}/out.jsonl", *Q, env=env)
+out_bytes = read_bytes(f"{work}/out.jsonl")
+out = [json.loads(l) for l in out_bytes.decode().splitlines()]
+check(len(out) == n_lines, f"{len(out)} output lines for {n_lines} input lines")
+for key in ("rows", "labels", "errors", "prefill_tokens", "seconds", "labels_per_second"):
+    check(key in summary, f"summary lacks {key}: {summary}")
+errors = [o for o in out if "error" in o]
+check(summary["rows"] == n_lines and summary["errors"] == len(errors) == 13, f"summary: {summary}, {len(errors)} errors")
+check(summary["labels"] == sum(len(o["scores"]) for o in out if "scores" in o), "labels counted")
+check(summary["prefill_tokens"] == sum(o["usage"]["prefill_tokens"] for o in out if "usage" in o), "prefill counted")
+short_rows = write(f"{work}/short_rows.jsonl", "".join(l for l in lines if l is not long_line))
+scored = subprocess.run([sift_bin, "--threads", "1", "score", "--model", model, "--input", short_rows],
+                        capture_output=True, text=True, env=env)
+check(scored.returncode == 0, scored.stderr)
+score_lines = [json.loads(l) for l in scored.stdout.splitlines()]
+score_lines.insert(300, None)  # sift score reads any length; sift batch stops at 16 MiB
+for s in score_lines[301:]:
+    if "line" in s:
+        s["line"] += 1
+version = json.load(open(f"{model}/sift.json"))["version"]
+inputs = [json.loads(l) if l.startswith("{") else None for l in lines]
+for i, (b, s) in enumerate(zip(out, score_lines)):
+    if i == 300:
+        continue
+    if "error" in b:
+        check(b == s, f"line {i + 1}: the error line differs from sift score's: {b} vs {s}")
+        check(b["line"] == i + 1, f"error line number: {b}")
+        continue
+    check(b["artifact"] == {"version": version, "threshold": 0.5}, f"artifact stamp: {b}")
+    check(b["member_id"] == inputs[i]["member_id"] and b["meta"] == inputs[i]["meta"], f"pass-through: {b}")
+    rest = {k: v for k, v in b.items() if k not in ("artifact", "member_id", "meta")}
+    check(rest == s, f"line {i + 1}: not sift score's line: {rest} vs {s}")
+check(out[300]["line"] == 301 and "longer than 16 MiB" in out[300]["error"], f"the long line: {out[300]}")
+check(any(e.get("id") == "bad-query" for e in errors), "an error line keeps the row's id")
+check("sift batch: " in err or summary, "stderr")
+
+# Input fields named like output fields do not pass through; the run says so once.
+write(f"{work}/labels.jsonl", '{"id": 1, "query": "q", "items": ["a"], "labels": [1], "scores": 3}\n' * 3)
+summary, err, _ = batch.run(f"{work}/labels.jsonl", f"{work}/labels_out.jsonl", "--threads", "1", env=env)
+first = json.loads(open(f"{work}/labels_out.jsonl").readline())
+check(len(first["labels"]) == 1 and isinstance(first["labels"][0], bool) and isinstance(first["scores"], list),
+      f"sift's own fields win: {first}")
+check(err.count('input field "labels" is not passed through') == 1 and 'input field "scores"' in err, err)
+
+# 2. Compressed input, detected by content (whatever the name): the same output.
+inputs_compressed = {
+    "gzip, 4 members, named .jsonl": write_gzip_members(f"{work}/gz_named_plain.jsonl", text, 4),
+    "zstd, one frame": zstd_compress(f"{work}/rows.jsonl.zst", text),
+    "zstd, long-window": zstd_compress(f"{work}/rows_long.zst", text, "--long=24"),
+}
+for name, path in inputs_compressed.items():
+    output = f"{work}/from_{os.path.basename(path)}.jsonl"
+    batch.run(path, output, *Q, env=env)
+    check(read_bytes(output) == out_bytes, f"{name}: output differs from the plain input's")
+
+# 3. zstd output: decompresses to the plain output.
+batch.run(rows, f"{work}/out.jsonl.zst", *Q, env=env)
+check(zstd_decompress(f"{work}/out.jsonl.zst") == out_bytes, "the .zst output holds other lines")
+check(not os.path.exists(f"{work}/out.jsonl.zst.progress.tail"), "tail file left behind")
+
+# 4. --errors-max: stops at the first bad row over the limit; --resume with a higher one finishes.
+_, err, code = batch.run(rows, f"{work}/capped.jsonl", *Q, "--errors-max", "3", ok=False, env=env)
+check(code != 0 and "over --errors-max 3" in err and "line 200:" in err, f"errors-max: {code} {err}")
+p = progress_of(f"{work}/capped.jsonl")
+check(p["rows"] == 199 and p["errors"] == 3 and not p["complete"], f"stopped checkpoint: {p}")
+summary, _, _ = batch.run(rows, f"{work}/capped.jsonl", *Q, "--errors-max", "13", "--resume", env=env)
+check(summary["resumed"] and summary["rows"] == n_lines - 199, f"resumed: {summary}")
+check(read_bytes(f"{work}/capped.jsonl") == out_bytes, "errors-max then resume: output differs")
+
+# 5. Never overwritten: an existing output, or a progress file, without --resume.
+before = read_bytes(f"{work}/out.jsonl")
+_, err, code = batch.run(rows, f"{work}/out.jsonl", *Q, ok=False, env=env)
+check(code != 0 and "never overwrites" in err, f"existing output: {err}")
+check(read_bytes(f"{work}/out.jsonl") == before, "the existing output was touched")
+write(f"{work}/mine.jsonl", "my own file\n")
+_, err, code = batch.run(rows, f"{work}/mine.jsonl", *Q, "--resume", ok=False, env=env)
+check(code != 0 and "has no progress file" in err, f"a user's file with --resume: {err}")
+check(read_bytes(f"{work}/mine.jsonl") == b"my own file\n", "a user's file was touched")
+
+# 6. The output may not be the input or a file of the labeler (links included).
+os.symlink(rows, f"{work}/link_to_input.jsonl")
+_, err, code = batch.run(rows, f"{work}/link_to_input.jsonl", *Q, "--resume", ok=False, env=env)
+check(code != 0 and "is the same file as" in err, f"output = input: {err}")
+os.link(f"{model}/model.safetensors", f"{work}/weights_link")
+_, err, code = batch.run(rows, f"{work}/weights_link", *Q, "--resume", ok=False, env=env)
+check(code != 0 and "is the same file as" in err and "model.safetensors" in err, f"output = weights: {err}")
+check(read_bytes(rows) == text.encode(), "the input was touched")
+
+# 7. --resume refuses another job and names what differs; the output stays as it was.
+half = f"{work}/half.jsonl"
+shutil.copy(f"{work}/capped.jsonl", half)  # a complete job; make it look unfinished
+p = progress_of(f"{work}/capped.jsonl")
+p.update(complete=False)
+json.dump(p, open(half + ".progress", "w"))
+other_input = write(f"{work}/other_rows.jsonl", text + '{"id": "extra", "query": "q", "items": []}\n')
+for what, args, needle in [
+        ("threshold", ["--threshold", "0.3"], "threshold is 0.3 in this run, 0.5 in the job"),
+        ("mode", ["--mode", "prefix"], 'mode is "prefix" in this run, "mis" in the job'),
+        ("shard", ["--shard", "1/2"], 'shard is "1/2" in this run, "1/1" in the job'),
+        ("request size", ["--max-batch-tokens", "500"], "request_tokens is 500"),
+        ("weights", ["--model", f"{work}/other_weights"], "artifact is"),
+]:
+    cmd = batch.args(rows, half, *Q, "--resume", *args)
+    if args[0] == "--model":
+        cmd = [sift_bin, "batch", "--model", args[1], "--input", rows, "--output", half, *Q, "--resume"]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    check(r.returncode != 0 and "not the job being resumed" in r.stderr and needle in r.stderr,
+          f"another {what} was not refused clearly: {r.stderr}")
+_, err, code = batch.run(other_input, half, *Q, "--resume", ok=False, env=env)
+check(code != 0 and "input is" in err, f"another input: {err}")
+check(read_bytes(half) == out_bytes, "a refused resume touched the output")
+
+# 8. --resume of a complete job does nothing; the same command again is harmless.
+summary, err, _ = batch.run(rows, f"{work}/out.jsonl", "--threads", "1", "--resume", env=env)
+check(summary["rows"] == 0 and summary["output_rows"] == n_lines and "nothing to do" in err, f"{summary} {err}")
+check(read_bytes(f"{work}/out.jsonl") == out_bytes, "resuming a complete job changed it")
+
+# 9. An empty input; the other modes give the same scores.
+write(f"{work}/empty.jsonl", "")
+summary, _, _ = batch.run(f"{work}/empty.jsonl", f"{work}/empty_out.jsonl", *Q, env=env)
+check(summary["rows"] == 0 and read_bytes(f"{work}/empty_out.jsonl") == b"", f"empty input: {summary}")
+batch.run(rows, f"{work}/independent.jsonl", *Q, "--mode", "independent", env=env)
+for a, b in zip(out, (json.loads(l) for l in open(f"{work}/independent.jsonl"))):
+    check(a.get("scores") == b.get("scores"), f"mode independent scores differ: {a} {b}")
+
+# 10. Bad command lines.
+for args, needle in [(["--shard", "3/2"], "--shard"), (["--mode", "generate"], "generate")]:
+    r = subprocess.run(batch.args(rows, f"{work}/bad.jsonl", *args), capture_output=True, text=True)
+    check(r.returncode != 0 and needle in r.stderr, f"{args}: {r.stderr}")
+r = subprocess.run([sift_bin, "batch", "--input", rows, "--output", f"{work}/x.jsonl"], capture_output=True, text=True)
+check(r.returncode != 0 and "--model is required" in r.stderr, r.stderr)
+print(f"batch_cli: ok ({n_lines} rows)", file=sys.stderr)
+PY
