@@ -62,8 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view config_text = input.substr(0, split);
   const std::string_view header = split == std::string_view::npos ? std::string_view("{}") : input.substr(split + 1);
   try {
-    const nlohmann::json config_json = sift::parse_json(config_text, "config.json", /*allow_exceptions=*/false);
-    if (config_json.is_discarded()) return 0;  // not JSON: load_model_config's "invalid JSON"
+    const nlohmann::json config_json = sift::parse_json(config_text, "config.json");  // Error when not JSON
     const sift::ModelConfig config = sift::parse_model_config(config_json, "config.json");
     const std::string file = safetensors_file(header);
     const sift::Checkpoint checkpoint = sift::Checkpoint::from_file(
@@ -71,7 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto model = sift::Model::from_checkpoint(config, checkpoint);
     const int32_t last = static_cast<int32_t>(std::min<int64_t>(config.vocab_size - 1, 5));
     const std::vector<int32_t> ids = {0, last, 1 % (last + 1)}, positions = {0, 1, 2}, rows = {2};
-    const sift::ForwardResult result = model->forward({ids, positions, {{0, 3, 0}}, rows, {}});
+    const sift::Segment causal[1] = {{.start = 0, .len = 3}};  // one causal prompt
+    const sift::ForwardResult result = model->forward({ids, positions, causal, rows, {}});
     if (result.n_rows != 1 || result.n_cols != config.vocab_size) __builtin_trap();
   } catch (const sift::Error&) {
     // a clear error is the expected outcome for a config that does not fit

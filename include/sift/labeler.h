@@ -48,6 +48,7 @@ struct RowResult {
   int64_t prefill_tokens = 0;                 // usage: tokens run through the model for this row
   int64_t generated_tokens = 0;               // usage: generate mode's decoded tokens
   int64_t requests = 0;                       // usage: prompts in the mode's own sense
+  std::vector<std::string> generated_texts;   // generate: what the model wrote, one per request
   std::string error;                          // what was wrong with the row
 };
 

@@ -1,119 +1,194 @@
-// sift calibrate: choose a labeler's threshold on labeled validation rows (paper §3.3),
-// write it into sift.json as a new version, and leave the precision-recall curve beside
-// it (calibration/pr_curve.tsv and .png). Math: workflows/calibration.h.
+// sift calibrate: choose a labeler's threshold on labeled validation rows (paper §3.3). It
+// never rewrites a labeler by surprise: --dry-run prints the chosen point and writes nothing,
+// --out NEW_DIR writes a calibrated copy, --in-place rewrites DIR/sift.json (one of the three
+// is required). Math: workflows/calibration.h; files: workflows/calibration_output.h.
 #include <fmt/format.h>
 
-#include <cstdio>
-#include <iostream>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "apps/cli.h"
 #include "apps/command.h"
 #include "core/error.h"
+#include "io/path_lock.h"
+#include "scoring/engine.h"
 #include "workflows/artifact_update.h"
 #include "workflows/calibration.h"
+#include "workflows/calibration_output.h"
 #include "workflows/evaluation_run.h"
 #include "workflows/labeled_rows.h"
-#include "scoring/engine.h"
 #include "workflows/pr_curve_files.h"
 
 namespace {
 
-void print_progress(const char* what, size_t done, size_t total) {
-  if (done == total || done % 200 == 0) fmt::print(stderr, "\rsift calibrate: {} {}/{} rows", what, done, total);
-  if (done == total) fmt::print(stderr, "\n");
+namespace fs = std::filesystem;
+
+// Below these a chosen threshold is noisy: a warning, not an error.
+constexpr int64_t kFewItems = 1000;
+constexpr int64_t kFewPositives = 100;
+
+struct CalibrateArgs {
+  std::string model, input, target = "f1", mode = "mis", out, out_dir;
+  bool dry_run = false, in_place = false, strict = false;
+  std::optional<int64_t> max_request_tokens;
+  int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
+};
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+void check_write_mode(const CalibrateArgs& args) {
+  const int modes = int(args.dry_run) + int(!args.out.empty()) + int(args.in_place);
+  if (modes != 1)
+    sift::apps::usage_error(
+        "say how to write the calibration: --dry-run (print the chosen threshold, write nothing), --out NEW_DIR (a "
+        "calibrated copy of the labeler) or --in-place (rewrite {}/sift.json); exactly one of them",
+        args.model);
+  if (args.dry_run && !args.out_dir.empty()) sift::apps::usage_error("--out-dir: --dry-run writes nothing");
+}
+
+void run_calibrate(const CalibrateArgs& args) {
+  check_write_mode(args);
+  const sift::CalibrationTarget target = sift::parse_calibration_target(args.target);
+  sift::ScoringOptions scoring;
+  scoring.mode = *sift::parse_scoring_mode(args.mode);
+  scoring.max_request_tokens = args.max_request_tokens;
+  if (scoring.mode == sift::ScoringMode::Generate)
+    sift::apps::usage_error("--mode generate gives hard 0/1 decisions, not scores: there is no threshold to calibrate");
+  if (!args.dry_run) sift::require_gnuplot();  // fail before the long part
+
+  const fs::path model_dir = args.model;
+  // Held from before sift.json is read until it is written, so no concurrent run loses it.
+  std::unique_ptr<sift::PathLock> lock;
+  if (args.in_place) lock = std::make_unique<sift::PathLock>(model_dir);
+  if (!args.out.empty()) lock = std::make_unique<sift::PathLock>(fs::path(args.out));
+
+  std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(model_dir);
+  labeler->limits(scoring);
+  const sift::LabeledRows input = sift::read_labeled_rows(args.input, args.max_line_bytes);
+  const std::string input_name = args.input.empty() || args.input == "-" ? "stdin" : args.input;
+  for (const sift::RowError& e : input.errors)
+    sift::apps::warn("sift calibrate", fmt::format("{}:{}: {} (row left out)", input_name, e.line, e.message));
+
+  sift::ProgressReporter progress =
+      sift::apps::progress_reporter("sift calibrate", "rows", static_cast<int64_t>(input.rows.size()));
+  const sift::ScoredRows scored = sift::score_labeled_rows(
+      *labeler, input.rows, scoring, [&progress](int64_t done, std::string_view pass) { progress.update(done, pass); });
+  for (const sift::RowError& e : scored.errors)
+    progress.message(fmt::format("sift calibrate: warning: {}:{}: {} (row left out)", input_name, e.line, e.message));
+
+  std::vector<double> scores;
+  std::vector<bool> reference;
+  for (size_t r = 0; r < input.rows.size(); ++r) {
+    if (!scored.results[r].error.empty()) continue;
+    for (size_t i = 0; i < input.rows[r].labels.size(); ++i) {
+      scores.push_back(*scored.results[r].scores[i]);
+      reference.push_back(input.rows[r].labels[i]);
+    }
+  }
+  const int64_t errors = static_cast<int64_t>(input.errors.size() + scored.errors.size());
+  progress.finish(fmt::format("{} rows scored, {} items, {} rows left out", input.rows.size() - scored.errors.size(),
+                              scores.size(), errors));
+  if (scores.empty()) sift::fail("{}: the rows hold no items to calibrate on", input_name);
+  const sift::PrCurve curve = sift::precision_recall_curve(scores, reference);
+  const sift::PrPoint chosen = sift::choose_operating_point(curve, target);
+  const double average_precision = sift::average_precision(curve);
+  if (curve.n_items < kFewItems || curve.n_positive < kFewPositives)
+    sift::apps::warn("sift calibrate",
+                     fmt::format("only {} items and {} positives: a threshold chosen on fewer than {} items or {} "
+                                 "positives is noisy; calibrate on a larger validation set if you can",
+                                 curve.n_items, curve.n_positive, kFewItems, kFewPositives));
+
+  nlohmann::ordered_json record = {{"target", target.name()},
+                                   {"input", input_name},
+                                   {"mode", args.mode},
+                                   {"n_items", curve.n_items},
+                                   {"n_positive", curve.n_positive},
+                                   {"precision", chosen.precision},
+                                   {"recall", chosen.recall},
+                                   {"f1", chosen.f1},
+                                   {"average_precision", average_precision},
+                                   {"rows_left_out", errors},
+                                   {"calibrated_at", utc_now()}};
+  const sift::ArtifactUpdate update =
+      sift::calibrated_artifact(model_dir / "sift.json", chosen.threshold, target.name(), record);
+
+  nlohmann::ordered_json summary = {{"threshold", chosen.threshold},
+                                    {"precision", chosen.precision},
+                                    {"recall", chosen.recall},
+                                    {"f1", chosen.f1},
+                                    {"average_precision", average_precision},
+                                    {"n_items", curve.n_items},
+                                    {"n_positive", curve.n_positive},
+                                    {"errors", errors},
+                                    {"old_threshold", update.old_threshold},
+                                    {"target", target.name()},
+                                    {"version", update.new_version},
+                                    {"old_version", update.old_version},
+                                    {"dry_run", args.dry_run}};
+  std::string written = "nothing written (--dry-run)";
+  if (!args.dry_run) {
+    const sift::ScoreHistogram histogram = sift::score_histogram(scores, reference, sift::kHistogramBins);
+    const sift::CalibrationCurves curves{
+        curve, chosen, histogram,
+        fmt::format("{}: {} on {} (target {})", model_dir.filename().string(), update.new_version,
+                    fs::path(input_name).filename().string(), target.name())};
+    const std::optional<fs::path> curve_dir = args.out_dir.empty() ? std::nullopt : std::optional<fs::path>(args.out_dir);
+    const sift::WrittenCalibration files =
+        args.in_place ? sift::write_calibration_in_place(model_dir, update, curves, curve_dir)
+                      : sift::write_calibrated_copy(model_dir, args.out, update, curves, curve_dir);
+    summary["sift_json"] = files.sift_json.string();
+    summary["curve"] = (files.curve_dir / "pr_curve.tsv").string();
+    summary["plot"] = (files.curve_dir / "pr_curve.png").string();
+    written = fmt::format("written to {}", files.sift_json.string());
+  }
+  sift::apps::print_report(summary);
+  fmt::print(stderr,
+             "sift calibrate: threshold {:.6g} -> {:.6g} ({}): precision {:.4f}, recall {:.4f}, F1 {:.4f}, average "
+             "precision {:.4f} on {} items; version {} -> {}, {}\n",
+             update.old_threshold, chosen.threshold, target.name(), chosen.precision, chosen.recall, chosen.f1,
+             average_precision, curve.n_items, update.old_version, update.new_version, written);
+  if (args.strict && errors > 0) sift::fail("{} rows were left out; --strict makes that a failed run", errors);
 }
 
 }  // namespace
 
 SIFT_COMMAND(calibrate) {
-  struct Options {
-    std::string model, input, target = "f1", mode = "mis", out_dir;
-    std::optional<int64_t> max_request_tokens;
-  };
-  auto options = std::make_shared<Options>();
+  auto args = std::make_shared<CalibrateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "calibrate",
-      "Choose the threshold on labeled validation rows; write it into sift.json as a new version, plus the "
-      "precision-recall curve (calibration/pr_curve.tsv, .png)");
-  cmd->add_option("--model", options->model, "labeler directory (its sift.json is updated)")->required();
-  cmd->add_option("--input", options->input, "JSON-lines rows {\"query\", \"items\", \"labels\": [0/1...]}")
-      ->required()
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--target", options->target,
+      "Choose the threshold on labeled validation rows; print it (--dry-run), or write it as a new sift.json version "
+      "into a copy (--out NEW_DIR) or the labeler itself (--in-place), with the precision-recall curve");
+  cmd->add_option("--model", args->model, "labeler directory")->required();
+  cmd->add_option("--input", args->input,
+                  "JSON-lines rows {\"query\", \"items\", \"labels\": [0/1...]} (default, or -: stdin)");
+  cmd->add_option("--target", args->target,
                   "f1 (highest F1) | precision=P (most recall with precision >= P) | recall=R (most precision "
                   "with recall >= R)")
       ->capture_default_str();
-  cmd->add_option("--mode", options->mode, "mis | independent | prefix (all give the same scores)")
+  cmd->add_flag("--dry-run", args->dry_run, "print the chosen operating point; write nothing");
+  cmd->add_option("--out", args->out, "write a calibrated copy of the labeler to this new folder");
+  cmd->add_flag("--in-place", args->in_place, "rewrite MODEL/sift.json (the old version stays in its history)");
+  cmd->add_option("--mode", args->mode, "mis | independent | prefix (all give the same scores)")
       ->check(CLI::IsMember({"mis", "independent", "prefix", "generate"}))
       ->capture_default_str();
-  cmd->add_option("--out-dir", options->out_dir, "where the curve goes (default: MODEL/calibration)");
-  cmd->add_option("--max-request-tokens", options->max_request_tokens, "as in `sift score`")
+  cmd->add_option("--out-dir", args->out_dir, "where the curve files go (default: the labeler's calibration/)");
+  cmd->add_option("--max-request-tokens", args->max_request_tokens, "as in `sift score`")
       ->check(CLI::PositiveNumber);
-  cmd->callback([options] {
-    const sift::CalibrationTarget target = sift::parse_calibration_target(options->target);
-    sift::ScoringOptions scoring;
-    scoring.mode = *sift::parse_scoring_mode(options->mode);
-    scoring.max_request_tokens = options->max_request_tokens;
-    if (scoring.mode == sift::ScoringMode::Generate)
-      sift::fail("--mode generate gives hard 0/1 decisions, not scores: there is no threshold to calibrate");
-    sift::require_gnuplot();  // fail before the long part
-
-    const std::filesystem::path model_dir = options->model;
-    std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(model_dir);
-    const std::vector<sift::LabeledRow> rows = sift::read_labeled_rows(options->input);
-    const sift::ScoredRows scored = sift::score_labeled_rows(*labeler, rows, scoring, print_progress);
-
-    std::vector<double> scores;
-    std::vector<bool> reference;
-    for (size_t r = 0; r < rows.size(); ++r) {
-      for (size_t i = 0; i < rows[r].labels.size(); ++i) {
-        scores.push_back(*scored.results[r].scores[i]);
-        reference.push_back(rows[r].labels[i]);
-      }
-    }
-    if (scores.empty()) sift::fail("{}: the rows hold no items to calibrate on", options->input);
-    const sift::PrCurve curve = sift::precision_recall_curve(scores, reference);
-    const sift::PrPoint chosen = sift::choose_operating_point(curve, target);
-
-    const std::filesystem::path out_dir =
-        options->out_dir.empty() ? model_dir / "calibration" : std::filesystem::path(options->out_dir);
-    std::filesystem::create_directories(out_dir);
-    const std::filesystem::path tsv = out_dir / "pr_curve.tsv", png = out_dir / "pr_curve.png";
-    sift::write_pr_curve_tsv(tsv, curve);
-    sift::plot_pr_curve(tsv, png, curve, chosen,
-                        fmt::format("{}: precision-recall on {} (target {})", model_dir.filename().string(),
-                                    std::filesystem::path(options->input).filename().string(), target.name()));
-
-    nlohmann::ordered_json record = {{"target", target.name()},
-                                     {"input", options->input},
-                                     {"mode", options->mode},
-                                     {"n_items", curve.n_items},
-                                     {"n_positive", curve.n_positive},
-                                     {"precision", chosen.precision},
-                                     {"recall", chosen.recall},
-                                     {"f1", chosen.f1}};
-    const sift::ArtifactUpdate update =
-        sift::write_calibrated_artifact(model_dir / "sift.json", chosen.threshold, target.name(), record);
-
-    nlohmann::ordered_json summary = {{"threshold", chosen.threshold},
-                                      {"precision", chosen.precision},
-                                      {"recall", chosen.recall},
-                                      {"f1", chosen.f1},
-                                      {"n_items", curve.n_items},
-                                      {"n_positive", curve.n_positive},
-                                      {"old_threshold", update.old_threshold},
-                                      {"target", target.name()},
-                                      {"version", update.new_version},
-                                      {"old_version", update.old_version},
-                                      {"curve", tsv.string()},
-                                      {"plot", png.string()}};
-    std::cout << summary.dump() << std::endl;
-    fmt::print(stderr,
-               "sift calibrate: threshold {:.6g} -> {:.6g} ({}): precision {:.4f}, recall {:.4f}, F1 {:.4f} on {} "
-               "items; sift.json version {} -> {}\n",
-               update.old_threshold, chosen.threshold, target.name(), chosen.precision, chosen.recall, chosen.f1,
-               curve.n_items, update.old_version, update.new_version);
-  });
+  cmd->add_option("--max-line-bytes", args->max_line_bytes, "as in `sift score`")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_flag("--strict", args->strict, "exit 1 when any row was left out");
+  cmd->callback([args] { run_calibrate(*args); });
 }

@@ -1,55 +1,71 @@
 // sift cost: prefill tokens per label under mis, packed generation and independent scoring
 // for the rows of a JSON-lines file, and the reduction factor (paper §4.3). Needs only the
 // labeler's tokenizer.json, sift.json and config.json: no weights are loaded.
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
-#include <fstream>
+#include <exception>
 #include <optional>
 #include <string>
 
+#include "apps/cli.h"
 #include "apps/command.h"
 #include "core/error.h"
+#include "io/input_file.h"
+#include "io/line_reader.h"
 #include "model/config.h"
-#include "workflows/cost_report.h"
 #include "scoring/request_sizing.h"
 #include "scoring/score_io.h"
+#include "workflows/cost_report.h"
+
+namespace {
+
+struct CostArgs {
+  std::string model, input;
+  std::optional<int64_t> max_request_tokens;
+  int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
+  bool strict = false;
+};
+
+void run_cost(const CostArgs& args) {
+  const std::filesystem::path dir = args.model;
+  const sift::ScoringArtifact artifact = sift::load_scoring_artifact(dir / "sift.json");
+  const auto tokenizer = sift::Tokenizer::load(dir / "tokenizer.json");
+  const sift::ModelConfig config = sift::load_model_config(dir / "config.json");
+  const sift::PromptEncoder prompts(*tokenizer, artifact);
+  const int64_t limit = args.max_request_tokens.value_or(sift::default_max_request_tokens(config));
+
+  sift::InputFile input(args.input);
+  sift::LineReader reader(input.stream(), args.max_line_bytes);
+  sift::CostTotals totals;
+  for (sift::InputLine line; reader.next(line);) {
+    try {  // whatever goes wrong with a row, it is left out and the rest is counted
+      if (line.too_long) sift::fail("{}", sift::too_long_line_message(line, args.max_line_bytes));
+      const sift::ScoringRow row = sift::parse_scoring_row(line.text);
+      totals.add(sift::measure_row_cost(prompts, artifact, row.query, row.items, limit));
+    } catch (const std::exception& e) {
+      sift::apps::warn("sift cost", fmt::format("{}:{}: {} (row left out)", input.name(), line.number, e.what()));
+      ++totals.errors;
+    }
+  }
+  sift::apps::print_report(sift::cost_report_json(totals));
+  if (args.strict && totals.errors > 0)
+    sift::fail("{} rows were left out; --strict makes that a failed run", totals.errors);
+}
+
+}  // namespace
 
 SIFT_COMMAND(cost) {
-  struct Options {
-    std::string model, input;
-    std::optional<int64_t> max_request_tokens;
-  };
-  auto options = std::make_shared<Options>();
+  auto args = std::make_shared<CostArgs>();
   CLI::App* cmd = app.add_subcommand(
       "cost", "Prefill tokens per label under mis, packed generation and independent scoring (paper §4.3)");
-  cmd->add_option("--model", options->model, "labeler directory (tokenizer.json, sift.json, config.json)")
-      ->required();
-  cmd->add_option("--input", options->input, "JSON-lines rows, as for sift score")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--max-request-tokens", options->max_request_tokens, "request limit, as for sift score")
+  cmd->add_option("--model", args->model, "labeler directory (tokenizer.json, sift.json, config.json)")->required();
+  cmd->add_option("--input", args->input, "JSON-lines rows, as for sift score (default, or -: stdin)");
+  cmd->add_option("--max-request-tokens", args->max_request_tokens, "request limit, as for sift score")
       ->check(CLI::PositiveNumber);
-  cmd->callback([options] {
-    const std::filesystem::path dir = options->model;
-    const sift::ScoringArtifact artifact = sift::load_scoring_artifact(dir / "sift.json");
-    const auto tokenizer = sift::Tokenizer::load(dir / "tokenizer.json");
-    const sift::ModelConfig config = sift::load_model_config(dir / "config.json");
-    const sift::PromptEncoder prompts(*tokenizer, artifact);
-    const int64_t limit = options->max_request_tokens.value_or(sift::default_max_request_tokens(config));
-
-    std::ifstream in(options->input);
-    if (!in) sift::fail("{}: cannot open the input", options->input);
-    sift::CostTotals totals;
-    std::string line;
-    for (int64_t line_number = 1; std::getline(in, line); ++line_number) {
-      try {
-        const sift::ScoringRow row = sift::parse_scoring_row(line);
-        totals.add(sift::measure_row_cost(prompts, artifact, row.query, row.items, limit));
-      } catch (const sift::Error& e) {
-        std::fprintf(stderr, "sift cost: %s line %lld: %s (row left out)\n", options->input.c_str(),
-                     static_cast<long long>(line_number), e.what());
-        ++totals.errors;
-      }
-    }
-    std::printf("%s\n", sift::cost_report_json(totals).dump(2).c_str());
-  });
+  cmd->add_option("--max-line-bytes", args->max_line_bytes, "as in `sift score`")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_flag("--strict", args->strict, "exit 1 when any row was left out");
+  cmd->callback([args] { run_cost(*args); });
 }

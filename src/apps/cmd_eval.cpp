@@ -4,24 +4,28 @@
 // object on stdout, readable lines on stderr. Math: workflows/evaluation.h.
 #include <fmt/format.h>
 
-#include <cstdio>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "apps/cli.h"
 #include "apps/command.h"
 #include "core/error.h"
+#include "scoring/engine.h"
 #include "workflows/evaluation_run.h"
 #include "workflows/labeled_rows.h"
-#include "scoring/engine.h"
 
 namespace {
 
-void print_progress(const char* what, size_t done, size_t total) {
-  if (done == total || done % 100 == 0) fmt::print(stderr, "\rsift eval: {} {}/{} rows", what, done, total);
-  if (done == total) fmt::print(stderr, "\n");
-}
+struct EvalArgs {
+  std::string model, input, mode = "mis";
+  int64_t shuffles = 3;
+  uint64_t seed = 0;
+  std::optional<double> threshold;
+  std::optional<int64_t> max_request_tokens;
+  int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
+  bool strict = false;
+};
 
 void print_readable(const sift::EvalReport& r) {
   const sift::LabelCounts& c = r.reference;
@@ -39,49 +43,59 @@ void print_readable(const sift::EvalReport& r) {
   fmt::print(stderr, "{:.1f} labels/s ({} labels in {:.2f} s)\n", r.labels_per_second(), r.n_labels, r.seconds);
 }
 
+void run_eval(const EvalArgs& args) {
+  sift::EvalOptions eval;
+  eval.scoring.mode = *sift::parse_scoring_mode(args.mode);
+  eval.scoring.threshold = args.threshold;
+  eval.scoring.max_request_tokens = args.max_request_tokens;
+  eval.shuffles = args.shuffles;
+  eval.seed = args.seed;
+
+  std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(args.model);
+  labeler->limits(eval.scoring);  // reject a bad limit before reading input
+  const sift::LabeledRows input = sift::read_labeled_rows(args.input, args.max_line_bytes);
+  const std::string input_name = args.input.empty() || args.input == "-" ? "stdin" : args.input;
+  for (const sift::RowError& e : input.errors)
+    sift::apps::warn("sift eval", fmt::format("{}:{}: {} (row left out)", input_name, e.line, e.message));
+
+  sift::ProgressReporter progress = sift::apps::progress_reporter(
+      "sift eval", "rows", sift::evaluation_passes_rows(input.rows.size(), eval));
+  const sift::EvalReport report = sift::evaluate(
+      *labeler, input.rows, eval, [&progress](int64_t done, std::string_view pass) { progress.update(done, pass); });
+  for (const sift::RowError& e : report.errors)
+    progress.message(fmt::format("sift eval: warning: {}:{}: {} (row left out)", input_name, e.line, e.message));
+  const int64_t errors = static_cast<int64_t>(input.errors.size() + report.errors.size());
+  progress.finish(fmt::format("{} rows evaluated, {} left out", report.n_rows, errors));
+  sift::apps::print_report(sift::eval_report_to_json(report, static_cast<int64_t>(input.errors.size())));
+  print_readable(report);
+  if (args.strict && errors > 0) sift::fail("{} rows were left out; --strict makes that a failed run", errors);
+}
+
 }  // namespace
 
 SIFT_COMMAND(eval) {
-  struct Options {
-    std::string model, input, mode = "mis";
-    int64_t shuffles = 3;
-    uint64_t seed = 0;
-    std::optional<double> threshold;
-    std::optional<int64_t> max_request_tokens;
-  };
-  auto options = std::make_shared<Options>();
+  auto args = std::make_shared<EvalArgs>();
   CLI::App* cmd = app.add_subcommand(
       "eval", "Evaluate a labeler on labeled rows: agreement, precision, recall, F1, truth agreement, "
               "order inconsistency, labels/s");
-  cmd->add_option("--model", options->model, "labeler directory")->required();
-  cmd->add_option("--input", options->input,
-                  "JSON-lines rows {\"query\", \"items\", \"labels\": [0/1...], optional \"truth\": [0/1...]}")
-      ->required()
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--mode", options->mode, "mis | independent | prefix | generate")
+  cmd->add_option("--model", args->model, "labeler directory")->required();
+  cmd->add_option("--input", args->input,
+                  "JSON-lines rows {\"query\", \"items\", \"labels\": [0/1...], optional \"truth\": [0/1...]} "
+                  "(default, or -: stdin)");
+  cmd->add_option("--mode", args->mode, "mis | independent | prefix | generate")
       ->check(CLI::IsMember({"mis", "independent", "prefix", "generate"}))
       ->capture_default_str();
-  cmd->add_option("--shuffles", options->shuffles, "K: each row's candidates re-scored in K random orders (0: skip)")
+  cmd->add_option("--shuffles", args->shuffles, "K: each row's candidates re-scored in K random orders (0: skip)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--seed", options->seed, "seed of the shuffles")->capture_default_str();
-  cmd->add_option("--threshold", options->threshold, "label = score >= T (ties YES); default: sift.json's")
-      ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--max-request-tokens", options->max_request_tokens, "as in `sift score`")
+  cmd->add_option("--seed", args->seed, "seed of the shuffles")->capture_default_str();
+  cmd->add_option("--threshold", args->threshold, "label = score >= T (ties YES); default: sift.json's")
+      ->check(sift::apps::kProbability);
+  cmd->add_option("--max-request-tokens", args->max_request_tokens, "as in `sift score`")
       ->check(CLI::PositiveNumber);
-  cmd->callback([options] {
-    sift::EvalOptions eval;
-    eval.scoring.mode = *sift::parse_scoring_mode(options->mode);
-    eval.scoring.threshold = options->threshold;
-    eval.scoring.max_request_tokens = options->max_request_tokens;
-    eval.shuffles = options->shuffles;
-    eval.seed = options->seed;
-
-    std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(options->model);
-    labeler->limits(eval.scoring);  // reject a bad limit before reading input
-    const std::vector<sift::LabeledRow> rows = sift::read_labeled_rows(options->input);
-    const sift::EvalReport report = sift::evaluate(*labeler, rows, eval, print_progress);
-    std::cout << sift::eval_report_to_json(report).dump() << std::endl;
-    print_readable(report);
-  });
+  cmd->add_option("--max-line-bytes", args->max_line_bytes, "as in `sift score`")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_flag("--strict", args->strict, "exit 1 when any row was left out");
+  cmd->callback([args] { run_eval(*args); });
 }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/cli.h"
 #include "apps/command.h"
 #include "core/progress.h"
 #include "label/jsonl_file.h"
@@ -19,7 +20,6 @@ namespace {
 struct LabelArgs {
   sift::label::LabelRunOptions run;
   std::string model, catalog, profiles, shard = "1/1";
-  bool quiet = false;
 };
 
 void run_label_command(LabelArgs& args) {
@@ -29,8 +29,8 @@ void run_label_command(LabelArgs& args) {
   args.run.shard = sift::label::Shard::parse(args.shard);
   args.run.rounds.validate();
 
-  sift::ProgressReporter progress = sift::ProgressReporter::to_stderr(
-      "sift label", "profiles", sift::label::count_lines(args.run.profiles), args.quiet);
+  sift::ProgressReporter progress =
+      sift::apps::progress_reporter("sift label", "profiles", sift::label::count_lines(args.run.profiles));
   const sift::label::LabelRunSummary summary = sift::label::run_label(args.run, progress);
   const sift::store::RunCounts& c = summary.counts;
   const double labels_per_second = summary.seconds > 0 ? double(c.pairs_judged) / summary.seconds : 0.0;
@@ -58,7 +58,7 @@ void run_label_command(LabelArgs& args) {
   j["seconds"] = summary.seconds;
   j["model_seconds"] = summary.model_seconds;
   j["labels_per_second"] = labels_per_second;
-  fmt::print("{}\n", j.dump());
+  sift::apps::print_report(j);
 }
 
 }  // namespace
@@ -85,6 +85,5 @@ SIFT_COMMAND(label) {
   cmd->add_flag("--refresh", args->run.refresh, "judge every profile again, even those whose labels are current");
   cmd->add_option("--shard", args->shard, "K/N: label only the members of shard K of N (by a hash of the id)")
       ->capture_default_str();
-  cmd->add_flag("-q,--quiet", args->quiet, "no progress on stderr (row errors are still reported)");
   cmd->callback([args] { run_label_command(*args); });
 }

@@ -9,8 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/cli.h"
 #include "apps/command.h"
 #include "core/error.h"
+#include "io/line_output.h"
 #include "store/label_store.h"
 
 namespace {
@@ -47,17 +49,15 @@ void get_member(const std::string& store_location, const std::string& member) {
     out["labeled_at"] = m->labeled_at;
     out["judgments"] = std::move(judgments);
   }
-  fmt::print("{}\n", dump_line(out));
+  sift::apps::print_report(out);
 }
 
 void export_store(const std::string& store_location, const std::string& output) {
   std::unique_ptr<LabelStore> store = LabelStore::open(store_location, LabelStore::Access::read);
-  std::ofstream file;
-  if (!output.empty()) {
-    file.open(output, std::ios::binary | std::ios::trunc);
-    if (!file) sift::fail("{}: cannot open the output for writing", output);
-  }
-  std::ostream& out = output.empty() ? std::cout : file;
+  // A SQLite store is a file (with its -wal beside it); a postgresql:// URI is not.
+  const std::vector<sift::NamedInput> inputs = {{store_location, "--store"}, {store_location + "-wal", "--store"}};
+  sift::LineOutput out(output, inputs);
+  std::string batch;
   int64_t rows = 0;
   store->for_each_judgment([&](const sift::store::StoredJudgment& s) {
     ordered_json j;
@@ -72,11 +72,16 @@ void export_store(const std::string& store_location, const std::string& output) 
     j["threshold"] = s.threshold;
     j["run_id"] = s.run_id;
     j["labeled_at"] = s.labeled_at;
-    out << dump_line(j) << '\n';
+    batch += dump_line(j);
+    batch += '\n';
+    if (batch.size() >= (1 << 20)) {
+      out.write(batch);
+      batch.clear();
+    }
     ++rows;
   });
-  out.flush();
-  if (!out) sift::fail("{}: write error after {} rows", output.empty() ? "stdout" : output, rows);
+  out.write(batch);
+  out.commit();
   if (!output.empty()) fmt::print(stderr, "sift labels export: {} judged pairs to {}\n", rows, output);
 }
 
@@ -97,6 +102,6 @@ SIFT_COMMAND(labels) {
 
   CLI::App* exp = cmd->add_subcommand("export", "Every judged pair, one JSON line each, by member then rank");
   exp->add_option("--store", args->store, "label store: a SQLite file or postgresql://...")->required();
-  exp->add_option("--output", args->output, "JSON-lines output (default: stdout)");
+  exp->add_option("--output", args->output, "JSON-lines output, replaced when complete (default, or -: stdout)");
   exp->callback([args] { export_store(args->store, args->output); });
 }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "apps/cli.h"
 #include "apps/command.h"
 #include "core/error.h"
 #include "model/checkpoint_layout.h"
@@ -70,6 +71,6 @@ SIFT_COMMAND(make_checkpoint) {
     }
     const nlohmann::json summary = {{"out", o->out}, {"architecture", arch.hf_name}, {"dtype", o->dtype},
                                     {"n_params", n_params}, {"config", sift::model_config_to_json(c)}};
-    std::printf("%s\n", summary.dump().c_str());
+    sift::apps::print_report(summary);
   });
 }

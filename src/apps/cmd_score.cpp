@@ -2,75 +2,126 @@
 // + sift.json). JSON lines in, exactly one JSON line out per input line (scoring/score_io.h).
 #include <fmt/format.h>
 
-#include <cstdio>
-#include <fstream>
-#include <iostream>
+#include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "apps/cli.h"
 #include "apps/command.h"
 #include "core/error.h"
+#include "io/input_file.h"
+#include "io/line_output.h"
 #include "scoring/engine.h"
 #include "workflows/score_stream.h"
 
-SIFT_COMMAND(score) {
-  struct Options {
-    std::string model, mode = "mis", input, output;
-    std::optional<double> threshold;
-    std::optional<int64_t> max_request_tokens, max_batch_tokens;
+namespace {
+
+// More unparsed answers than this share of the items in mode generate is worth a warning.
+constexpr double kUnparsedWarningShare = 0.10;
+
+struct ScoreArgs {
+  std::string model, mode = "mis", input, output, dump_generations;
+  std::optional<double> threshold;
+  std::optional<int64_t> max_request_tokens, max_batch_tokens;
+  int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
+  bool strict = false;
+};
+
+// {"line", "id", "generations": [what the model wrote, per request], "unparsed": [items]}
+std::string generations_line(int64_t line_number, const sift::ScoringRow& row, const sift::RowResult& result) {
+  nlohmann::ordered_json j;
+  j["line"] = line_number;
+  j["id"] = row.id;
+  j["generations"] = result.generated_texts;
+  j["unparsed"] = result.unparsed;
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+void warn_if_many_unparsed(const sift::StreamStats& stats) {
+  if (stats.labels == 0 || double(stats.unparsed) <= kUnparsedWarningShare * double(stats.labels)) return;
+  sift::apps::warn("sift score",
+                   fmt::format("{:.0f}% of the answers ({} of {} items) could not be parsed: the generate prompt may "
+                               "not suit this model; --dump-generations FILE writes what it wrote",
+                               100.0 * double(stats.unparsed) / double(stats.labels), stats.unparsed, stats.labels));
+}
+
+void run_score(const ScoreArgs& args) {
+  sift::ScoringOptions scoring;
+  scoring.mode = *sift::parse_scoring_mode(args.mode);
+  scoring.threshold = args.threshold;
+  scoring.max_request_tokens = args.max_request_tokens;
+  scoring.max_batch_tokens = args.max_batch_tokens;
+  if (!args.dump_generations.empty() && scoring.mode != sift::ScoringMode::Generate)
+    sift::apps::usage_error("--dump-generations: only mode generate generates text (add --mode generate)");
+  if (!args.dump_generations.empty() && args.dump_generations == args.output)
+    sift::apps::usage_error("--dump-generations and --output name the same file");
+
+  // Everything that can fail before the run does, before any output is opened.
+  sift::InputFile input(args.input);
+  std::vector<sift::NamedInput> inputs = sift::model_directory_inputs(args.model);
+  inputs.push_back(input.as_input());
+  std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(args.model);
+  labeler->limits(scoring);  // a bad limit fails here, not on every row
+  sift::LineReader reader(input.stream(), args.max_line_bytes);
+  sift::LineOutput output(args.output, inputs);
+  std::unique_ptr<sift::LineOutput> generations;
+  if (!args.dump_generations.empty()) generations = std::make_unique<sift::LineOutput>(args.dump_generations, inputs);
+
+  sift::ProgressReporter progress = sift::apps::progress_reporter("sift score", "rows", input.count_lines());
+  sift::StreamHooks hooks;
+  hooks.progress = [&progress](const sift::StreamStats& s) {
+    progress.update(s.lines, fmt::format("{} errors, {:.0f} labels/s", s.errors, s.labels / std::max(s.seconds, 1e-9)));
   };
-  auto options = std::make_shared<Options>();
+  if (generations)
+    hooks.scored_row = [&](int64_t line, const sift::ScoringRow& row, const sift::RowResult& result) {
+      generations->write(generations_line(line, row, result));
+    };
+  const sift::StreamStats stats =
+      sift::score_stream(*labeler, reader, [&output](std::string_view lines) { output.write(lines); }, scoring, hooks);
+  output.commit();
+  if (generations) generations->commit();
+  progress.finish(fmt::format("{} rows ({} errors), {} labels in {:.1f} s, {:.0f} labels/s{}", stats.lines,
+                              stats.errors, stats.labels, stats.seconds, stats.labels / std::max(stats.seconds, 1e-9),
+                              args.output.empty() ? "" : " -> " + args.output));
+  if (scoring.mode == sift::ScoringMode::Generate) warn_if_many_unparsed(stats);
+  if (args.strict && stats.errors > 0)
+    sift::fail("{} of {} rows failed (their error lines are in {}); --strict makes that a failed run", stats.errors,
+               stats.lines, output.name());
+}
+
+}  // namespace
+
+SIFT_COMMAND(score) {
+  auto args = std::make_shared<ScoreArgs>();
   CLI::App* cmd = app.add_subcommand(
       "score", "Score JSON-lines rows {\"id\", \"query\", \"items\"}: one output line per input line, in order");
-  cmd->add_option("--model", options->model, "labeler directory: config.json, weights, tokenizer.json, sift.json")
+  cmd->add_option("--model", args->model, "labeler directory: config.json, weights, tokenizer.json, sift.json")
       ->required();
-  cmd->add_option("--mode", options->mode,
+  cmd->add_option("--mode", args->mode,
                   "mis (default: all items of a row in one packed request) | independent (one request per item, "
                   "no reuse) | prefix (query KV cached, one request per item) | generate (packed generation "
                   "baseline: hard 0/1 decisions parsed from a generated answer list)")
       ->check(CLI::IsMember({"mis", "independent", "prefix", "generate"}));
-  cmd->add_option("--threshold", options->threshold, "label = score >= T (ties YES); default: sift.json's")
-      ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--max-request-tokens", options->max_request_tokens,
+  cmd->add_option("--threshold", args->threshold, "label = score >= T (ties YES); default: sift.json's")
+      ->check(sift::apps::kProbability);
+  cmd->add_option("--max-request-tokens", args->max_request_tokens,
                   "most tokens of one request (query + its items); rows are split into the fewest requests that fit. "
                   "Default: min(max_position_embeddings, a 4 GiB activation budget / bytes per token)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-batch-tokens", options->max_batch_tokens,
+  cmd->add_option("--max-batch-tokens", args->max_batch_tokens,
                   "most tokens of one forward call: short rows are packed together up to this budget (a row's "
                   "requests never exceed it). Default: the --max-request-tokens default")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--input", options->input, "JSON-lines input (default: stdin)")->check(CLI::ExistingFile);
-  cmd->add_option("--output", options->output, "JSON-lines output (default: stdout)");
-  cmd->callback([options] {
-    sift::ScoringOptions scoring;
-    scoring.mode = *sift::parse_scoring_mode(options->mode);
-    scoring.threshold = options->threshold;
-    scoring.max_request_tokens = options->max_request_tokens;
-    scoring.max_batch_tokens = options->max_batch_tokens;
-
-    std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(options->model);
-    labeler->limits(scoring);  // reject a bad limit before reading input
-
-    std::ifstream input_file;
-    if (!options->input.empty()) {
-      input_file.open(options->input);
-      if (!input_file) sift::fail("{}: cannot open the input", options->input);
-    }
-    std::ofstream output_file;
-    if (!options->output.empty()) {
-      output_file.open(options->output);
-      if (!output_file) sift::fail("{}: cannot open the output for writing", options->output);
-    }
-    std::istream& in = options->input.empty() ? std::cin : input_file;
-    std::ostream& out = options->output.empty() ? std::cout : output_file;
-
-    bool reported = false;
-    auto print_progress = [&reported](const sift::StreamStats& s) {
-      fmt::print(stderr, "sift score: {} rows ({} errors), {:.1f} rows/s, {:.0f} labels/s\n", s.lines, s.errors,
-                 s.lines / s.seconds, s.labels / s.seconds);
-      reported = true;
-    };
-    const sift::StreamStats stats = sift::score_stream(*labeler, in, out, scoring, print_progress, std::chrono::seconds(5));
-    if (reported || stats.errors > 0) print_progress(stats);
-  });
+  cmd->add_option("--input", args->input, "JSON-lines input (default, or -: stdin)");
+  cmd->add_option("--output", args->output,
+                  "JSON-lines output, replaced when the run completes (default, or -: stdout)");
+  cmd->add_option("--max-line-bytes", args->max_line_bytes, "a longer input line is that row's error, not parsed")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_flag("--strict", args->strict, "exit 1 when any row failed (default: 0, with the rows' error lines)");
+  cmd->add_option("--dump-generations", args->dump_generations,
+                  "mode generate: write what the model generated for each row to this JSON-lines file");
+  cmd->callback([args] { run_score(*args); });
 }

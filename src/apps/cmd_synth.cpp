@@ -2,6 +2,7 @@
 #include <chrono>
 #include <memory>
 
+#include "apps/cli.h"
 #include "apps/command.h"
 #include "core/log.h"
 #include "synth/dataset.h"
@@ -28,26 +29,19 @@ void run_synth(const SynthArgs& args) {
   options.split = sift::synth::SplitFractions::parse(args.split);
 
   auto start = Clock::now();
-  auto last_report = start;
-  options.on_progress = [&](int64_t done, int64_t total) {
-    auto now = Clock::now();
-    if (done < total && now - last_report < std::chrono::seconds(2)) return;
-    last_report = now;
-    double seconds = std::chrono::duration<double>(now - start).count();
-    spdlog::info("synth: {}/{} members ({:.0f}%), {:.0f} members/s", done, total, 100.0 * double(done) / double(total),
-                 double(done) / std::max(seconds, 1e-9));
-  };
+  sift::ProgressReporter progress = sift::apps::progress_reporter("sift synth", "members", args.members);
+  options.on_progress = [&progress](int64_t done, int64_t) { progress.update(done); };
   sift::synth::SynthSummary summary = sift::synth::write_synth_dataset(options);
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
   nlohmann::ordered_json j = summary.to_json();
-  spdlog::info("synth: wrote {} members ({} train, {} validation, {} test), {} pairs to {} in {:.1f}s",
-               j["members"].get<int64_t>(), j["splits"]["train"]["members"].get<int64_t>(),
-               j["splits"]["validation"]["members"].get<int64_t>(), j["splits"]["test"]["members"].get<int64_t>(),
-               j["pairs"].get<int64_t>(), args.out, seconds);
-  spdlog::info("synth: positive rate {:.3f} (truth {:.3f}), flip rate {:.4f}, truth recall@{} {:.3f}",
-               j["positive_rate"].get<double>(), j["truth_positive_rate"].get<double>(),
-               j["flip_rate"].get<double>(), args.candidates, j["truth_recall_at_k"].get<double>());
+  progress.finish(fmt::format("{} members ({} train, {} validation, {} test), {} pairs to {} in {:.1f}s; positive rate "
+                              "{:.3f} (truth {:.3f}), flip rate {:.4f}, truth recall@{} {:.3f}",
+                              j["members"].get<int64_t>(), j["splits"]["train"]["members"].get<int64_t>(),
+                              j["splits"]["validation"]["members"].get<int64_t>(),
+                              j["splits"]["test"]["members"].get<int64_t>(), j["pairs"].get<int64_t>(), args.out,
+                              seconds, j["positive_rate"].get<double>(), j["truth_positive_rate"].get<double>(),
+                              j["flip_rate"].get<double>(), args.candidates, j["truth_recall_at_k"].get<double>()));
 }
 
 }  // namespace

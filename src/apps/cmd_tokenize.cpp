@@ -11,6 +11,7 @@
 #include "apps/command.h"
 #include "core/error.h"
 #include "core/parallel.h"
+#include "io/file_identity.h"
 #include "io/json_parse.h"
 #include "tokenizer/token_ids.h"
 #include "tokenizer/tokenizer.h"
@@ -50,9 +51,7 @@ void map_json_lines(Process&& process) {
     parallel_for(static_cast<int64_t>(lines.size()), [&](int64_t i) {
       const size_t line_number = n_lines_read + static_cast<size_t>(i) + 1;
       try {
-        outputs[i] = process(parse_json(lines[i], fmt::format("line {}", line_number)));
-      } catch (const nlohmann::json::exception& e) {
-        outputs[i] = error_line(line_number, e.what());
+        outputs[i] = process(parse_json(lines[i], ""));
       } catch (const std::exception& e) {
         outputs[i] = error_line(line_number, e.what());
       }
@@ -63,7 +62,14 @@ void map_json_lines(Process&& process) {
   }
 }
 
+// stdout redirected over the tokenizer file would destroy it before it is read.
+void refuse_stdout_over_tokenizer(const TokenizeOptions& options) {
+  const NamedInput inputs[] = {{options.tokenizer_path, "--tokenizer"}};
+  refuse_descriptor_over_inputs(1, "stdout", inputs);
+}
+
 void run_tokenize(const TokenizeOptions& options) {
+  refuse_stdout_over_tokenizer(options);
   const auto tokenizer = Tokenizer::load(options.tokenizer_path);
   const EncodeOptions encode_options{!options.no_special, SpecialText::Recognise};
   map_json_lines([&](const nlohmann::json& input) {
@@ -75,6 +81,7 @@ void run_tokenize(const TokenizeOptions& options) {
 }
 
 void run_detokenize(const TokenizeOptions& options) {
+  refuse_stdout_over_tokenizer(options);
   const auto tokenizer = Tokenizer::load(options.tokenizer_path);
   map_json_lines([&](const nlohmann::json& input) {
     if (!input.is_object() || !input.contains("ids") || !input["ids"].is_array()) fail("expected {{\"ids\": [...]}}");

@@ -13,8 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "apps/cli.h"
 #include "apps/command.h"
 #include "core/error.h"
+#include "io/atomic_file.h"
+#include "io/file_identity.h"
+#include "io/path_lock.h"
 #include "tokenizer/bpe_corpus.h"
 #include "tokenizer/bpe_trainer.h"
 
@@ -53,10 +57,9 @@ SIFT_COMMAND(tokenizer) {
       ->check(CLI::PositiveNumber);
   train->add_option("--input", options->inputs,
                     "corpus file, repeatable: text (one document per line) or JSON lines (\"query\", item \"text\", "
-                    "\"text\": `sift synth` output)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  train->add_option("--out", options->out, "the tokenizer.json to write")->required();
+                    "\"text\": `sift synth` output); - for stdin")
+      ->required();
+  train->add_option("--out", options->out, "the tokenizer.json to write (replaced when complete)")->required();
   train->add_option("--special", options->specials, "special (added) tokens, comma-separated; \"\" for none")
       ->capture_default_str();
   train->add_option("--single-token", options->single_tokens,
@@ -76,12 +79,16 @@ SIFT_COMMAND(tokenizer) {
     trainer_options.prefix_space = options->prefix_space;
     sift::BpeTrainer trainer(trainer_options);
 
+    std::vector<sift::NamedInput> inputs;
+    for (const std::string& input : options->inputs) inputs.push_back({input == "-" ? "/dev/stdin" : input, "--input"});
+    sift::refuse_output_over_inputs(options->out, inputs);
+    const sift::PathLock lock(options->out);
     int64_t corpus_bytes = 0;
-    for (const std::string& input : options->inputs) {
-      const sift::CorpusStats stats =
-          sift::read_corpus_file(input, [&trainer](std::string_view document) { trainer.add_document(document); });
+    for (const sift::NamedInput& input : inputs) {
+      const sift::CorpusStats stats = sift::read_corpus_file(
+          input.path, [&trainer](std::string_view document) { trainer.add_document(document); });
       corpus_bytes += stats.bytes;
-      fmt::print(stderr, "sift tokenizer train: {}: {} documents, {:.1f} MB\n", input, stats.documents,
+      fmt::print(stderr, "sift tokenizer train: {}: {} documents, {:.1f} MB\n", input.path.string(), stats.documents,
                  static_cast<double>(stats.bytes) / 1e6);
     }
     if (trainer.n_documents() == 0) sift::fail("the corpus is empty: no document in {}", fmt::join(options->inputs, ", "));
@@ -89,10 +96,7 @@ SIFT_COMMAND(tokenizer) {
 
     const sift::TrainedBpe bpe = trainer.train();
     const std::string text = sift::trained_bpe_to_tokenizer_json(bpe).dump(2) + "\n";
-    std::ofstream out(options->out, std::ios::binary);
-    if (!out) sift::fail("{}: cannot open for writing", options->out);
-    out << text;
-    if (!out.flush()) sift::fail("{}: write failed", options->out);
+    sift::write_file_atomically(options->out, text);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     nlohmann::ordered_json summary = {{"out", options->out},
@@ -105,7 +109,7 @@ SIFT_COMMAND(tokenizer) {
                                       {"corpus_bytes", corpus_bytes},
                                       {"read_seconds", read_seconds},
                                       {"seconds", seconds}};
-    std::cout << summary.dump() << std::endl;
+    sift::apps::print_report(summary);
     fmt::print(stderr, "sift tokenizer train: {} tokens ({} merges) from {} words ({} distinct) in {:.1f} s -> {}\n",
                bpe.vocab_size(), bpe.merges.size(), trainer.n_words(), trainer.n_distinct_words(), seconds,
                options->out);

@@ -1,11 +1,11 @@
-// sift train: label-only fine-tuning of a labeler (paper §3.2) with libtorch, writing a
-// Hugging Face directory plus sift.json that `sift score` uses directly. The run itself is
-// train/train_run.h; this file is its flags.
+// sift train (the sift-train executable, which `sift train` runs): label-only fine-tuning of a
+// labeler (paper §3.2) with libtorch, writing a Hugging Face directory plus sift.json that
+// `sift score` uses directly. The run itself is train/train_run.h; this file is its flags.
 #ifdef SIFT_HAVE_TORCH
-#include <cstdio>
 #include <memory>
 #include <string>
 
+#include "apps/cli.h"
 #include "apps/command.h"
 #include "train/train_run.h"
 
@@ -29,20 +29,33 @@ SIFT_COMMAND(train) {
   cmd->add_option("--clip", t.clip, "max gradient norm (0: no clipping)")->capture_default_str();
   cmd->add_flag("--pack", t.pack, "train on MIS-packed rows: same loss and gradients, fewer tokens");
   cmd->add_option("--seed", t.seed, "seed of the fresh weights and the data order")->capture_default_str();
-  cmd->add_option("--threads", o->threads, "torch and tokenizer threads (default: all cores)");
   cmd->add_option("--save-every", t.save_every, "steps between checkpoints in OUT/checkpoint (0: at the end)");
   cmd->add_flag("--resume", t.resume, "continue from OUT/checkpoint");
   cmd->add_option("--dtype", o->dtype, "model.safetensors dtype: f32 | bf16")->capture_default_str();
+  cmd->add_option("--max-sequence-tokens", o->max_sequence_tokens,
+                  "a longer training sequence (query + item, or a packed row) is left out: it bounds a step's memory")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--max-line-bytes", o->max_line_bytes, "as in `sift score`")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->callback([o] {
+    o->quiet = sift::apps::global_options().quiet;
     const sift::train::TrainRunResult r = sift::train::run_training(*o);
-    std::printf("trained %lld of %lld steps (%lld in this run): loss %.4f, %.1f pairs/s; labeler in %s\n",
-                static_cast<long long>(r.summary.step), static_cast<long long>(r.total_steps),
-                static_cast<long long>(r.summary.steps_done), r.summary.loss_ema, r.summary.pairs_per_second(),
-                o->out.string().c_str());
-    if (r.validation)
-      std::printf("validation agreement: %.4f (%lld of %lld pairs)\n", r.validation->rate(),
-                  static_cast<long long>(r.validation->n_agree), static_cast<long long>(r.validation->n_pairs));
-    std::fflush(stdout);
+    nlohmann::ordered_json report = {{"out", o->out.string()},
+                                     {"step", r.summary.step},
+                                     {"total_steps", r.total_steps},
+                                     {"steps_this_run", r.summary.steps_done},
+                                     {"loss", r.summary.loss_ema},
+                                     {"pairs_per_second", r.summary.pairs_per_second()},
+                                     {"rows_left_out", r.rows_left_out},
+                                     {"validation_agreement", nullptr},
+                                     {"validation_pairs", nullptr}};
+    if (r.validation) {
+      report["validation_agreement"] = r.validation->rate();
+      report["validation_pairs"] = r.validation->n_pairs;
+    }
+    sift::apps::print_report(report);
   });
 }
 

@@ -21,7 +21,7 @@ namespace sift::batch {
 
 struct WriterSettings {
   std::filesystem::path output;  // for messages
-  ArtifactStamp artifact;
+  nlohmann::ordered_json artifact;  // artifact_provenance_json: the labeler behind every line
   ScoringMode mode = ScoringMode::Mis;
   std::optional<int64_t> errors_max;  // bad rows allowed in the whole job; none: no limit
   double checkpoint_seconds = 2.0;    // 0: after every batch of rows

@@ -136,7 +136,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   summary.load_seconds = seconds_since(load_start);
 
   WriterSettings settings{options.output,
-                          ArtifactStamp{engine->artifact().version, engine->threshold(options.scoring)},
+                          artifact_provenance_json(engine->artifact(), options.scoring),
                           options.scoring.mode,
                           options.errors_max,
                           options.checkpoint_seconds,

@@ -31,6 +31,17 @@ class BoundedQueue {
     return true;
   }
 
+  // The same without waiting: false (the item not taken) when the queue is closed or the
+  // item would take it past the capacity (an admission check: the caller answers "busy").
+  bool try_push(T item, int64_t cost) {
+    std::lock_guard lock(mutex_);
+    if (closed_ || (held_ > 0 && held_ + cost > capacity_)) return false;
+    items_.emplace_back(std::move(item), cost);
+    held_ += cost;
+    not_empty_.notify_one();
+    return true;
+  }
+
   // Waits for at least one item, then takes items in order while their total cost stays
   // within max_cost (always at least one). Empty only when the queue is closed and drained.
   std::vector<T> pop_batch(int64_t max_cost) {

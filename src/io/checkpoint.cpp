@@ -17,8 +17,7 @@ using nlohmann::json;
 std::map<std::string, std::string> read_weight_map(const std::filesystem::path& index_path) {
   std::ifstream in(index_path);
   if (!in) fail("{}: cannot open", index_path.string());
-  json index = parse_json(in, index_path.string(), /*allow_exceptions=*/false);
-  if (index.is_discarded()) fail("{}: invalid JSON", index_path.string());
+  json index = parse_json(in, index_path.string());
   if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object())
     fail("{}: missing \"weight_map\" object", index_path.string());
   std::map<std::string, std::string> weight_map;

@@ -138,8 +138,7 @@ void SafetensorsFile::parse(std::span<const std::byte> file) {
     fail("{}: header length {} is longer than the {} bytes that follow it (truncated file?)", label_, header_len,
          file.size() - 8);
   const auto* header_begin = reinterpret_cast<const char*>(file.data() + 8);
-  json header = parse_json(std::string_view(header_begin, header_len), label_ + " header", /*allow_exceptions=*/false);
-  if (header.is_discarded()) fail("{}: header is not valid JSON", label_);
+  json header = parse_json(std::string_view(header_begin, header_len), label_ + " header");
   if (!header.is_object()) fail("{}: header must be a JSON object, got {}", label_, header.type_name());
 
   const std::span<const std::byte> data = file.subspan(8 + header_len);

@@ -1,11 +1,11 @@
 #include "io/safetensors_writer.h"
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/error.h"
+#include "io/atomic_file.h"
 
 namespace sift {
 
@@ -47,14 +47,12 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
   std::string header_text = header.dump();
   header_text.append((8 - header_text.size() % 8) % 8, ' ');
 
-  const auto tmp_path = std::filesystem::path(path.string() + ".tmp");
-  std::ofstream out(tmp_path, std::ios::binary | std::ios::trunc);
-  if (!out) fail("{}: cannot create", tmp_path.string());
+  AtomicFile out(path);
   uint64_t header_len = header_text.size();
-  unsigned char len_bytes[8];
-  for (int i = 0; i < 8; ++i) len_bytes[i] = static_cast<unsigned char>(header_len >> (8 * i));
-  out.write(reinterpret_cast<const char*>(len_bytes), 8);
-  out.write(header_text.data(), static_cast<std::streamsize>(header_text.size()));
+  char len_bytes[8];
+  for (int i = 0; i < 8; ++i) len_bytes[i] = static_cast<char>(header_len >> (8 * i));
+  out.write({len_bytes, 8});
+  out.write(header_text);
 
   std::vector<float> chunk;
   std::vector<uint16_t> narrowed;
@@ -64,17 +62,15 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
       chunk.resize(n);
       tensors[t].fill(first, chunk);
       if (dtype == DType::F32) {
-        out.write(reinterpret_cast<const char*>(chunk.data()), static_cast<std::streamsize>(n * 4));
+        out.write({reinterpret_cast<const char*>(chunk.data()), n * 4});
       } else {
         narrowed.resize(n);
         for (size_t i = 0; i < n; ++i) narrowed[i] = f32_to_bf16(chunk[i]);
-        out.write(reinterpret_cast<const char*>(narrowed.data()), static_cast<std::streamsize>(n * 2));
+        out.write({reinterpret_cast<const char*>(narrowed.data()), n * 2});
       }
     }
   }
-  out.close();
-  if (!out) fail("{}: write failed (disk full?)", tmp_path.string());
-  std::filesystem::rename(tmp_path, path);
+  out.commit();
 }
 
 }  // namespace sift

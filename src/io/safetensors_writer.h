@@ -4,7 +4,8 @@
 // a `fill` callback asked for consecutive chunks of at most kWriteChunk elements.
 // Tensors are laid out in the order given; the header is padded with spaces to a multiple
 // of 8 bytes (as the reference writer does) and carries "__metadata__": {"format": "pt"}.
-// The file is written to "<path>.tmp" and renamed into place when complete.
+// The file is written through an AtomicFile (io/atomic_file.h): a temporary beside `path`,
+// flushed and renamed over it when complete.
 #include <cstdint>
 #include <filesystem>
 #include <functional>

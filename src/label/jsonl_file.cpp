@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "io/json_parse.h"
 
 namespace sift::label {
 
@@ -48,12 +49,7 @@ int64_t count_lines(const std::filesystem::path& path) {
 nlohmann::json parse_object_line(const std::string& text, bool too_long) {
   if (too_long) fail("line longer than {} MiB", kMaxLineBytes >> 20);
   if (text.find_first_not_of(" \t") == std::string::npos) fail("empty line (expected a JSON object)");
-  nlohmann::json object;
-  try {
-    object = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    fail("invalid JSON: {}", e.what());
-  }
+  const nlohmann::json object = parse_json(text, "");
   if (!object.is_object()) fail("expected a JSON object, got {}", object.type_name());
   return object;
 }

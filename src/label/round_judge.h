@@ -2,13 +2,10 @@
 // RoundJudge: the labeler's verdicts on one round of a profile's candidates, the one place
 // `sift label` runs the model.
 //
-// Today a round is one ScoringEngine::score_row call in MIS mode: [profile; c_1..c_K] packed into
-// one request, so every round prefills the profile again.
-//
-// KV-reuse seam: when the engine can keep a query's KV (a session per query), judge() keeps
-// the session of the current profile from its first round and runs the later rounds'
-// candidates against it. The scores stay the same bits (in both, candidate i sees exactly
-// the keys of [profile; c_i] at the same positions), so only this class changes; the test
+// A profile's query part is prefilled once, into the judge's session, when its first round
+// comes; every round of that profile then runs only its candidates against the kept keys
+// (scoring/modes.h score_items_after_prefix). The scores are the same bits as scoring
+// [profile; c_i] alone (candidate i sees exactly those keys at the same positions); the test
 // RoundJudge.EveryRoundScoresAsScoringItAlone holds it to that.
 #include <cstdint>
 #include <string>
@@ -26,9 +23,10 @@ class RoundJudge {
   struct Verdicts {
     std::vector<double> scores;  // P(yes) per candidate, in order
     std::vector<bool> labels;    // score >= the labeler's threshold (ties YES)
-    int64_t prefill_tokens = 0;
+    int64_t prefill_tokens = 0;  // the candidates, plus the profile in its first round
   };
-  // Rounds of one profile come one after another, each with the same `profile`. A score
+  // Rounds of one profile come one after another, each with the same `profile` (a new
+  // profile replaces the kept one). A score
   // that is not a finite probability (a broken checkpoint) is an Error naming the candidate.
   Verdicts judge(std::string_view profile, const std::vector<std::string>& candidates);
 
@@ -38,6 +36,9 @@ class RoundJudge {
  private:
   const ScoringEngine& labeler_;
   ScoringOptions options_;
+  Session session_;
+  TokenIds profile_ids_;   // the profile whose query keys the session holds
+  KeyRange profile_keys_;  // ... at these keys
   double model_seconds_ = 0;
 };
 

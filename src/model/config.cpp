@@ -189,8 +189,7 @@ ModelConfig parse_model_config(const json& config, const std::string& where) {
 ModelConfig load_model_config(const std::filesystem::path& config_json) {
   std::ifstream in(config_json);
   if (!in) fail("{}: cannot open (a model directory needs config.json)", config_json.string());
-  const json config = parse_json(in, config_json.string(), /*allow_exceptions=*/false);
-  if (config.is_discarded()) fail("{}: invalid JSON", config_json.string());
+  const json config = parse_json(in, config_json.string());
   return parse_model_config(config, config_json.string());
 }
 

@@ -1,11 +1,11 @@
 #include "model/random_checkpoint.h"
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "io/atomic_file.h"
 #include "io/safetensors_writer.h"
 #include "model/checkpoint_layout.h"
 
@@ -71,11 +71,7 @@ void write_random_checkpoint(const std::filesystem::path& dir, const ModelConfig
   const nlohmann::json config_json = model_config_to_json(config);
   const ModelConfig checked = parse_model_config(config_json, "random checkpoint config");
   std::filesystem::create_directories(dir);
-  {
-    std::ofstream out(dir / "config.json");
-    out << config_json.dump(2) << "\n";
-    if (!out) fail("{}: cannot write", (dir / "config.json").string());
-  }
+  write_file_atomically(dir / "config.json", config_json.dump(2) + "\n");
   std::vector<TensorSource> sources;
   const std::vector<TensorSpec> layout = checkpoint_layout(checked);
   for (size_t t = 0; t < layout.size(); ++t) {

@@ -120,13 +120,7 @@ ScoringArtifact load_scoring_artifact(const std::filesystem::path& sift_json) {
   const std::string where = sift_json.string();
   std::ifstream in(sift_json);
   if (!in) fail("{}: cannot open the labeler artifact (sift.json)", where);
-  json object;
-  try {
-    object = parse_json(in, where);
-  } catch (const json::exception& e) {  // a syntax error, or a number out of range (1e400)
-    fail("{}: invalid JSON: {}", where, e.what());
-  }
-  return parse_scoring_artifact(object, where);
+  return parse_scoring_artifact(parse_json(in, where), where);
 }
 
 json scoring_artifact_to_json(const ScoringArtifact& a) {

@@ -111,6 +111,7 @@ RowResult ScoringEngine::generate_row(Session& session, const TextRow& row, cons
     result.prefill_tokens = generated.prompt_tokens;
     result.generated_tokens = generated.generated_tokens;
     result.requests = generated.requests;
+    result.generated_texts = std::move(generated.answer_texts);
   } catch (const Error& e) {
     result = RowResult{};
     result.error = e.what();

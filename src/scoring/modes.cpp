@@ -28,26 +28,52 @@ void run_calls(Session& session, std::span<const ForwardCall> calls, AnswerToken
 
 // Prefix caching: the query's K/V once, then each item against it in a call of its own.
 void score_prefix(Session& session, AnswerTokenIds answer, const TokenRow& row, ItemScores& out) {
-  const int32_t vocab_rows[2] = {answer.yes, answer.no};
   session.truncate(0);
   if (row.items.empty()) return;
-  ForwardCall query;
-  const KeyRange query_keys = append_run(query, row.query, 0, {});
-  if (query.n_tokens() > 0) session.forward(query.request(vocab_rows));  // no logit rows: only the K/V are kept
-  out.prefill_tokens += query.n_tokens();
-  for (size_t i = 0; i < row.items.size(); ++i) {
-    ForwardCall item{.key_offset = session.n_cached()};
-    append_items(item, query_keys, row.items.subspan(i, 1), 0, static_cast<int32_t>(i));
-    const std::span<const float> logits = session.forward(item.request(vocab_rows)).row(0);
-    out.scores[i] = yes_probability(logits[0], logits[1]);
-    session.truncate(query_keys.end);
-    out.prefill_tokens += item.n_tokens();
-    out.requests += 1;
-  }
+  const KeyRange query_keys = prefill_prefix(session, row.query);
+  out.prefill_tokens += query_keys.size();
+  const ItemScores items = score_items_after_prefix(session, answer, query_keys, row.items, 1);
+  out.scores = items.scores;
+  out.prefill_tokens += items.prefill_tokens;
+  out.requests += items.requests;
   session.truncate(0);
 }
 
 }  // namespace
+
+KeyRange prefill_prefix(Session& session, std::span<const int32_t> query) {
+  ForwardCall call{.key_offset = session.n_cached()};
+  const KeyRange keys = append_run(call, query, 0, {});
+  if (call.n_tokens() > 0) session.forward(call.request({}));  // no logit rows: only the K/V are kept
+  return keys;
+}
+
+ItemScores score_items_after_prefix(Session& session, AnswerTokenIds answer, KeyRange query_keys,
+                                      std::span<const TokenIds> items, int64_t call_tokens) {
+  const int32_t vocab_rows[2] = {answer.yes, answer.no};
+  const int64_t kept = session.n_cached();
+  ItemScores out;
+  out.scores.resize(items.size());
+  for (size_t first = 0; first < items.size();) {
+    // The items of this call: at least one, then as many as fit call_tokens.
+    size_t end = first + 1;
+    int64_t tokens = static_cast<int64_t>(items[first].size());
+    while (end < items.size() && tokens + static_cast<int64_t>(items[end].size()) <= call_tokens)
+      tokens += static_cast<int64_t>(items[end++].size());
+    ForwardCall call{.key_offset = kept};
+    append_items(call, query_keys, items.subspan(first, end - first), 0, static_cast<int32_t>(first));
+    const LogitsView logits = session.forward(call.request(vocab_rows));  // (items, 2): [yes, no]
+    for (size_t k = 0; k < call.slots.size(); ++k) {
+      const std::span<const float> row = logits.row(static_cast<int64_t>(k));
+      out.scores[call.slots[k].item] = yes_probability(row[0], row[1]);
+    }
+    session.truncate(kept);  // drop the items' keys, keep the query's
+    out.prefill_tokens += call.n_tokens();
+    out.requests += 1;
+    first = end;
+  }
+  return out;
+}
 
 std::optional<ScoringMode> parse_scoring_mode(std::string_view name) {
   if (name == "mis") return ScoringMode::Mis;

@@ -35,6 +35,18 @@ struct ItemScores {
   int64_t requests = 0;        // requests in the mode's own sense (above)
 };
 
+// A query run into the session after its cached keys (no logits): its key range, kept for
+// the items that follow.
+KeyRange prefill_prefix(Session& session, std::span<const int32_t> query);
+
+// Items scored against a query whose keys the session holds (the multi-item rule with the
+// query's keys as every item's context), in calls of up to `call_tokens` tokens (at least
+// one item each); each call's keys are dropped after it, the cache ends as it began. Prefix
+// mode is this with one item per call; a query reused across calls (rounds of one profile,
+// a serving cache) is this with the budget. The same bits as scoring [q; c_i] alone.
+ItemScores score_items_after_prefix(Session& session, AnswerTokenIds answer, KeyRange query_keys,
+                                      std::span<const TokenIds> items, int64_t call_tokens);
+
 // Scores rows (each passed check_row_fits with `limits`) in mode mis, independent or prefix.
 std::vector<ItemScores> score_token_rows(Session& session, ScoringMode mode, AnswerTokenIds answer,
                                          std::span<const TokenRow> rows, const PlanLimits& limits);

@@ -9,15 +9,16 @@ namespace sift {
 
 using nlohmann::json;
 
-ScoringRow parse_scoring_row(std::string_view line) {
-  json object;
-  try {
-    object = parse_json(line, "row");
-  } catch (const json::exception& e) {  // a syntax error, or a number out of range (1e400)
-    fail("invalid JSON: {}", e.what());
-  }
+json parse_row_object(std::string_view line) {
+  json object = parse_json(line, "");
   if (!object.is_object()) fail("a row must be a JSON object, got {}", object.type_name());
+  return object;
+}
 
+ScoringRow parse_scoring_row(std::string_view line) { return scoring_row_from_json(parse_row_object(line)); }
+
+ScoringRow scoring_row_from_json(const json& object) {
+  if (!object.is_object()) fail("a row must be a JSON object, got {}", object.type_name());
   ScoringRow row;
   for (auto field = object.begin(); field != object.end(); ++field)
     if (field.key() != "id" && field.key() != "query" && field.key() != "items")
@@ -53,23 +54,35 @@ ScoringRow parse_scoring_row(std::string_view line) {
   return row;
 }
 
-json row_result_to_json(const ScoringRow& row, const RowResult& result, ScoringMode mode) {
-  json out = json::object();
+nlohmann::ordered_json artifact_provenance_json(const ScoringArtifact& artifact, const ScoringOptions& options) {
+  nlohmann::ordered_json provenance;
+  provenance["version"] = artifact.version;
+  provenance["threshold"] = options.mode == ScoringMode::Generate
+                                ? nlohmann::ordered_json(nullptr)
+                                : nlohmann::ordered_json(options.threshold.value_or(artifact.threshold));
+  return provenance;
+}
+
+nlohmann::ordered_json row_result_to_json(const ScoringRow& row, const RowResult& result, ScoringMode mode,
+                                          const nlohmann::ordered_json& provenance) {
+  using ordered = nlohmann::ordered_json;
+  ordered out = ordered::object();
   out["id"] = row.id;
   if (row.has_item_ids) out["item_ids"] = row.item_ids;
-  json scores = json::array(), labels = json::array();
+  ordered scores = ordered::array(), labels = ordered::array();
   for (size_t i = 0; i < result.scores.size(); ++i) {
-    scores.push_back(result.scores[i] ? json(*result.scores[i]) : json(nullptr));
-    labels.push_back(result.labels[i] ? json(*result.labels[i]) : json(nullptr));
+    scores.push_back(result.scores[i] ? ordered(*result.scores[i]) : ordered(nullptr));
+    labels.push_back(result.labels[i] ? ordered(*result.labels[i]) : ordered(nullptr));
   }
   out["scores"] = std::move(scores);
   out["labels"] = std::move(labels);
-  json usage = {{"prefill_tokens", result.prefill_tokens}, {"requests", result.requests}};
+  ordered usage = {{"prefill_tokens", result.prefill_tokens}, {"requests", result.requests}};
   if (mode == ScoringMode::Generate) {
     usage["generated_tokens"] = result.generated_tokens;
     out["unparsed"] = result.unparsed;
   }
   out["usage"] = std::move(usage);
+  out["artifact"] = provenance;
   return out;
 }
 
@@ -96,15 +109,14 @@ std::vector<std::string> shadowed_passthrough_fields(const ScoringRow& row) {
 }
 
 std::string batch_output_line(int64_t line_number, const ScoringRow& row, const RowResult& result, ScoringMode mode,
-                              const ArtifactStamp& artifact) {
+                              const nlohmann::ordered_json& provenance) {
   if (!result.error.empty()) return output_line_text(row_error_to_json(line_number, result.error, &row.id));
-  // Ordered: the `sift score` line's fields in its order, the pass-through fields, the stamp.
-  nlohmann::ordered_json out;
-  const json scored = row_result_to_json(row, result, mode);
-  for (auto field = scored.begin(); field != scored.end(); ++field) out[field.key()] = field.value();
+  // Ordered: the `sift score` line's fields in its order, the pass-through fields, "artifact".
+  nlohmann::ordered_json out = row_result_to_json(row, result, mode, provenance);
+  out.erase("artifact");
   for (auto field = row.passthrough.begin(); field != row.passthrough.end(); ++field)
     if (!is_output_field(field.key())) out[field.key()] = field.value();
-  out["artifact"] = {{"version", artifact.version}, {"threshold", artifact.threshold}};
+  out["artifact"] = provenance;
   return output_line_text(out);
 }
 

@@ -8,18 +8,21 @@
 // ...) are kept as `passthrough`: `sift score` ignores them, `sift batch` copies them out.
 //
 // Output, one line per input line, in input order:
-//   {"id": ..., "scores": [...], "labels": [...], "usage": {"prefill_tokens": n, "requests": k}}
+//   {"id": ..., "scores": [...], "labels": [...], "usage": {"prefill_tokens": n, "requests": k},
+//    "artifact": {"version": "...", "threshold": t}}
 // plus "item_ids": [...] (null for items given without one) when any item had an id, and,
-// in mode generate, "unparsed": [item indices] and usage.generated_tokens. A line that
-// cannot be scored becomes {"line": n, "error": "..."} (n counts from 1; "id" is added when
-// the row's id was read).
+// in mode generate, "unparsed": [item indices] and usage.generated_tokens. "artifact" says
+// what made the labels: sift.json's version and the threshold applied (--threshold when
+// given; null in mode generate, whose decisions are hard). A line that cannot be scored
+// becomes {"line": n, "error": "..."} (n counts from 1; "id" is added when the row's id was
+// read).
 //
 // `sift batch` (and the Python package, which must write the same bytes) writes one line per
-// input line with batch_output_line: the `sift score` line, then the row's pass-through
-// fields, then "artifact": {"version", "threshold"} naming the labeler that made the scores:
-//   {"id": ..., "item_ids"?, "labels": [...], "scores": [...], "usage": {...},
-//    "member_id": ..., <other input fields>, "artifact": {"threshold": t, "version": "..."}}
-// A bad row is the error line {"error": "...", "id"?: ..., "line": n} as in `sift score`.
+// input line with batch_output_line: the `sift score` line's fields, then the row's
+// pass-through fields, then "artifact":
+//   {"id": ..., "item_ids"?, "scores": [...], "labels": [...], "usage": {...},
+//    "member_id": ..., <other input fields>, "artifact": {"version": "...", "threshold": t}}
+// A bad row is the error line {"line": n, "id"?: ..., "error": "..."} as in `sift score`.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -40,10 +43,22 @@ struct ScoringRow {
   nlohmann::json passthrough = nlohmann::json::object();  // every other field of the line, as read
 };
 
-// Throws Error saying what is wrong with the line.
+// The line as a JSON object (parse_json: bounded nesting, errors in words); Error otherwise.
+nlohmann::json parse_row_object(std::string_view line);
+// The scoring fields of a row object; Error naming the field that is wrong.
+ScoringRow scoring_row_from_json(const nlohmann::json& object);
+// Both: throws Error saying what is wrong with the line.
 ScoringRow parse_scoring_row(std::string_view line);
 
-nlohmann::json row_result_to_json(const ScoringRow& row, const RowResult& result, ScoringMode mode);
+// The "artifact" field of every scored line (sift score, sift batch, sift serve write it
+// through here): {"version": artifact.version, "threshold": the one applied, or null in mode
+// generate}.
+nlohmann::ordered_json artifact_provenance_json(const ScoringArtifact& artifact, const ScoringOptions& options);
+
+// A scored line: id, item_ids, scores, labels, unparsed (generate), usage, then `provenance`
+// (artifact_provenance_json) as "artifact".
+nlohmann::ordered_json row_result_to_json(const ScoringRow& row, const RowResult& result, ScoringMode mode,
+                                          const nlohmann::ordered_json& provenance);
 nlohmann::json row_error_to_json(int64_t line_number, std::string_view message,
                                  const nlohmann::json* id = nullptr);
 
@@ -54,18 +69,12 @@ std::string output_line_text(const Json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// The labeler that produced a `sift batch` line: sift.json's version, the threshold used.
-struct ArtifactStamp {
-  std::string version;
-  double threshold = 0.5;
-};
-
 // The `sift batch` line (no newline) of input line `line_number` (from 1): result.error set
-// gives the error line, else the scored line with pass-through fields and the artifact stamp.
-// A pass-through field named like a field of sift's line (shadowed_passthrough_fields) is left
-// out: sift's own field keeps its place.
+// gives the error line, else the scored line with pass-through fields and `provenance`
+// (artifact_provenance_json) last. A pass-through field named like a field of sift's line
+// (shadowed_passthrough_fields) is left out: sift's own field keeps its place.
 std::string batch_output_line(int64_t line_number, const ScoringRow& row, const RowResult& result, ScoringMode mode,
-                              const ArtifactStamp& artifact);
+                              const nlohmann::ordered_json& provenance);
 
 // The row's pass-through fields that batch_output_line leaves out ("labels", "scores", ...).
 std::vector<std::string> shadowed_passthrough_fields(const ScoringRow& row);

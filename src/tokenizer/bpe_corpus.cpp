@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "io/json_parse.h"
 
 namespace sift {
 namespace {
@@ -16,9 +17,13 @@ using nlohmann::json;
 bool is_blank(std::string_view line) { return line.find_first_not_of(" \t\r\n") == std::string_view::npos; }
 
 std::optional<json> parse_object(std::string_view line) {
-  json value = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded() || !value.is_object()) return std::nullopt;
-  return value;
+  try {
+    json value = parse_json(line, "");
+    if (!value.is_object()) return std::nullopt;
+    return value;
+  } catch (const Error&) {  // not JSON (or nested too deep): a plain text line
+    return std::nullopt;
+  }
 }
 
 bool has_document_fields(const json& object) {

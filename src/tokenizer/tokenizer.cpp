@@ -12,12 +12,7 @@
 namespace sift {
 
 std::unique_ptr<Tokenizer> Tokenizer::from_json_string(std::string_view json, const std::string& where) {
-  nlohmann::json config;
-  try {
-    config = parse_json(json, where);
-  } catch (const nlohmann::json::exception& e) {
-    fail("{}: not valid JSON: {}", where, e.what());
-  }
+  const nlohmann::json config = parse_json(json, where);
   try {
     return std::make_unique<HfTokenizer>(config, where);
   } catch (const nlohmann::json::exception& e) {  // a missing field or a field of the wrong type

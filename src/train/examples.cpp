@@ -1,61 +1,52 @@
 #include "train/examples.h"
 
-#include <fstream>
-#include <nlohmann/json.hpp>
+#include <algorithm>
+#include <exception>
 
 #include "core/error.h"
-#include "scoring/score_io.h"
 
 namespace sift::train {
+namespace {
 
-LabeledRow parse_labeled_row(std::string_view line) {
-  ScoringRow scoring = parse_scoring_row(line);  // id, query, items as `sift score` reads them
-  const nlohmann::json object = nlohmann::json::parse(line);
-  const auto labels = object.find("labels");
-  if (labels == object.end()) fail("missing required field \"labels\" (the reference labels, 0 or 1 per item)");
-  if (!labels->is_array()) fail("field \"labels\" must be an array of 0/1, got {}", labels->dump());
-  if (labels->size() != scoring.items.size())
-    fail("field \"labels\" has {} entries but \"items\" has {}", labels->size(), scoring.items.size());
-  LabeledRow row{std::move(scoring.query), std::move(scoring.items), {}};
-  for (size_t i = 0; i < labels->size(); ++i) {
-    const nlohmann::json& label = (*labels)[i];
-    if (!label.is_number_integer() || (label.get<int64_t>() != 0 && label.get<int64_t>() != 1))
-      fail("labels[{}] is {}, expected 0 or 1", i, label.dump());
-    row.labels.push_back(static_cast<int8_t>(label.get<int64_t>()));
+// Error when a sequence of the row would not fit (see examples.h).
+void check_lengths(const EncodedRow& e, const SequenceLimits& limits) {
+  const auto query = static_cast<int64_t>(e.query.size());
+  int64_t packed = query;
+  for (size_t i = 0; i < e.items.size(); ++i) {
+    const int64_t single = query + static_cast<int64_t>(e.items[i].size());
+    packed += static_cast<int64_t>(e.items[i].size());
+    if (single > limits.max_positions)
+      fail("item {}'s prompt is {} tokens ({} query + {} item), more than the model's {} positions", i, single, query,
+           e.items[i].size(), limits.max_positions);
+    if (!limits.pack && single > limits.max_sequence_tokens)
+      fail("item {}'s prompt is {} tokens, more than --max-sequence-tokens {}", i, single, limits.max_sequence_tokens);
   }
-  return row;
+  if (limits.pack && packed > limits.max_sequence_tokens)
+    fail("the packed row is {} tokens ({} items), more than --max-sequence-tokens {}", packed, e.items.size(),
+         limits.max_sequence_tokens);
 }
 
-std::vector<LabeledRow> read_labeled_rows(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) fail("{}: cannot open the training data", path.string());
-  std::vector<LabeledRow> rows;
-  std::string line;
-  for (int64_t number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    try {
-      rows.push_back(parse_labeled_row(line));
-    } catch (const Error& e) {
-      fail("{}:{}: {}", path.string(), number, e.what());
-    } catch (const nlohmann::json::exception& e) {
-      fail("{}:{}: invalid JSON: {}", path.string(), number, e.what());
-    }
-  }
-  if (rows.empty()) fail("{}: no rows", path.string());
-  return rows;
-}
+}  // namespace
 
-std::vector<EncodedRow> encode_rows(const std::vector<LabeledRow>& rows, const PromptEncoder& encoder,
-                                    const AnswerTokenIds& answer) {
-  std::vector<EncodedRow> encoded;
-  encoded.reserve(rows.size());
+EncodedRows encode_rows(const std::vector<LabeledRow>& rows, const PromptEncoder& encoder, const AnswerTokenIds& answer,
+                        const SequenceLimits& limits) {
+  EncodedRows encoded;
+  encoded.rows.reserve(rows.size());
   for (const LabeledRow& row : rows) {
-    EncodedRow e;
-    e.query = encoder.query_tokens(row.query);
-    e.items = encoder.item_tokens_batch(row.items);
-    for (int8_t label : row.labels) e.targets.push_back(label ? answer.yes : answer.no);
-    e.labels = row.labels;
-    encoded.push_back(std::move(e));
+    try {  // whatever goes wrong with a row, it is left out with its reason
+      EncodedRow e;
+      e.line = row.line;
+      e.query = encoder.query_tokens(row.row.query);
+      e.items = encoder.item_tokens_batch(row.row.items);
+      for (bool label : row.labels) {
+        e.targets.push_back(label ? answer.yes : answer.no);
+        e.labels.push_back(label ? 1 : 0);
+      }
+      check_lengths(e, limits);
+      encoded.rows.push_back(std::move(e));
+    } catch (const std::exception& error) {
+      encoded.errors.push_back({row.line, error.what()});
+    }
   }
   return encoded;
 }

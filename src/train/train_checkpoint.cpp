@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "io/json_parse.h"
 
 namespace sift::train {
 namespace {
@@ -71,42 +72,53 @@ TrainProgress load_train_checkpoint(const fs::path& requested, TorchModel& model
                                     const nlohmann::json& fingerprint) {
   const fs::path dir = readable_dir(requested);
   if (dir.empty()) fail("{}: no training checkpoint to resume from (trainer.json is missing)", requested.string());
-  nlohmann::json trainer;
-  try {
-    std::ifstream in(dir / "trainer.json");
-    trainer = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    fail("{}: broken trainer.json: {}", dir.string(), e.what());
-  }
-  if (trainer.value("format", "") != kFormat) fail("{}: trainer.json is not a {} file", dir.string(), kFormat);
-  const nlohmann::json& saved = trainer["run"];
+  std::ifstream in(dir / "trainer.json");
+  if (!in) fail("{}: cannot open", (dir / "trainer.json").string());
+  const nlohmann::json trainer = parse_json(in, (dir / "trainer.json").string());
+  const std::string where = (dir / "trainer.json").string();
+  const auto field = [&](const char* key, bool (nlohmann::json::*is)() const noexcept) -> const nlohmann::json& {
+    const auto it = trainer.find(key);
+    if (it == trainer.end() || !((*it).*is)()) fail("{}: field \"{}\" is missing or of the wrong type", where, key);
+    return *it;
+  };
+  if (!trainer.is_object() || field("format", &nlohmann::json::is_string) != kFormat)
+    fail("{}: not a {} file", where, kFormat);
+  const nlohmann::json& saved = field("run", &nlohmann::json::is_object);
   for (const auto& [key, value] : fingerprint.items()) {
     if (!saved.contains(key) || saved[key] != value)
       fail("{}: cannot resume: the checkpoint was made with {} = {}, this run has {}", dir.string(), key,
            saved.contains(key) ? saved[key].dump() : "nothing", value.dump());
   }
 
-  torch::serialize::InputArchive archive;
-  archive.load_from((dir / "state.pt").string());
-  std::vector<torch::Tensor> values;
-  for (size_t i = 0; i < model.named_parameters().size(); ++i) {
-    torch::Tensor t;
-    archive.read("parameters/" + std::to_string(i), t, /*is_buffer=*/true);
-    values.push_back(t);
+  // libtorch's errors carry a C++ backtrace: one line naming the file instead.
+  const fs::path state = dir / "state.pt";
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(state.string());
+    std::vector<torch::Tensor> values;
+    for (size_t i = 0; i < model.named_parameters().size(); ++i) {
+      torch::Tensor t;
+      archive.read("parameters/" + std::to_string(i), t, /*is_buffer=*/true);
+      values.push_back(t);
+    }
+    model.copy_from(values);
+    torch::serialize::InputArchive optimizer_archive;
+    archive.read("optimizer", optimizer_archive);
+    optimizer.load(optimizer_archive);
+    torch::Tensor rng;
+    archive.read("rng", rng, /*is_buffer=*/true);
+    {
+      auto generator = at::detail::getDefaultCPUGenerator();
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      generator.set_state(rng);
+    }
+  } catch (const c10::Error& e) {
+    fail("{}: cannot read the training checkpoint (truncated, or not one sift wrote): {}", state.string(),
+         e.what_without_backtrace());
   }
-  model.copy_from(values);
-  torch::serialize::InputArchive optimizer_archive;
-  archive.read("optimizer", optimizer_archive);
-  optimizer.load(optimizer_archive);
-  torch::Tensor rng;
-  archive.read("rng", rng, /*is_buffer=*/true);
-  {
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(rng);
-  }
-  return {trainer.at("step").get<int64_t>(), trainer.at("loss_ema").get<double>(),
-          trainer.at("loss_ema_weight").get<double>()};
+  return {field("step", &nlohmann::json::is_number_integer).get<int64_t>(),
+          field("loss_ema", &nlohmann::json::is_number).get<double>(),
+          field("loss_ema_weight", &nlohmann::json::is_number).get<double>()};
 }
 
 }  // namespace sift::train

@@ -6,6 +6,9 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "core/parallel.h"
+#include "core/progress.h"
+#include "io/file_identity.h"
+#include "io/path_lock.h"
 #include "scoring/artifact.h"
 #include "scoring/prompt.h"
 #include "tokenizer/tokenizer.h"
@@ -50,6 +53,32 @@ void check_options(TrainRunOptions& o) {
     require_file(o.tokenizer, "--tokenizer");
   }
   o.training.checkpoint_dir = o.out / "checkpoint";
+  if (o.max_sequence_tokens < 1) fail("--max-sequence-tokens must be at least 1, got {}", o.max_sequence_tokens);
+}
+
+// The files of --out that the run replaces must not be any file it reads.
+void refuse_out_over_inputs(const TrainRunOptions& o) {
+  std::vector<NamedInput> inputs = {{o.train, "--train"}};
+  if (!o.validation.empty()) inputs.push_back({o.validation, "--validation"});
+  if (!o.artifact.empty()) inputs.push_back({o.artifact, "--artifact"});
+  if (!o.config.empty()) inputs.push_back({o.config, "--config"});
+  if (!o.tokenizer.empty()) inputs.push_back({o.tokenizer, "--tokenizer"});
+  if (!o.init_model.empty())
+    for (NamedInput& input : model_directory_inputs(o.init_model)) inputs.push_back({input.path, "--init-model's file"});
+  for (const char* file : {"model.safetensors", "config.json", "tokenizer.json", "sift.json"})
+    refuse_output_over_inputs(o.out / file, inputs);
+}
+
+// The rows of a JSON-lines file, encoded; every row left out is warned about, file:line.
+std::vector<EncodedRow> read_rows(const fs::path& path, const TrainRunOptions& o, const PromptEncoder& encoder,
+                                  const AnswerTokenIds& answer, const SequenceLimits& limits, int64_t& left_out) {
+  const LabeledRows read = read_labeled_rows(path.string(), o.max_line_bytes);
+  EncodedRows encoded = encode_rows(read.rows, encoder, answer, limits);
+  for (const std::vector<RowError>* errors : std::initializer_list<const std::vector<RowError>*>{&read.errors, &encoded.errors})
+    for (const RowError& e : *errors) spdlog::warn("{}:{}: {} (row left out)", path.string(), e.line, e.message);
+  left_out += static_cast<int64_t>(read.errors.size() + encoded.errors.size());
+  if (encoded.rows.empty()) fail("{}: no row is left to train on", path.string());
+  return std::move(encoded.rows);
 }
 
 ScoringArtifact choose_artifact(const TrainRunOptions& o, const Tokenizer& tokenizer) {
@@ -78,7 +107,10 @@ void log_token_counts(const fs::path& path, const std::vector<EncodedRow>& rows)
 
 TrainRunResult run_training(TrainRunOptions o) {
   check_options(o);
-  const int threads = o.threads > 0 ? o.threads : n_threads();
+  refuse_out_over_inputs(o);
+  fs::create_directories(o.out);
+  const PathLock lock(o.out);
+  const int threads = o.threads > 0 ? o.threads : default_n_threads();
   at::set_num_threads(threads);
   set_n_threads(threads);
   torch::manual_seed(o.training.seed);
@@ -97,16 +129,20 @@ TrainRunResult run_training(TrainRunOptions o) {
   const PromptEncoder encoder(*tokenizer, artifact);
   spdlog::info("answer tokens: \"{}\" = {}, \"{}\" = {}", artifact.yes, answer.yes, artifact.no, answer.no);
 
-  const std::vector<EncodedRow> rows = encode_rows(read_labeled_rows(o.train), encoder, answer);
+  const SequenceLimits limits{model.config().max_position_embeddings, o.max_sequence_tokens, o.training.pack};
+  TrainRunResult result;
+  const std::vector<EncodedRow> rows = read_rows(o.train, o, encoder, answer, limits, result.rows_left_out);
   log_token_counts(o.train, rows);
   std::vector<EncodedRow> validation;
-  if (!o.validation.empty()) validation = encode_rows(read_labeled_rows(o.validation), encoder, answer);
+  if (!o.validation.empty()) validation = read_rows(o.validation, o, encoder, answer, limits, result.rows_left_out);
 
   Trainer trainer(model, rows, o.training);
   spdlog::info("training {} steps of {} pairs{}, {} threads", trainer.total_steps(), o.training.batch_size,
                o.training.pack ? " (MIS-packed rows)" : "", threads);
-  TrainRunResult result;
-  result.summary = trainer.run();
+  ProgressReporter progress = ProgressReporter::to_stderr("sift train", "steps", trainer.total_steps(), o.quiet);
+  result.summary = trainer.run(-1, &progress);
+  progress.finish(fmt::format("step {} of {}, loss {:.4f}, {:.1f} pairs/s", result.summary.step, trainer.total_steps(),
+                              result.summary.loss_ema, result.summary.pairs_per_second()));
   result.total_steps = trainer.total_steps();
 
   artifact.threshold = 0.5;

@@ -8,12 +8,18 @@
 // tokenizer (fresh weights from the seed). Prompt artifact: artifact, else init_model's
 // sift.json, else default_artifact(). The written sift.json is that artifact with
 // threshold 0.5 and version "trained-seed<seed>-step<step>".
+//
+// A training or validation row that cannot be read or is too long (examples.h) is left out
+// with a warning naming file:line. --out is locked for the run, and refused when one of the
+// files it would replace is an input (--init-model's own files, --train, ...).
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 
+#include "io/line_reader.h"
 #include "train/evaluate.h"
+#include "train/examples.h"
 #include "train/trainer.h"
 
 namespace sift::train {
@@ -22,13 +28,17 @@ struct TrainRunOptions {
   std::filesystem::path train, validation, out;
   std::filesystem::path init_model, config, tokenizer, artifact;
   std::string dtype = "f32";  // of model.safetensors: f32 | bf16
-  int threads = 0;            // torch and tokenizer threads; 0 = all cores
+  int threads = 0;            // torch and tokenizer threads; 0 = the process default (--threads)
+  int64_t max_line_bytes = kDefaultMaxLineBytes;
+  int64_t max_sequence_tokens = kDefaultMaxSequenceTokens;  // examples.h
+  bool quiet = false;         // no progress on stderr
   TrainOptions training;      // checkpoint_dir is set to out/checkpoint
 };
 
 struct TrainRunResult {
   TrainSummary summary;
   int64_t total_steps = 0;
+  int64_t rows_left_out = 0;  // training and validation rows
   std::optional<Agreement> validation;
 };
 

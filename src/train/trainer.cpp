@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "core/error.h"
 #include "core/log.h"
@@ -23,12 +24,6 @@ std::unique_ptr<torch::optim::AdamW> make_optimizer(const TorchModel& model, con
   groups.emplace_back(decayed, std::make_unique<AdamWOptions>(AdamWOptions(o.lr).weight_decay(o.weight_decay)));
   groups.emplace_back(undecayed, std::make_unique<AdamWOptions>(AdamWOptions(o.lr).weight_decay(0.0)));
   return std::make_unique<torch::optim::AdamW>(std::move(groups), AdamWOptions(o.lr));
-}
-
-std::string duration_text(double seconds) {
-  const auto s = static_cast<int64_t>(std::max(0.0, seconds));
-  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, (s / 60) % 60);
-  return fmt::format("{}m{:02}s", s / 60, s % 60);
 }
 
 }  // namespace
@@ -61,6 +56,7 @@ Trainer::Trainer(TorchModel& model, const std::vector<EncodedRow>& rows, TrainOp
     step_ = p.step;
     loss_ema_ = p.loss_ema;
     loss_ema_weight_ = p.loss_ema_weight;
+    last_saved_step_ = p.step;
     spdlog::info("resuming at step {}/{} from {}", step_, total_steps(), options_.checkpoint_dir.string());
   }
 }
@@ -95,14 +91,19 @@ void Trainer::train_step(int64_t s, TrainSummary& summary) {
   const Batch b = batch(s);
   optimizer_->zero_grad();
   const LossOutput out = label_only_loss(model_, b);
+  // A non-finite loss or gradient stops the run before it reaches the weights, so the last
+  // checkpoint saved holds finite weights.
+  const double loss = out.loss.item<double>();
+  if (!std::isfinite(loss)) diverged(fmt::format("the loss is {}", loss), s);
   out.loss.backward();
-  if (options_.clip > 0) torch::nn::utils::clip_grad_norm_(model_.parameters(), options_.clip);
+  // The global gradient norm (clipped to `clip` when clip > 0; an infinite limit only measures it).
+  const double limit = options_.clip > 0 ? options_.clip : std::numeric_limits<double>::infinity();
+  const double norm = torch::nn::utils::clip_grad_norm_(model_.parameters(), limit);
+  if (!std::isfinite(norm)) diverged(fmt::format("the gradient norm is {}", norm), s);
   const double lr = LrSchedule{options_.lr, options_.warmup, total_steps()}.at(s);
   for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
   optimizer_->step();
 
-  const double loss = out.loss.item<double>();
-  if (!std::isfinite(loss)) fail("training diverged: loss is {} at step {}", loss, s);
   loss_ema_ = kLossEmaDecay * loss_ema_ + (1 - kLossEmaDecay) * loss;
   loss_ema_weight_ = kLossEmaDecay * loss_ema_weight_ + (1 - kLossEmaDecay);
   summary.n_pairs += out.n_rows;
@@ -110,11 +111,19 @@ void Trainer::train_step(int64_t s, TrainSummary& summary) {
   summary.n_padded_tokens += b.n_padded_tokens;
 }
 
-TrainSummary Trainer::run(int64_t stop_step) {
+void Trainer::diverged(const std::string& what, int64_t s) const {
+  const std::string kept =
+      last_saved_step_ < 0
+          ? std::string("no checkpoint was saved before it")
+          : fmt::format("the last good checkpoint (step {}) is kept in {}: lower --lr and run again with --resume",
+                        last_saved_step_, options_.checkpoint_dir.string());
+  fail("training diverged at step {}: {} (--lr {} may be too high); {}", s, what, options_.lr, kept);
+}
+
+TrainSummary Trainer::run(int64_t stop_step, ProgressReporter* progress) {
   const int64_t stop = stop_step < 0 ? total_steps() : std::min(stop_step, total_steps());
   TrainSummary summary;
   const auto start = Clock::now();
-  auto last_report = start;
   const int64_t first = step_;
   while (step_ < stop) {
     train_step(step_, summary);
@@ -122,17 +131,13 @@ TrainSummary Trainer::run(int64_t stop_step) {
     const bool save_now = options_.save_every > 0 && step_ % options_.save_every == 0;
     if (!options_.checkpoint_dir.empty() && (save_now || step_ == stop)) save_checkpoint();
 
-    const auto now = Clock::now();
-    const double since_report = std::chrono::duration<double>(now - last_report).count();
-    if (since_report >= options_.progress_seconds || step_ == stop) {
-      last_report = now;
-      const double elapsed = std::chrono::duration<double>(now - start).count();
-      const double rate = summary.n_pairs / std::max(1e-9, elapsed);
-      const double eta = elapsed / static_cast<double>(step_ - first) * static_cast<double>(stop - step_);
-      spdlog::info("step {}/{}  loss {:.4f}  lr {:.2e}  {:.1f} pairs/s  {:.0f} tokens/s  ETA {}", step_,
-                   total_steps(), loss_ema_ / std::max(1e-12, loss_ema_weight_),
-                   LrSchedule{options_.lr, options_.warmup, total_steps()}.at(step_ - 1), rate,
-                   summary.n_tokens / std::max(1e-9, elapsed), duration_text(eta));
+    if (progress) {
+      const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      progress->update(step_, fmt::format("loss {:.4f}, lr {:.2e}, {:.1f} pairs/s, {:.0f} tokens/s",
+                                          loss_ema_ / std::max(1e-12, loss_ema_weight_),
+                                          LrSchedule{options_.lr, options_.warmup, total_steps()}.at(step_ - 1),
+                                          summary.n_pairs / std::max(1e-9, elapsed),
+                                          summary.n_tokens / std::max(1e-9, elapsed)));
     }
   }
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -142,9 +147,10 @@ TrainSummary Trainer::run(int64_t stop_step) {
   return summary;
 }
 
-void Trainer::save_checkpoint() const {
+void Trainer::save_checkpoint() {
   save_train_checkpoint(options_.checkpoint_dir, model_, *optimizer_, {step_, loss_ema_, loss_ema_weight_},
                         fingerprint());
+  last_saved_step_ = step_;
 }
 
 }  // namespace sift::train

@@ -11,8 +11,9 @@
 // Every save_every steps (and when a run stops) the full training state goes to
 // checkpoint_dir (train_checkpoint.h); with resume the run continues from it exactly: the
 // same weights, optimiser moments, step, data position and RNG state, so training 2N steps
-// at once or N + (resume) N gives the same weights. Progress goes to stderr at most every
-// progress_seconds: step/total, loss EMA, lr, examples/s (labeled pairs), ETA.
+// at once or N + (resume) N gives the same weights. A non-finite loss or gradient norm stops
+// the run before the optimiser step, with an Error naming the last good checkpoint. Progress
+// goes to a ProgressReporter: step/total, loss EMA, lr, pairs/s, tokens/s, ETA.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -21,6 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "core/progress.h"
 #include "train/batch_plan.h"
 #include "train/examples.h"
 #include "train/sequence_layout.h"
@@ -41,7 +43,6 @@ struct TrainOptions {
   int64_t save_every = 0;                 // steps between checkpoints; 0 = only at the end
   std::filesystem::path checkpoint_dir;   // empty = no checkpoints
   bool resume = false;
-  double progress_seconds = 2.0;
 };
 
 struct TrainSummary {
@@ -65,10 +66,11 @@ class Trainer {
   int64_t total_steps() const { return static_cast<int64_t>(plan_.size()); }
   int64_t step() const { return step_; }
 
-  // Trains up to stop_step (default: all steps), checkpointing as configured.
-  TrainSummary run(int64_t stop_step = -1);
+  // Trains up to stop_step (default: all steps), checkpointing as configured; `progress` (if
+  // given) is updated after every step with the loss EMA, lr, pairs/s and tokens/s.
+  TrainSummary run(int64_t stop_step = -1, ProgressReporter* progress = nullptr);
   // Writes the training state to options.checkpoint_dir now.
-  void save_checkpoint() const;
+  void save_checkpoint();
 
   // The sequence of example e (a pair, or a packed row).
   SequenceLayout layout(int32_t example) const;
@@ -82,6 +84,8 @@ class Trainer {
   };
   nlohmann::json fingerprint() const;
   void train_step(int64_t s, TrainSummary& summary);
+  // Error: the run diverged at step s, naming the last good checkpoint.
+  [[noreturn]] void diverged(const std::string& what, int64_t s) const;
 
   TorchModel& model_;
   const std::vector<EncodedRow>& rows_;
@@ -90,6 +94,7 @@ class Trainer {
   std::vector<std::vector<int32_t>> plan_;
   std::unique_ptr<torch::optim::AdamW> optimizer_;
   int64_t step_ = 0;
+  int64_t last_saved_step_ = -1;  // the step of the checkpoint on disk; -1: none
   double loss_ema_ = 0;  // bias-corrected below via loss_ema_weight_
   double loss_ema_weight_ = 0;
 };

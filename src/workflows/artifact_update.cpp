@@ -1,84 +1,81 @@
 #include "workflows/artifact_update.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
+#include <charconv>
 #include <fstream>
-#include <regex>
-#include <sstream>
 
 #include "core/error.h"
+#include "io/atomic_file.h"
 #include "io/json_parse.h"
 #include "scoring/artifact.h"
 
 namespace sift {
+namespace {
+
+// The base version and calibration count of "<base>+cal<k>-<anything>" (the last such
+// suffix), or {version, 0}. Plain string search: no regex, so no recursion on long versions.
+std::pair<std::string, int64_t> split_calibrated(const std::string& version) {
+  constexpr std::string_view marker = "+cal";
+  for (size_t at = version.rfind(marker); at != std::string::npos; at = at == 0 ? std::string::npos : version.rfind(marker, at - 1)) {
+    const size_t digits = at + marker.size();
+    size_t end = digits;
+    while (end < version.size() && version[end] >= '0' && version[end] <= '9') ++end;
+    if (end == digits || end >= version.size() || version[end] != '-') continue;
+    int64_t count = 0;
+    const auto [ptr, error] = std::from_chars(version.data() + digits, version.data() + end, count);
+    if (error != std::errc() || count >= INT64_MAX - 1) continue;  // not a count sift wrote
+    return {version.substr(0, at), count};
+  }
+  return {version, 0};
+}
+
+}  // namespace
 
 std::string calibrated_version(const std::string& old_version, const std::string& target_name) {
-  static const std::regex calibrated(R"(^(.*)\+cal([0-9]+)-.*$)");
-  std::smatch match;
-  std::string base = old_version;
-  long n = 1;
-  if (std::regex_match(old_version, match, calibrated)) {
-    base = match[1].str();
-    n = std::stol(match[2].str()) + 1;
-  }
-  return fmt::format("{}+cal{}-{}", base, n, target_name);
+  const auto [base, count] = split_calibrated(old_version);
+  return fmt::format("{}+cal{}-{}", base, count + 1, target_name);
 }
 
-void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::path tmp = path;
-  tmp += fmt::format(".tmp-{}", ::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) fail("{}: cannot create: {}", tmp.string(), std::strerror(errno));
-  size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = errno;
-      ::close(fd);
-      std::filesystem::remove(tmp);
-      fail("{}: write failed: {}", tmp.string(), std::strerror(error));
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    std::filesystem::remove(tmp);
-    fail("{}: cannot flush to disk", tmp.string());
-  }
-  std::error_code error;
-  std::filesystem::rename(tmp, path, error);
-  if (error) {
-    std::filesystem::remove(tmp);
-    fail("cannot replace {}: {}", path.string(), error.message());
-  }
-}
-
-ArtifactUpdate write_calibrated_artifact(const std::filesystem::path& sift_json, double threshold,
-                                         const std::string& target_name, nlohmann::ordered_json record) {
+ArtifactUpdate calibrated_artifact(const std::filesystem::path& sift_json, double threshold,
+                                   const std::string& target_name, nlohmann::ordered_json record) {
   const std::string where = sift_json.string();
   const ScoringArtifact old_artifact = load_scoring_artifact(sift_json);  // validates
-  nlohmann::ordered_json object;
-  {
-    std::ifstream in(sift_json);
-    object = parse_json<nlohmann::ordered_json>(in, where);
-  }
+  std::ifstream in(sift_json);
+  nlohmann::ordered_json object = parse_json<nlohmann::ordered_json>(in, where);
   ArtifactUpdate update;
   update.old_version = old_artifact.version;
   update.old_threshold = old_artifact.threshold;
   update.new_version = calibrated_version(old_artifact.version, target_name);
 
-  record["previous_version"] = update.old_version;
-  record["previous_threshold"] = update.old_threshold;
+  nlohmann::ordered_json entry;
+  entry["version"] = update.new_version;
+  entry["threshold"] = threshold;
+  entry["previous_version"] = update.old_version;
+  entry["previous_threshold"] = update.old_threshold;
+  for (const auto& field : record.items()) entry[field.key()] = field.value();
+
+  nlohmann::ordered_json history = nlohmann::ordered_json::array();
+  if (auto last = object.find("calibration"); last != object.end()) {  // an older sift's single record
+    history.push_back(*last);
+    object.erase(last);
+  }
+  if (auto old_history = object.find("calibrations"); old_history != object.end()) {
+    if (!old_history->is_array()) fail("{}: field \"calibrations\" must be a list, got {}", where, old_history->type_name());
+    for (const auto& item : *old_history) history.push_back(item);
+  }
+  history.push_back(std::move(entry));
   object["version"] = update.new_version;
   object["threshold"] = threshold;
-  object["calibration"] = std::move(record);
+  object["calibrations"] = std::move(history);
 
-  const std::string text = object.dump(2) + "\n";
-  parse_scoring_artifact(nlohmann::json::parse(text), where);  // what is written must load
-  write_file_atomically(sift_json, text);
+  update.text = object.dump(2) + "\n";
+  parse_scoring_artifact(parse_json(update.text, where), where);  // what is written must load
+  return update;
+}
+
+ArtifactUpdate write_calibrated_artifact(const std::filesystem::path& sift_json, double threshold,
+                                         const std::string& target_name, nlohmann::ordered_json record) {
+  ArtifactUpdate update = calibrated_artifact(sift_json, threshold, target_name, std::move(record));
+  write_file_atomically(sift_json, update.text);
   return update;
 }
 

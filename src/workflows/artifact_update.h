@@ -1,13 +1,16 @@
 #pragma once
-// Writes a calibrated threshold into a labeler's sift.json as a new artifact version,
+// A calibrated threshold written into a labeler's sift.json as a new artifact version,
 // keeping every other field (unknown ones included) and the field order.
 //
-// Version rule: "<base>+cal<n>-<target>", where <base> is the old version without an
-// earlier "+cal<k>-..." suffix and n = k + 1 (1 for a version never calibrated):
+// Version rule: "<base>+cal<n>-<target>", where <base> is the old version without its last
+// "+cal<k>-..." suffix and n = k + 1 (1 for a version never calibrated):
 //   "3" -> "3+cal1-f1" -> "3+cal2-precision=0.9"
-// The "calibration" field records how the threshold was chosen (target, input, counts,
-// the chosen point, the previous version and threshold). The file is replaced atomically:
-// written to a temporary file in the same directory, flushed, then renamed over it.
+// History: "calibrations" is the list of every calibration, oldest first; each record says
+// how its threshold was chosen (target, input, counts, the chosen point) and what it
+// replaced and made:
+//   {"version", "threshold", "previous_version", "previous_threshold", "target", ...}
+// A "calibration" object written by an older sift (the last calibration only) becomes the
+// list's first record.
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -22,14 +25,16 @@ struct ArtifactUpdate {
   std::string old_version;
   std::string new_version;
   double old_threshold = 0;
+  std::string text;  // the new sift.json
 };
 
-// Sets "threshold", "version" and "calibration" (= `record`, to which previous_version and
-// previous_threshold are added) in sift_json; the result must still parse as an artifact.
+// The new content of sift_json with `threshold`, the next version and `record` appended to
+// the history; checked to load as an artifact. Nothing is written.
+ArtifactUpdate calibrated_artifact(const std::filesystem::path& sift_json, double threshold,
+                                   const std::string& target_name, nlohmann::ordered_json record);
+
+// calibrated_artifact, written over sift_json atomically (io/atomic_file.h).
 ArtifactUpdate write_calibrated_artifact(const std::filesystem::path& sift_json, double threshold,
                                          const std::string& target_name, nlohmann::ordered_json record);
-
-// Replaces `path` with `text` atomically (tmp file + fsync + rename).
-void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace sift

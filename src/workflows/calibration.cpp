@@ -86,6 +86,28 @@ PrCurve precision_recall_curve(std::span<const double> scores, const std::vector
   return curve;
 }
 
+double average_precision(const PrCurve& curve) {
+  double area = 0, previous_recall = 0;
+  for (const PrPoint& point : curve.points) {
+    area += (point.recall - previous_recall) * point.precision;
+    previous_recall = point.recall;
+  }
+  return area;
+}
+
+ScoreHistogram score_histogram(std::span<const double> scores, const std::vector<bool>& reference, int n_bins) {
+  if (n_bins < 1) fail("score histogram: {} bins", n_bins);
+  if (scores.size() != reference.size())
+    fail("score histogram: {} scores but {} reference labels", scores.size(), reference.size());
+  ScoreHistogram histogram{std::vector<int64_t>(n_bins, 0), std::vector<int64_t>(n_bins, 0)};
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (!(scores[i] >= 0.0 && scores[i] <= 1.0)) fail("score histogram: item {} has score {}, outside [0, 1]", i, scores[i]);
+    const int bin = std::min(n_bins - 1, static_cast<int>(scores[i] * n_bins));
+    (reference[i] ? histogram.positives : histogram.negatives)[bin] += 1;
+  }
+  return histogram;
+}
+
 std::string CalibrationTarget::name() const {
   switch (kind) {
     case Kind::F1: return "f1";

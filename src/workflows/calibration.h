@@ -52,6 +52,20 @@ struct CalibrationTarget {
   std::string name() const;  // "f1", "precision=0.9", "recall=0.8": what parse accepts
 };
 
+// Average precision, the area under the step-wise curve (scikit-learn's definition): with the
+// points in descending threshold order and R_0 = 0,
+//   AP = sum_k (R_k - R_{k-1}) * P_k
+// 1 for a ranking with every positive above every negative; the positive rate for a random one.
+double average_precision(const PrCurve& curve);
+
+// Scores in n_bins equal bins over [0, 1] (bin b = [b/n, (b+1)/n), the last one closed),
+// counted apart by reference label: what the histogram panel of the plot shows.
+struct ScoreHistogram {
+  std::vector<int64_t> positives;  // reference YES per bin
+  std::vector<int64_t> negatives;  // reference NO per bin
+};
+ScoreHistogram score_histogram(std::span<const double> scores, const std::vector<bool>& reference, int n_bins);
+
 // Parses "f1", "precision=P" or "recall=R" (P, R in (0, 1]); Error otherwise.
 CalibrationTarget parse_calibration_target(std::string_view text);
 

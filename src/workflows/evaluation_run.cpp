@@ -1,5 +1,6 @@
 #include "workflows/evaluation_run.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/error.h"
@@ -16,11 +17,12 @@ std::vector<T> permuted(const std::vector<T>& values, const std::vector<size_t>&
 }
 
 // Scores rows (items_of[r] the items of rows[r], maybe reordered) on one session, in chunks
-// of about one forward call's tokens so rows share calls; progress after each chunk. A row
-// error is fatal here, naming the row's file line.
+// of about one forward call's tokens so rows share calls; progress after each chunk
+// (`done_before`: rows of earlier passes). A row the engine cannot score keeps its error.
 std::vector<RowResult> score_in_chunks(const ScoringEngine& labeler, Session& session, const std::vector<LabeledRow>& rows,
                                        const std::vector<std::vector<std::string>>& items_of,
-                                       const ScoringOptions& options, const char* what, const RowProgressFn& progress) {
+                                       const ScoringOptions& options, const char* what, int64_t done_before,
+                                       const RowProgressFn& progress) {
   const int64_t budget = labeler.limits(options).max_call_tokens;
   std::vector<RowResult> results;
   results.reserve(rows.size());
@@ -33,12 +35,9 @@ std::vector<RowResult> score_in_chunks(const ScoringEngine& labeler, Session& se
       for (const std::string& item : items_of[r]) chunk_chars += static_cast<int64_t>(item.size());
     }
     std::vector<RowResult> scored = labeler.score_rows(session, chunk, options);
-    for (size_t k = 0; k < scored.size(); ++k) {
-      if (!scored[k].error.empty()) fail("line {}: {}", rows[begin + k].line, scored[k].error);
-      results.push_back(std::move(scored[k]));
-    }
+    for (RowResult& result : scored) results.push_back(std::move(result));
     begin += chunk.size();
-    if (progress) progress(what, begin, rows.size());
+    if (progress) progress(done_before + static_cast<int64_t>(begin), what);
   }
   return results;
 }
@@ -63,13 +62,21 @@ ScoredRows score_labeled_rows(const ScoringEngine& labeler, const std::vector<La
   for (const LabeledRow& row : rows) items_of.push_back(row.row.items);
   const auto start = std::chrono::steady_clock::now();
   ScoredRows scored;
-  scored.results = score_in_chunks(labeler, session, rows, items_of, options, "scoring", progress);
+  scored.results = score_in_chunks(labeler, session, rows, items_of, options, "scoring", 0, progress);
   scored.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (size_t r = 0; r < rows.size(); ++r) {
+    if (!scored.results[r].error.empty()) {
+      scored.errors.push_back({rows[r].line, scored.results[r].error});
+      continue;
+    }
     scored.n_labels += static_cast<int64_t>(rows[r].row.items.size());
     scored.prefill_tokens += scored.results[r].prefill_tokens;
   }
   return scored;
+}
+
+int64_t evaluation_passes_rows(size_t n_rows, const EvalOptions& options) {
+  return static_cast<int64_t>(n_rows) * (1 + std::max<int64_t>(options.shuffles, 0));
 }
 
 EvalReport evaluate(const ScoringEngine& labeler, const std::vector<LabeledRow>& rows, const EvalOptions& options,
@@ -78,15 +85,17 @@ EvalReport evaluate(const ScoringEngine& labeler, const std::vector<LabeledRow>&
   EvalReport report;
   report.mode = options.scoring.mode;
   report.threshold = options.scoring.threshold.value_or(labeler.artifact().threshold);
-  report.n_rows = static_cast<int64_t>(rows.size());
   report.shuffles = options.shuffles;
 
   const ScoredRows scored = score_labeled_rows(labeler, rows, options.scoring, progress);
   report.seconds = scored.seconds;
   report.n_labels = scored.n_labels;
   report.prefill_tokens = scored.prefill_tokens;
+  report.errors = scored.errors;
+  report.n_rows = static_cast<int64_t>(rows.size() - scored.errors.size());
   for (size_t r = 0; r < rows.size(); ++r) {
     const RowResult& result = scored.results[r];
+    if (!result.error.empty()) continue;
     add_labels(report.reference, result.labels, rows[r].labels);
     if (rows[r].truth) {
       if (!report.truth) report.truth.emplace();
@@ -103,10 +112,11 @@ EvalReport evaluate(const ScoringEngine& labeler, const std::vector<LabeledRow>&
       orders.push_back(shuffled_order(rows[r].row.items.size(), options.seed, r, static_cast<uint64_t>(k)));
       shuffled_items.push_back(permuted(rows[r].row.items, orders.back()));
     }
+    const int64_t done_before = static_cast<int64_t>(rows.size()) * (k + 1);
     const std::vector<RowResult> shuffled =
-        score_in_chunks(labeler, session, rows, shuffled_items, options.scoring, "shuffles", progress);
+        score_in_chunks(labeler, session, rows, shuffled_items, options.scoring, "shuffles", done_before, progress);
     for (size_t r = 0; r < rows.size(); ++r) {
-      if (rows[r].row.items.size() < 2) continue;
+      if (rows[r].row.items.size() < 2 || !scored.results[r].error.empty() || !shuffled[r].error.empty()) continue;
       add_order_comparison(report.order, scored.results[r].labels, scored.results[r].scores, shuffled[r].labels,
                            shuffled[r].scores, orders[r]);
     }
@@ -114,13 +124,14 @@ EvalReport evaluate(const ScoringEngine& labeler, const std::vector<LabeledRow>&
   return report;
 }
 
-nlohmann::ordered_json eval_report_to_json(const EvalReport& report) {
+nlohmann::ordered_json eval_report_to_json(const EvalReport& report, int64_t input_errors) {
   nlohmann::ordered_json out;
   out["mode"] = std::string(scoring_mode_name(report.mode));
   // Packed generation makes hard decisions: no threshold applies.
   out["threshold"] = report.mode == ScoringMode::Generate ? nlohmann::ordered_json(nullptr)
                                                           : nlohmann::ordered_json(report.threshold);
   out["n_rows"] = report.n_rows;
+  out["errors"] = input_errors + static_cast<int64_t>(report.errors.size());
   out["n_items"] = report.reference.n_items;
   const nlohmann::ordered_json reference = counts_to_json(report.reference);
   for (const char* key : {"agreement", "precision", "recall", "f1"}) out[key] = reference[key];

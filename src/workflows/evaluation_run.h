@@ -1,11 +1,14 @@
 #pragma once
-// Scoring labeled rows through the scoring engine (ScoringEngine::score_row, exactly what
-// `sift score` runs), and the evaluation report of `sift eval` built on it.
+// Scoring labeled rows through the scoring engine (ScoringEngine::score_rows, exactly what
+// `sift score` runs), and the evaluation report of `sift eval` built on it. A row the engine
+// cannot score (too long for the model, invalid UTF-8) is that row's error: it is left out
+// of every count and listed in the report, and the others are scored.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "workflows/evaluation.h"
@@ -14,17 +17,18 @@
 
 namespace sift {
 
-// Called after each row with (rows done, rows in all) of the pass named by `what`.
-using RowProgressFn = std::function<void(const char* what, size_t rows_done, size_t n_rows)>;
+// Called as rows are scored with (rows scored so far over all passes, the current pass's name).
+using RowProgressFn = std::function<void(int64_t rows_done, std::string_view pass)>;
 
 struct ScoredRows {
-  std::vector<RowResult> results;  // one per row
-  int64_t n_labels = 0;
+  std::vector<RowResult> results;  // one per row; a row that could not be scored has its error set
+  std::vector<RowError> errors;    // those rows, by input line
+  int64_t n_labels = 0;            // items of the rows scored
   int64_t prefill_tokens = 0;
   double seconds = 0;
 };
 
-// Scores every row, in order; an Error from the engine names the row's file line.
+// Scores every row, in order.
 ScoredRows score_labeled_rows(const ScoringEngine& labeler, const std::vector<LabeledRow>& rows,
                               const ScoringOptions& options, const RowProgressFn& progress = {});
 
@@ -34,10 +38,14 @@ struct EvalOptions {
   uint64_t seed = 0;
 };
 
+// Rows scored over all of evaluate()'s passes: the progress total.
+int64_t evaluation_passes_rows(size_t n_rows, const EvalOptions& options);
+
 struct EvalReport {
   ScoringMode mode = ScoringMode::Mis;
   double threshold = 0.5;
-  int64_t n_rows = 0;
+  int64_t n_rows = 0;              // rows evaluated (scored without error)
+  std::vector<RowError> errors;    // rows the engine could not score, left out
   LabelCounts reference;
   std::optional<LabelCounts> truth;  // rows that have "truth" only
   int64_t shuffles = 0;
@@ -52,6 +60,7 @@ struct EvalReport {
 EvalReport evaluate(const ScoringEngine& labeler, const std::vector<LabeledRow>& rows, const EvalOptions& options,
                     const RowProgressFn& progress = {});
 
-nlohmann::ordered_json eval_report_to_json(const EvalReport& report);
+// The report as one JSON object; `input_errors` counts the rows that could not even be read.
+nlohmann::ordered_json eval_report_to_json(const EvalReport& report, int64_t input_errors = 0);
 
 }  // namespace sift

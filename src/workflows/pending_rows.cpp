@@ -12,9 +12,9 @@ namespace {
 // deep to parse: its id is not echoed).
 nlohmann::json echoed_id(const std::string& line) {
   try {
-    const nlohmann::json object = parse_json(line, "row", /*allow_exceptions=*/false);
+    const nlohmann::json object = parse_json(line, "");
     return object.is_object() ? object.value("id", nlohmann::json()) : nlohmann::json();
-  } catch (const Error&) {
+  } catch (const std::exception&) {
     return nullptr;
   }
 }
@@ -34,8 +34,9 @@ PendingRow read_pending_row(const ScoringEngine& engine, std::string& line, int6
       pending.cost = static_cast<int64_t>(pending.tokens.query.size());
       for (const TokenIds& item : pending.tokens.items) pending.cost += static_cast<int64_t>(item.size());
     }
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // whatever went wrong, it is this row's error
     pending.error = e.what();
+    pending.tokens = TokenizedRow{};
     pending.row = ScoringRow{};
     pending.row.id = echoed_id(line);  // echoed when the line is an object with an id, even if malformed
   }

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "io/atomic_file.h"
 
 extern char** environ;
 
@@ -72,11 +73,18 @@ int run_gnuplot(const std::filesystem::path& gnuplot, const std::filesystem::pat
 }  // namespace
 
 void write_pr_curve_tsv(const std::filesystem::path& path, const PrCurve& curve) {
-  std::ofstream out(path);
-  if (!out) fail("{}: cannot open for writing", path.string());
-  out << "threshold\tprecision\trecall\tf1\n";
-  for (const PrPoint& p : curve.points) out << fmt::format("{}\t{}\t{}\t{}\n", p.threshold, p.precision, p.recall, p.f1);
-  if (!out.flush()) fail("{}: write failed", path.string());
+  std::string text = "threshold\tprecision\trecall\tf1\n";
+  for (const PrPoint& p : curve.points) text += fmt::format("{}\t{}\t{}\t{}\n", p.threshold, p.precision, p.recall, p.f1);
+  write_file_atomically(path, text);
+}
+
+void write_score_histogram_tsv(const std::filesystem::path& path, const ScoreHistogram& histogram) {
+  const size_t n = histogram.positives.size();
+  std::string text = "bin_start\tbin_end\tpositives\tnegatives\n";
+  for (size_t b = 0; b < n; ++b)
+    text += fmt::format("{}\t{}\t{}\t{}\n", double(b) / double(n), double(b + 1) / double(n), histogram.positives[b],
+                        histogram.negatives[b]);
+  write_file_atomically(path, text);
 }
 
 void require_gnuplot() {
@@ -85,44 +93,57 @@ void require_gnuplot() {
          "`apt-get install gnuplot-nox`");
 }
 
-void plot_pr_curve(const std::filesystem::path& tsv, const std::filesystem::path& png, const PrCurve& curve,
-                   const PrPoint& chosen, const std::string& title) {
+void plot_pr_curve(const std::filesystem::path& dir, const PrCurve& curve, const PrPoint& chosen,
+                   const std::string& title) {
   require_gnuplot();
-  if (std::filesystem::absolute(tsv).parent_path() != std::filesystem::absolute(png).parent_path())
-    fail("plot_pr_curve: {} and {} must be in one folder", tsv.string(), png.string());
   const std::filesystem::path gnuplot = *find_on_path("gnuplot");
-  std::filesystem::path script = png;
-  script.replace_extension(".gp");
-  {
-    std::ofstream out(script);
-    if (!out) fail("{}: cannot open for writing", script.string());
-    // Recall on x, precision on y, one point per distinct threshold; the chosen point ringed.
-    // File names are relative to the script's folder, so the folder can be moved.
-    out << "# Precision-recall curve written by `sift calibrate`; redraw it in this folder with: gnuplot "
-        << script.filename().string() << "\n"
-        << "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-        << "  set terminal pngcairo size 900,650 noenhanced font 'sans,11'\n"
-        << "} else {\n"
-        << "  set terminal png size 900,650 noenhanced\n"
-        << "}\n"
-        << "set output " << gnuplot_quoted(png.filename().string()) << "\n"
-        << "set datafile separator '\\t'\n"
-        << "set title " << gnuplot_quoted(title) << "\n"
-        << "set xlabel 'recall'\nset ylabel 'precision'\n"
-        << "set xrange [0:1.02]\nset yrange [0:1.02]\nset grid\nset key bottom left\n"
-        << fmt::format("plot {} using 3:2 skip 1 with linespoints pt 7 ps 0.4 lc rgb '#1f77b4' title "
-                       "'{} items, {} YES', \\\n",
-                       gnuplot_quoted(tsv.filename().string()), curve.n_items, curve.n_positive)
-        << fmt::format("     '-' using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb '#d62728' title "
-                       "'threshold {:.4g}: P {:.3f}, R {:.3f}, F1 {:.3f}'\n",
-                       chosen.threshold, chosen.precision, chosen.recall, chosen.f1)
-        << fmt::format("{}\t{}\ne\n", chosen.recall, chosen.precision);  // inline data: tab-separated too
-    if (!out.flush()) fail("{}: write failed", script.string());
-  }
+  const std::filesystem::path script = dir / "pr_curve.gp";
+  // Left: precision against recall, one point per distinct threshold, the chosen point ringed.
+  // Right: the score histogram by reference label, the chosen threshold as a line. File names
+  // are relative to the script's folder, so the folder can be moved.
+  std::string text =
+      "# Precision-recall curve and score histogram written by `sift calibrate`; redraw them in this folder with: "
+      "gnuplot pr_curve.gp\n"
+      "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+      "  set terminal pngcairo size 1400,650 noenhanced font 'sans,11'\n"
+      "} else {\n"
+      "  set terminal png size 1400,650 noenhanced\n"
+      "}\n"
+      "set output 'pr_curve.png'\n"
+      "set datafile separator '\\t'\n";
+  text += fmt::format("set multiplot layout 1,2 title {}\n", gnuplot_quoted(title));
+  text += fmt::format("set title {}\n", gnuplot_quoted(fmt::format("precision-recall, average precision {:.4f}",
+                                                                    average_precision(curve))));
+  text += "set xlabel 'recall'\nset ylabel 'precision'\nset xrange [0:1.02]\nset yrange [0:1.02]\nset grid\n"
+          "set key bottom left\n";
+  text += fmt::format("plot 'pr_curve.tsv' using 3:($3 > 0 ? $2 : 1/0) skip 1 with linespoints pt 7 ps 0.4 "
+                      "lc rgb '#1f77b4' title '{} items, {} YES', \\\n",
+                      curve.n_items, curve.n_positive);
+  text += fmt::format("     '-' using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb '#d62728' title "
+                      "'threshold {:.4g}: P {:.3f}, R {:.3f}, F1 {:.3f}'\n",
+                      chosen.threshold, chosen.precision, chosen.recall, chosen.f1);
+  text += fmt::format("{}\t{}\ne\n", chosen.recall, chosen.precision);  // inline data: tab-separated too
+  text += "set title 'scores by reference label'\nset xlabel 'score'\nset ylabel 'items'\nset xrange [0:1]\n"
+          "set autoscale y\nset yrange [0:*]\nset key top center\nset style fill transparent solid 0.45 noborder\n";
+  text += fmt::format("set arrow 1 from {0}, graph 0 to {0}, graph 1 nohead lw 2 dt 2 lc rgb '#d62728'\n",
+                      chosen.threshold);
+  text += "plot 'score_histogram.tsv' using (($1 + $2) / 2):4:($2 - $1) skip 1 with boxes lc rgb '#7f7f7f' "
+          "title 'reference NO', \\\n"
+          "     '' using (($1 + $2) / 2):3:($2 - $1) skip 1 with boxes lc rgb '#2ca02c' title 'reference YES'\n"
+          "unset multiplot\n";
+  write_file_atomically(script, text);
   std::string errors;
   const int status = run_gnuplot(gnuplot, script, errors);
-  if (status != 0 || !std::filesystem::exists(png))
-    fail("gnuplot failed (exit status {}) drawing {} from {}: {}", status, png.string(), script.string(), errors);
+  if (status != 0 || !std::filesystem::exists(dir / "pr_curve.png"))
+    fail("gnuplot failed (exit status {}) drawing {} from {}: {}", status, (dir / "pr_curve.png").string(),
+         script.string(), errors);
+}
+
+void write_calibration_files(const std::filesystem::path& dir, const PrCurve& curve, const PrPoint& chosen,
+                             const ScoreHistogram& histogram, const std::string& title) {
+  write_pr_curve_tsv(dir / "pr_curve.tsv", curve);
+  write_score_histogram_tsv(dir / "score_histogram.tsv", histogram);
+  plot_pr_curve(dir, curve, chosen, title);
 }
 
 }  // namespace sift

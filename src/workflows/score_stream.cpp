@@ -1,5 +1,6 @@
 #include "workflows/score_stream.h"
 
+#include <chrono>
 #include <exception>
 #include <string>
 #include <thread>
@@ -10,38 +11,49 @@
 #include "core/bounded_queue.h"
 #include "core/error.h"
 #include "core/parallel.h"
+#include "io/line_reader.h"
 #include "scoring/score_io.h"
 #include "workflows/pending_rows.h"
 
 namespace sift {
 namespace {
 
+// A line as a row: too long to read, or parsed and tokenized (workflows/pending_rows.h).
+PendingRow read_row(const ScoringEngine& labeler, InputLine& line, int64_t max_line_bytes, ScoringMode mode) {
+  if (line.too_long) return pending_error_row(line.number, too_long_line_message(line, max_line_bytes));
+  return read_pending_row(labeler, line.text, line.number, mode);
+}
+
 // Scores a batch of rows together (rows share forward calls) and returns its output lines.
-std::vector<nlohmann::json> score_batch(const ScoringEngine& labeler, Session& session, std::vector<PendingRow>& batch,
-                                        const ScoringOptions& options, StreamStats& stats) {
+std::string score_batch(const ScoringEngine& labeler, Session& session, std::vector<PendingRow>& batch,
+                        const ScoringOptions& options, const nlohmann::ordered_json& provenance,
+                        const StreamHooks& hooks, StreamStats& stats) {
   const std::vector<RowResult> results = score_pending_rows(labeler, session, batch, options);
-  std::vector<nlohmann::json> lines;
+  std::string lines;
   for (size_t r = 0; r < batch.size(); ++r) {
     ++stats.lines;
     if (!results[r].error.empty()) {
-      lines.push_back(row_error_to_json(batch[r].line_number, results[r].error, &batch[r].row.id));
+      lines += output_line_text(row_error_to_json(batch[r].line_number, results[r].error, &batch[r].row.id));
       ++stats.errors;
     } else {
-      lines.push_back(row_result_to_json(batch[r].row, results[r], options.mode));
+      lines += output_line_text(row_result_to_json(batch[r].row, results[r], options.mode, provenance));
       stats.labels += static_cast<int64_t>(batch[r].row.items.size());
+      stats.unparsed += static_cast<int64_t>(results[r].unparsed.size());
+      if (hooks.scored_row) hooks.scored_row(batch[r].line_number, batch[r].row, results[r]);
     }
+    lines += '\n';
   }
   return lines;
 }
 
 }  // namespace
 
-StreamStats score_stream(const ScoringEngine& labeler, std::istream& in, std::ostream& out, const ScoringOptions& options,
-                         const ProgressFn& progress, std::chrono::duration<double> progress_interval) {
+StreamStats score_stream(const ScoringEngine& labeler, LineReader& in, const std::function<void(std::string_view)>& write,
+                         const ScoringOptions& options, const StreamHooks& hooks) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
-  Clock::time_point last_report = start;
   const int64_t call_budget = labeler.limits(options).max_call_tokens;
+  const nlohmann::ordered_json provenance = artifact_provenance_json(labeler.artifact(), options);
 
   // Reader: lines -> parsed, tokenized rows, queued in input order (at most two calls' worth
   // of tokens ahead of the scorer). Tokenization runs here, beside inference, on one thread.
@@ -50,9 +62,8 @@ StreamStats score_stream(const ScoringEngine& labeler, std::istream& in, std::os
   std::thread reader([&] {
     try {
       const ThreadCount one_thread(1);
-      std::string line;
-      for (int64_t line_number = 1; std::getline(in, line); ++line_number) {
-        PendingRow pending = read_pending_row(labeler, line, line_number, options.mode);
+      for (InputLine line; in.next(line);) {
+        PendingRow pending = read_row(labeler, line, in.max_line_bytes(), options.mode);
         const int64_t cost = pending.cost;
         if (!queue.push(std::move(pending), cost)) break;  // the scorer stopped
       }
@@ -71,17 +82,9 @@ StreamStats score_stream(const ScoringEngine& labeler, std::istream& in, std::os
   StreamStats stats;
   try {
     for (std::vector<PendingRow> batch; !(batch = queue.pop_batch(call_budget)).empty();) {
-      for (const nlohmann::json& output : score_batch(labeler, session, batch, options, stats)) {
-        out << output_line_text(output) << '\n';
-      }
-      out.flush();
-      if (!out) fail("cannot write the output (after {} lines)", stats.lines);
-      const Clock::time_point now = Clock::now();
-      if (progress && progress_interval.count() > 0 && now - last_report >= progress_interval) {
-        stats.seconds = std::chrono::duration<double>(now - start).count();
-        progress(stats);
-        last_report = now;
-      }
+      write(score_batch(labeler, session, batch, options, provenance, hooks, stats));
+      stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      if (hooks.progress) hooks.progress(stats);
     }
   } catch (...) {
     stop_reader();

@@ -13,6 +13,7 @@
 #include "batch/run_batch.h"
 #include "compressed_files.h"
 #include "core/error.h"
+#include "io/line_reader.h"
 #include "workflows/score_stream.h"
 
 namespace sift::batch {
@@ -114,9 +115,10 @@ TEST(RunBatch, OutputIsSiftScoresLinesStampedAndInOrder) {
   const auto lines = json_lines(reference_output());
   ASSERT_EQ(lines.size(), 240u);
   std::ifstream in(rows_file());
+  sift::LineReader reader(in);
   std::ostringstream scored;
   const auto engine = ScoringEngine::load(labeler_dir());
-  score_stream(*engine, in, scored, {});
+  score_stream(*engine, reader, [&](std::string_view text) { scored << text; }, {});
   const auto expected = json_lines(scored.str());
   ASSERT_EQ(expected.size(), lines.size());
   for (size_t i = 0; i < lines.size(); ++i) {

@@ -58,7 +58,7 @@ best_f1 = max(pts, key=lambda p: (p[3], p[0]))
 best_recall = max((p for p in pts if p[2] >= 0.5), key=lambda p: (p[1], p[2], p[0]))
 
 # --target f1
-out = run("calibrate", "--model", model, "--input", val, "--target", "f1")
+out = run("calibrate", "--model", model, "--input", val, "--target", "f1", "--in-place")
 summary = json.loads(out.stdout)
 check(summary["threshold"] == best_f1[0], f"f1 threshold {summary['threshold']} != {best_f1[0]}")
 check(abs(summary["f1"] - best_f1[3]) < 1e-12, f"f1 {summary}")
@@ -68,7 +68,7 @@ for key in ["threshold", "precision", "recall", "f1", "n_items", "old_threshold"
 art = json.load(open(os.path.join(model, "sift.json")))
 check(art["version"] == "e2e-1+cal1-f1", f"version: {art['version']}")
 check(art["threshold"] == best_f1[0], f"sift.json threshold: {art['threshold']}")
-check(art["note"] == "kept across versions" and art["calibration"]["target"] == "f1", f"sift.json: {art}")
+check(art["note"] == "kept across versions" and art["calibrations"][-1]["target"] == "f1", f"sift.json: {art}")
 tsv = open(os.path.join(model, "calibration", "pr_curve.tsv")).read().splitlines()
 check(tsv[0] == "threshold\tprecision\trecall\tf1", f"tsv header: {tsv[0]}")
 check(len(tsv) == 1 + len(pts), f"tsv has {len(tsv) - 1} points, expected {len(pts)}")
@@ -79,7 +79,7 @@ check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 1000, "pr_curve.png is not 
 # --target recall=0.5, curve into --out-dir; the scoring path picks the new threshold up.
 outdir = os.path.join(work, "curves")
 summary = json.loads(run("calibrate", "--model", model, "--input", val, "--target", "recall=0.5",
-                         "--out-dir", outdir).stdout)
+                         "--out-dir", outdir, "--in-place").stdout)
 check(summary["threshold"] == best_recall[0], f"recall threshold {summary['threshold']} != {best_recall[0]}")
 check(summary["old_threshold"] == best_f1[0], f"old threshold: {summary}")
 check(json.load(open(os.path.join(model, "sift.json")))["version"] == "e2e-1+cal2-recall=0.5", "second version")
@@ -88,10 +88,15 @@ rescored = [json.loads(l) for l in run("score", "--model", model, "--input", pla
 check([l for r in rescored for l in r["labels"]] == [s >= best_recall[0] for s in scores], "threshold not applied")
 
 # Unreachable precision: the top item is a NO, so every threshold has a false positive.
-out = run("calibrate", "--model", model, "--input", val, "--target", "precision=1", ok=False)
+curve_before = open(os.path.join(model, "calibration", "pr_curve.tsv")).read()
+out = run("calibrate", "--model", model, "--input", val, "--target", "precision=1", "--in-place", ok=False)
 check(out.returncode != 0 and "cannot be met" in out.stderr and "best achievable precision" in out.stderr,
       f"unreachable: {out.stderr}")
 check(json.load(open(os.path.join(model, "sift.json")))["version"] == "e2e-1+cal2-recall=0.5", "failed run wrote")
+check(open(os.path.join(model, "calibration", "pr_curve.tsv")).read() == curve_before, "failed run rewrote the curve")
+history = json.load(open(os.path.join(model, "sift.json")))["calibrations"]
+check([h["version"] for h in history] == ["e2e-1+cal1-f1", "e2e-1+cal2-recall=0.5"], f"history: {history}")
+check([h["previous_threshold"] for h in history] == [0.5, best_f1[0]], f"history thresholds: {history}")
 
 # eval: the same labels as `sift score`, MIS order inconsistency exactly 0.
 predicted = [l for r in rescored for l in r["labels"]]
@@ -119,17 +124,24 @@ def expect_error(want, *args, env=None):
     out = run(*args, ok=False, env=env)
     check(out.returncode != 0 and want in out.stderr, f"sift {' '.join(args)}: expected '{want}' in {out.stderr!r}")
 bad = os.path.join(work, "bad.jsonl")
+# A bad row is left out with a warning naming file:line; the rest is evaluated (--strict: exit 1).
 open(bad, "w").write(json.dumps(rows[0]) + "\n" + json.dumps({"query": "q", "items": ["a"]}) + "\n")
-expect_error("bad.jsonl:2", "eval", "--model", model, "--input", bad)
-expect_error("missing field \"labels\"", "calibrate", "--model", model, "--input", bad)
+out = run("eval", "--model", model, "--input", bad)
+check("bad.jsonl:2: missing field \"labels\"" in out.stderr and json.loads(out.stdout)["errors"] == 1, out.stderr)
+out = run("eval", "--model", model, "--input", bad, "--strict", ok=False)
+check(out.returncode == 1 and "--strict" in out.stderr, f"--strict: {out.returncode} {out.stderr}")
+out = run("calibrate", "--model", model, "--input", bad, "--dry-run")
+check("bad.jsonl:2: missing field \"labels\"" in out.stderr and json.loads(out.stdout)["errors"] == 1, out.stderr)
 open(bad, "w").write(json.dumps({"query": "q", "items": ["a", "b"], "labels": [1]}) + "\n")
 expect_error("1 labels but the row has 2 items", "eval", "--model", model, "--input", bad)
 open(bad, "w").write("\n")
-expect_error("empty input", "calibrate", "--model", model, "--input", bad)
-expect_error("--target", "calibrate", "--model", model, "--input", val, "--target", "accuracy")
-expect_error("no threshold to calibrate", "calibrate", "--model", model, "--input", val, "--mode", "generate")
+expect_error("cannot open the input", "calibrate", "--model", model, "--input", val.replace("val", "missing"), "--dry-run")
+expect_error("empty input", "calibrate", "--model", model, "--input", bad, "--dry-run")
+expect_error("--target", "calibrate", "--model", model, "--input", val, "--target", "accuracy", "--dry-run")
+expect_error("no threshold to calibrate", "calibrate", "--model", model, "--input", val, "--mode", "generate",
+             "--dry-run")
 empty_path = os.path.join(work, "no_programs")
 os.mkdir(empty_path)
-expect_error("gnuplot", "calibrate", "--model", model, "--input", val, env={"PATH": empty_path})
+expect_error("gnuplot", "calibrate", "--model", model, "--input", val, "--in-place", env={"PATH": empty_path})
 PY
 echo "calibrate_eval_cli: all checks passed"

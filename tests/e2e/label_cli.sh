@@ -140,7 +140,7 @@ expected = {f"{bad_catalog}:6:": "invalid JSON", f"{bad_catalog}:7:": "repeats l
             f"{bad_catalog}:8:": "missing field \"name\"", f"{bad_profiles}:2:": "invalid JSON",
             f"{bad_profiles}:3:": "missing field \"text\"", f"{bad_profiles}:5:": "\"nope\" is not in the catalog",
             f"{bad_profiles}:6:": "empty line", f"{bad_profiles}:7:": "repeats line 1",
-            f"{bad_profiles}:8:": "invalid JSON", f"{bad_profiles}:9:": "string or an integer",
+            f"{bad_profiles}:8:": "nested deeper than 64 levels", f"{bad_profiles}:9:": "string or an integer",
             f"{bad_profiles}:11:": "invalid JSON"}
 for where, what in expected.items():
     check(any(l.startswith(where) and what in l for l in err.splitlines()), f"no report '{where} ...{what}' in:\n{err}")

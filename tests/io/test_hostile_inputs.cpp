@@ -29,15 +29,33 @@ TEST(ParseJson, NestingIsBoundedAt64Levels) {
   EXPECT_EQ(parse_json(nested_arrays(64), "x.json").dump(), nested_arrays(64));
   EXPECT_THAT([] { parse_json(nested_arrays(65), "x.json"); },
               ThrowsMessage<Error>("x.json: JSON nested deeper than 64 levels"));
-  EXPECT_THAT([] { parse_json(nested_arrays(1000000), "x.json", false); },
-              ThrowsMessage<Error>(HasSubstr("nested deeper")));
+  EXPECT_THAT([] { parse_json(nested_arrays(1000000), ""); },
+              ThrowsMessage<Error>("JSON nested deeper than 64 levels"));
   std::string objects = "1";
   for (int i = 0; i < 200; ++i) objects = "{\"a\":" + objects + "}";
   std::istringstream deep_objects(objects);
   EXPECT_THROW(parse_json<nlohmann::ordered_json>(deep_objects, "s.json"), Error);
-  // Syntax errors keep nlohmann's behaviour: an exception, or a discarded value.
-  EXPECT_THROW(parse_json("{\"a\": ", "x.json"), nlohmann::json::parse_error);
-  EXPECT_TRUE(parse_json("{\"a\": ", "x.json", false).is_discarded());
+}
+
+TEST(ParseJson, ErrorsAreWordsWithLineAndColumn) {
+  EXPECT_THAT([] { parse_json("{\"a\": ", "x.json"); },
+              ThrowsMessage<Error>("x.json: invalid JSON at column 7: unexpected end of input; expected '[', '{', or a "
+                                   "literal"));
+  EXPECT_THAT([] { parse_json("{\n  \"a\": 1,\n  }\n", "c.json"); },
+              ThrowsMessage<Error>("c.json: invalid JSON at line 3, column 3: unexpected '}'; expected string literal"));
+  EXPECT_THAT([] { parse_json("{\"id\": 1e999}", ""); },
+              ThrowsMessage<Error>("invalid JSON at column 8: the number 1e999 is beyond the range of a double"));
+  EXPECT_THAT([] { parse_json("[1,\n 2,\n -1e400]", "n.json"); },
+              ThrowsMessage<Error>("n.json: invalid JSON at line 3, column 2: the number -1e400 is beyond the range of "
+                                   "a double"));
+  EXPECT_THAT([] { parse_json("", "e.json"); },
+              ThrowsMessage<Error>(HasSubstr("e.json: invalid JSON at column 1: unexpected end of input")));
+  EXPECT_THAT([] { parse_json("nul", ""); }, ThrowsMessage<Error>(HasSubstr("invalid literal")));
+  for (const char* bad : {"{", "[1,]", "\"\\u", "{\"a\" 1}", "tru", "1 2", "\"\xff\x01\""})
+    EXPECT_THAT([&] { parse_json(bad, "b.json"); },
+                ThrowsMessage<Error>(AllOf(HasSubstr("b.json: invalid JSON at column "),
+                                           ::testing::Not(HasSubstr("json.exception")))))
+        << bad;
 }
 
 TEST(ParseJson, SafetensorsHeaderAndIndexAreBounded) {

@@ -58,6 +58,30 @@ TEST(RoundJudge, EveryRoundScoresAsScoringItAlone) {
   EXPECT_GT(outcome.prefill_tokens, 0);
 }
 
+TEST(RoundJudge, PrefillsAProfileOnceForAllItsRounds) {
+  auto labeler = sift::testing::tiny_labeler(0.5);
+  RoundJudge judge(*labeler);
+  const std::vector<std::string> first = {"Apache Spark", "Kafka"}, second = {"Welding"};
+  const sift::TokenizedRow tokens1 = labeler->tokenize(kProfile, first), tokens2 = labeler->tokenize(kProfile, second);
+  const auto items_len = [](const sift::TokenizedRow& row) {
+    int64_t n = 0;
+    for (const auto& item : row.items) n += static_cast<int64_t>(item.size());
+    return n;
+  };
+  const int64_t profile_len = static_cast<int64_t>(tokens1.query.size());
+  EXPECT_EQ(judge.judge(kProfile, first).prefill_tokens, profile_len + items_len(tokens1));
+  const RoundJudge::Verdicts later = judge.judge(kProfile, second);
+  EXPECT_EQ(later.prefill_tokens, items_len(tokens2)) << "the second round prefilled the profile again";
+  EXPECT_EQ(std::bit_cast<uint64_t>(later.scores[0]),
+            std::bit_cast<uint64_t>(*labeler->score_row(kProfile, second, {}).scores[0]));
+  // Another profile replaces the kept one, and its scores are its own.
+  const std::string other = "Registered nurse, ICU";
+  const RoundJudge::Verdicts switched = judge.judge(other, second);
+  EXPECT_EQ(switched.prefill_tokens, static_cast<int64_t>(labeler->tokenize(other, second).query.size()) + items_len(tokens2));
+  EXPECT_EQ(std::bit_cast<uint64_t>(switched.scores[0]),
+            std::bit_cast<uint64_t>(*labeler->score_row(other, second, {}).scores[0]));
+}
+
 TEST(Rounds, StopsAfterTheFirstRoundBelowTheFractionAndNowhereElse) {
   const std::vector<Candidate> ranked = candidates(30);
   std::vector<double> sorted = scores_alone(*sift::testing::tiny_labeler(0.5), ranked);

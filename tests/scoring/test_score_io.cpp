@@ -56,10 +56,17 @@ TEST(ScoreIo, WritesScoresLabelsAndUsage) {
   result.labels = {false, true};
   result.prefill_tokens = 40;
   result.requests = 1;
-  json out = row_result_to_json(row, result, ScoringMode::Mis);
-  EXPECT_EQ(out, json::parse(R"({"id": 5, "scores": [0.25, 0.75], "labels": [false, true],
-                                 "usage": {"prefill_tokens": 40, "requests": 1}})"));
-  EXPECT_EQ(out.begin().key(), "id");  // ordered output: id first
+  ScoringArtifact artifact;
+  artifact.version = "v7";
+  artifact.threshold = 0.6;
+  ScoringOptions options;
+  const nlohmann::ordered_json out = row_result_to_json(row, result, ScoringMode::Mis, artifact_provenance_json(artifact, options));
+  EXPECT_EQ(out.dump(), R"({"id":5,"scores":[0.25,0.75],"labels":[false,true],)"
+                        R"("usage":{"prefill_tokens":40,"requests":1},"artifact":{"version":"v7","threshold":0.6}})");
+  options.threshold = 0.25;  // the threshold applied is the one recorded
+  EXPECT_EQ(artifact_provenance_json(artifact, options).dump(), R"({"version":"v7","threshold":0.25})");
+  options.mode = ScoringMode::Generate;  // hard decisions: no threshold applies
+  EXPECT_EQ(artifact_provenance_json(artifact, options).dump(), R"({"version":"v7","threshold":null})");
 }
 
 TEST(ScoreIo, GenerateRowsListUnparsedItems) {
@@ -71,7 +78,10 @@ TEST(ScoreIo, GenerateRowsListUnparsedItems) {
   result.prefill_tokens = 30;
   result.generated_tokens = 4;
   result.requests = 1;
-  json out = row_result_to_json(row, result, ScoringMode::Generate);
+  ScoringOptions options;
+  options.mode = ScoringMode::Generate;
+  const json out = json::parse(
+      row_result_to_json(row, result, ScoringMode::Generate, artifact_provenance_json(ScoringArtifact{}, options)).dump());
   EXPECT_EQ(out["item_ids"], json::parse(R"(["x", null])"));
   EXPECT_EQ(out["scores"], json::parse("[1.0, null]"));
   EXPECT_EQ(out["labels"], json::parse("[true, null]"));
@@ -100,19 +110,19 @@ TEST(ScoreIo, BatchLineIsTheScoreLineWithPassThroughAndArtifact) {
   result.labels = {false, true};
   result.prefill_tokens = 40;
   result.requests = 1;
-  const std::string line = batch_output_line(5, row, result, ScoringMode::Mis, {"v3+cal1", 0.37908427711695021});
+  const nlohmann::ordered_json provenance = {{"version", "v3+cal1"}, {"threshold", 0.37908427711695021}};
+  const std::string line = batch_output_line(5, row, result, ScoringMode::Mis, provenance);
   // The sift score line's fields in its order, the pass-through fields, then the stamp; the
   // input's "labels" gives way to the output's.
   EXPECT_EQ(line,
-            R"({"id":"m1","item_ids":["x",null],"labels":[false,true],"scores":[0.25,0.75],)"
+            R"({"id":"m1","item_ids":["x",null],"scores":[0.25,0.75],"labels":[false,true],)"
             R"("usage":{"prefill_tokens":40,"requests":1},"member_id":7,"zz":null,)"
             R"("artifact":{"version":"v3+cal1","threshold":0.3790842771169502}})");
   json parsed = json::parse(line);
   EXPECT_EQ(parsed["artifact"]["threshold"].get<double>(), 0.37908427711695021);  // every bit
-  parsed.erase("artifact");
   parsed.erase("member_id");
   parsed.erase("zz");
-  EXPECT_EQ(parsed, row_result_to_json(row, result, ScoringMode::Mis));
+  EXPECT_EQ(parsed, json::parse(row_result_to_json(row, result, ScoringMode::Mis, provenance).dump()));
 }
 
 TEST(ScoreIo, BatchErrorLineIsTheScoreErrorLine) {
@@ -121,7 +131,7 @@ TEST(ScoreIo, BatchErrorLineIsTheScoreErrorLine) {
   row.passthrough = {{"member_id", 3}};
   RowResult failed;
   failed.error = "query too long";
-  EXPECT_EQ(batch_output_line(12, row, failed, ScoringMode::Mis, {"v", 0.5}),
+  EXPECT_EQ(batch_output_line(12, row, failed, ScoringMode::Mis, {{"version", "v"}, {"threshold", 0.5}}),
             R"({"error":"query too long","id":"m9","line":12})");
 }
 

@@ -1,4 +1,4 @@
-// Reading the synthetic JSONL and turning rows into prompts under the scoring contract.
+// Turning labeled rows into prompts under the scoring contract, and the rows too long to train on.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,59 +15,6 @@ namespace sift::train {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-fs::path write_file(const std::string& name, const std::string& text) {
-  const fs::path path = fs::temp_directory_path() / ("sift_train_examples_" + std::to_string(::getpid()) + name);
-  std::ofstream(path) << text;
-  return path;
-}
-
-TEST(LabeledRows, ParsesItemsAsObjectsOrStringsAndReadsOnlyTheReferenceLabels) {
-  const LabeledRow row = parse_labeled_row(
-      R"({"id": "m1", "query": "Skills: Python", "items": [{"id": "q1", "text": "Python"}, "Java"],
-          "labels": [1, 0], "truth": [0, 0]})");
-  EXPECT_EQ(row.query, "Skills: Python");
-  EXPECT_EQ(row.items, (std::vector<std::string>{"Python", "Java"}));
-  EXPECT_EQ(row.labels, (std::vector<int8_t>{1, 0}));
-}
-
-TEST(LabeledRows, BadRowsAreClearErrors) {
-  EXPECT_NE(error_of([] { parse_labeled_row(R"({"query": "q", "items": ["a"]})"); }).find("\"labels\""),
-            std::string::npos);
-  EXPECT_NE(error_of([] { parse_labeled_row(R"({"query": "q", "items": ["a"], "labels": [2]})"); }).find("labels[0] is 2"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { parse_labeled_row(R"({"query": "q", "items": ["a"], "labels": [true]})"); }).find("0 or 1"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { parse_labeled_row(R"({"query": "q", "items": ["a", "b"], "labels": [1]})"); })
-                .find("\"labels\" has 1 entries but \"items\" has 2"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { parse_labeled_row(R"({"items": ["a"], "labels": [1]})"); }).find("query"), std::string::npos);
-}
-
-TEST(LabeledRows, FileErrorsNameTheFileAndLine) {
-  const fs::path path = write_file("bad.jsonl",
-                                   "{\"query\": \"q\", \"items\": [\"a\"], \"labels\": [1]}\n"
-                                   "\n"
-                                   "{\"query\": \"q\", \"items\": [\"a\"], \"labels\": [1]\n");
-  const std::string message = error_of([&] { read_labeled_rows(path); });
-  EXPECT_NE(message.find(path.string() + ":3:"), std::string::npos) << message;
-  EXPECT_NE(message.find("invalid JSON"), std::string::npos) << message;
-  EXPECT_NE(error_of([] { read_labeled_rows("/nonexistent/train.jsonl"); }).find("/nonexistent/train.jsonl"),
-            std::string::npos);
-  const fs::path empty = write_file("empty.jsonl", "\n");
-  EXPECT_NE(error_of([&] { read_labeled_rows(empty); }).find("no rows"), std::string::npos);
-  fs::remove(path);
-  fs::remove(empty);
-}
 
 TEST(DefaultArtifact, AnswersAreOneTokenEachAndThresholdIsHalf) {
   const auto tokenizer = Tokenizer::from_json_string(testing::tiny_tokenizer_json().dump(), "tiny");
@@ -86,8 +33,10 @@ TEST(EncodeRows, PromptIsQueryTokensThenItemTokensAndTargetsFollowLabels) {
   const ScoringArtifact artifact = default_artifact(*tokenizer, "v");
   const PromptEncoder encoder(*tokenizer, artifact);
   const AnswerTokenIds answer = resolve_answer_tokens(*tokenizer, artifact, "test");
-  const std::vector<LabeledRow> rows = {{"Senior data engineer", {"Apache Spark", "Welding"}, {1, 0}}};
-  const std::vector<EncodedRow> encoded = encode_rows(rows, encoder, answer);
+  // Labels as `sift score` writes them (booleans) train like 0/1.
+  const std::vector<LabeledRow> rows = {
+      parse_labeled_row(R"({"query": "Senior data engineer", "items": ["Apache Spark", "Welding"], "labels": [true, 0]})")};
+  const std::vector<EncodedRow> encoded = encode_rows(rows, encoder, answer, {.max_positions = 4096}).rows;
   ASSERT_EQ(encoded.size(), 1u);
   EXPECT_EQ(encoded[0].query, encoder.query_tokens("Senior data engineer"));
   EXPECT_EQ(encoded[0].items[1], encoder.item_tokens("Welding"));
@@ -98,6 +47,37 @@ TEST(EncodeRows, PromptIsQueryTokensThenItemTokensAndTargetsFollowLabels) {
             "Profile:\nSenior data engineer\nDoes the profile support the qualification? Answer YES or NO.\n"
             "Qualification: Apache Spark\nAnswer:");
   EXPECT_EQ(s.readout, (std::vector<int32_t>{static_cast<int32_t>(s.ids.size()) - 1}));
+}
+
+// A row whose prompt or training sequence is too long is left out with its reason (the
+// attention of a training sequence costs its length squared).
+TEST(EncodeRows, TooLongRowsAreLeftOutNamingTheLengths) {
+  const auto tokenizer = Tokenizer::from_json_string(testing::tiny_tokenizer_json().dump(), "tiny");
+  const ScoringArtifact artifact = default_artifact(*tokenizer, "v");
+  const PromptEncoder encoder(*tokenizer, artifact);
+  const AnswerTokenIds answer = resolve_answer_tokens(*tokenizer, artifact, "test");
+  std::vector<LabeledRow> rows = {
+      parse_labeled_row(R"({"query": "short", "items": ["a", "b"], "labels": [1, 0]})"),
+      parse_labeled_row(R"({"query": ")" + std::string(400, 'x') + R"(", "items": ["a"], "labels": [1]})"),
+      parse_labeled_row(R"({"query": "short", "items": [")" + std::string(150, 'y') + R"(", "b"], "labels": [1, 0]})")};
+  for (size_t r = 0; r < rows.size(); ++r) rows[r].line = static_cast<int64_t>(r + 1);
+  const int64_t short_row = static_cast<int64_t>(encoder.query_tokens("short").size() + encoder.item_tokens("a").size());
+
+  EncodedRows e = encode_rows(rows, encoder, answer, {.max_positions = 300, .max_sequence_tokens = 4096});
+  ASSERT_EQ(e.rows.size(), 2u);
+  ASSERT_EQ(e.errors.size(), 1u);
+  EXPECT_EQ(e.errors[0].line, 2);
+  EXPECT_NE(e.errors[0].message.find("more than the model's 300 positions"), std::string::npos) << e.errors[0].message;
+
+  e = encode_rows(rows, encoder, answer, {.max_positions = 4096, .max_sequence_tokens = short_row + 10});
+  ASSERT_EQ(e.rows.size(), 1u);
+  EXPECT_EQ(e.rows[0].line, 1);
+  EXPECT_NE(e.errors[1].message.find("more than --max-sequence-tokens"), std::string::npos) << e.errors[1].message;
+
+  // Packed, a row is one sequence: the query and all its items.
+  e = encode_rows(rows, encoder, answer, {.max_positions = 4096, .max_sequence_tokens = short_row, .pack = true});
+  ASSERT_EQ(e.rows.size(), 0u);
+  EXPECT_NE(e.errors[0].message.find("the packed row is"), std::string::npos) << e.errors[0].message;
 }
 
 }  // namespace

@@ -34,7 +34,6 @@ TrainOptions small_options(bool pack) {
   o.warmup = 0.2;
   o.pack = pack;
   o.seed = 3;
-  o.progress_seconds = 1e9;
   return o;
 }
 

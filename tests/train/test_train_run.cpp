@@ -71,7 +71,6 @@ class TrainRun : public ::testing::Test {
     o.training.batch_size = 8;
     o.training.lr = 3e-3;
     o.training.pack = true;
-    o.training.progress_seconds = 1e9;
     return o;
   }
 
@@ -131,21 +130,61 @@ TEST_F(TrainRun, Bf16OutputLoadsAndResumeFinishesTheRun) {
   EXPECT_EQ(again.summary.step, 10);
 }
 
+// A bad or too long row is left out with its reason; the others train.
+TEST_F(TrainRun, RowsThatCannotBeTrainedOnAreLeftOut) {
+  TrainRunOptions o = options();
+  std::ifstream good_rows(o.train);
+  std::string good;
+  std::getline(good_rows, good);
+  std::ofstream(dir_ / "mixed.jsonl") << good << "\n"
+                                      << "{\"query\": \"q\", \"items\": [\"a\"], \"labels\": [1e999]}\n"
+                                      << "{\"query\": \"" << std::string(600, 'x') << "\", \"items\": [\"a\"], \"labels\": [1]}\n"
+                                      << good << "\n";
+  o.train = dir_ / "mixed.jsonl";
+  o.validation.clear();
+  o.max_sequence_tokens = 300;
+  const TrainRunResult result = run_training(o);
+  EXPECT_EQ(result.rows_left_out, 2);
+  EXPECT_EQ(result.summary.step, 10);
+}
+
+// --lr 1e30 diverges: the run stops with an error before the weights go non-finite, and no
+// labeler is written.
+TEST_F(TrainRun, DivergenceStopsTheRunAndKeepsTheLastGoodCheckpoint) {
+  TrainRunOptions o = options();
+  o.training.lr = 1e30;
+  o.training.warmup = 0;
+  o.training.save_every = 1;
+  const std::string message = error_of(o);
+  EXPECT_NE(message.find("training diverged at step"), std::string::npos) << message;
+  EXPECT_NE(message.find("--lr 1e+30 may be too high"), std::string::npos) << message;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "model.safetensors"));
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "sift.json"));
+}
+
 TEST_F(TrainRun, BadInputIsAClearError) {
   TrainRunOptions o = options();
   o.train = dir_ / "missing.jsonl";
   EXPECT_NE(error_of(o).find("missing.jsonl: no such file"), std::string::npos);
 
   o = options();
-  std::ofstream(dir_ / "bad.jsonl") << "{\"query\": \"q\", \"items\": [\"a\"], \"labels\": [1]}\n"
-                                    << "{\"query\": \"q\", \"items\": [\"a\", \"b\"], \"labels\": [1]}\n";
+  std::ofstream(dir_ / "bad.jsonl") << "{\"query\": \"q\", \"items\": [\"a\", \"b\"], \"labels\": [1]}\n";
   o.train = dir_ / "bad.jsonl";
-  EXPECT_NE(error_of(o).find("bad.jsonl:2: field \"labels\" has 1 entries but \"items\" has 2"), std::string::npos)
+  EXPECT_NE(error_of(o).find("bad.jsonl: none of its 1 rows could be read; line 1: field \"labels\" has 1 labels but "
+                             "the row has 2 items"),
+            std::string::npos)
       << error_of(o);
 
   o = options();
   o.init_model = dir_;
   EXPECT_NE(error_of(o).find("not both"), std::string::npos);
+
+  o = options();  // a labeler written over the model it starts from would replace what it reads
+  run_training(o);
+  o.init_model = o.out;
+  o.config.clear();
+  o.tokenizer.clear();
+  EXPECT_NE(error_of(o).find("the output is the same file as --init-model's file"), std::string::npos) << error_of(o);
 
   o = options();
   o.tokenizer.clear();

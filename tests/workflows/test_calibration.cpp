@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -168,8 +169,9 @@ TEST_F(CalibrationFiles, PlotIsAPng) {
     GTEST_SKIP() << "gnuplot is not installed";
   }
   const PrCurve curve = example_curve();
-  write_pr_curve_tsv(dir_ / "pr_curve.tsv", curve);
-  plot_pr_curve(dir_ / "pr_curve.tsv", dir_ / "pr_curve.png", curve, curve.points[5], "a 'quoted' title");
+  const std::vector<double> scores = {0.9, 0.8, 0.8, 0.5, 0.2};
+  write_calibration_files(dir_, curve, curve.points[5], score_histogram(scores, {true, false, true, false, true}, 20),
+                          "a 'quoted' title");
   const std::string png = read_text(dir_ / "pr_curve.png");
   ASSERT_GT(png.size(), 1000u);
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n"));
@@ -179,6 +181,10 @@ TEST_F(CalibrationFiles, PlotIsAPng) {
             std::string::npos)
       << script;
   EXPECT_EQ(script.find(dir_.string()), std::string::npos) << "the script names its files relative to its folder";
+  EXPECT_NE(script.find(fmt::format("average precision {:.4f}", average_precision(curve))), std::string::npos);
+  EXPECT_NE(script.find("using 3:($3 > 0 ? $2 : 1/0)"), std::string::npos) << "recall-0 points are not drawn";
+  EXPECT_NE(script.find("'score_histogram.tsv'"), std::string::npos) << "the histogram panel";
+  EXPECT_EQ(read_text(dir_ / "score_histogram.tsv").substr(0, 44), "bin_start\tbin_end\tpositives\tnegatives\n0\t0.05");
 }
 
 TEST_F(CalibrationFiles, MissingGnuplotIsAClearError) {
@@ -199,6 +205,12 @@ TEST(CalibratedVersion, CountsCalibrationsOnTheBaseVersion) {
   EXPECT_EQ(calibrated_version("3+cal1-f1", "precision=0.9"), "3+cal2-precision=0.9");
   EXPECT_EQ(calibrated_version("v2+cal12-recall=0.8", "f1"), "v2+cal13-f1");
   EXPECT_EQ(calibrated_version("v+calx", "f1"), "v+calx+cal1-f1");
+  EXPECT_EQ(calibrated_version("a+cal1-f1+cal2-x", "f1"), "a+cal1-f1+cal3-f1") << "the last suffix counts";
+  EXPECT_EQ(calibrated_version("v+cal99999999999999999999-f1", "f1"), "v+cal99999999999999999999-f1+cal1-f1")
+      << "a count beyond int64 is text, not a crash";
+  // No regex: a 50,000-character version is handled in linear time, without recursion.
+  const std::string long_version(50000, '+');
+  EXPECT_EQ(calibrated_version(long_version, "f1"), long_version + "+cal1-f1");
 }
 
 TEST_F(CalibrationFiles, ArtifactGetsTheThresholdAsANewVersionKeepingEveryOtherField) {
@@ -218,16 +230,61 @@ TEST_F(CalibrationFiles, ArtifactGetsTheThresholdAsANewVersionKeepingEveryOtherF
   EXPECT_EQ(artifact.generate_item_template, "{index}) {item}\n");
   const nlohmann::json written = nlohmann::json::parse(read_text(sift_json));
   EXPECT_EQ(written["custom"], nlohmann::json::parse(R"({"kept": [1, 2]})"));
-  EXPECT_EQ(written["calibration"]["n_items"], 8);
-  EXPECT_EQ(written["calibration"]["previous_version"], "e2e-1");
-  EXPECT_EQ(written["calibration"]["previous_threshold"], 0.5);
+  ASSERT_EQ(written["calibrations"].size(), 1u);
+  EXPECT_EQ(written["calibrations"][0]["n_items"], 8);
+  EXPECT_EQ(written["calibrations"][0]["version"], "e2e-1+cal1-f1");
+  EXPECT_EQ(written["calibrations"][0]["threshold"], 0.25);
+  EXPECT_EQ(written["calibrations"][0]["previous_version"], "e2e-1");
+  EXPECT_EQ(written["calibrations"][0]["previous_threshold"], 0.5);
   const std::string text = read_text(sift_json);
   EXPECT_LT(text.find("\"format\""), text.find("\"custom\""));  // field order kept
 
   write_calibrated_artifact(sift_json, 0.75, "recall=0.9", {});
   EXPECT_EQ(load_scoring_artifact(sift_json).version, "e2e-1+cal2-recall=0.9");
+  // The whole history is kept, oldest first.
+  const nlohmann::json history = nlohmann::json::parse(read_text(sift_json))["calibrations"];
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history[0]["version"], "e2e-1+cal1-f1");
+  EXPECT_EQ(history[1]["previous_version"], "e2e-1+cal1-f1");
+  EXPECT_EQ(history[1]["previous_threshold"], 0.25);
+  EXPECT_EQ(history[1]["threshold"], 0.75);
   for (const auto& entry : std::filesystem::directory_iterator(dir_))
     EXPECT_EQ(entry.path().filename(), "sift.json") << "left a temporary file behind";
+}
+
+TEST_F(CalibrationFiles, AnOlderSingleCalibrationRecordStartsTheHistory) {
+  const std::filesystem::path sift_json = dir_ / "sift.json";
+  std::ofstream(sift_json) << R"({"format": "sift.scoring/2", "version": "3+cal1-f1", "query_template": "{query}",
+    "item_template": "{item}", "yes": "YES", "no": "NO", "threshold": 0.4,
+    "calibration": {"target": "f1", "previous_version": "3", "previous_threshold": 0.5}})";
+  write_calibrated_artifact(sift_json, 0.6, "f1", {});
+  const nlohmann::json written = nlohmann::json::parse(read_text(sift_json));
+  EXPECT_FALSE(written.contains("calibration"));
+  ASSERT_EQ(written["calibrations"].size(), 2u);
+  EXPECT_EQ(written["calibrations"][0]["previous_version"], "3");
+  EXPECT_EQ(written["calibrations"][1]["previous_version"], "3+cal1-f1");
+  EXPECT_EQ(written["version"], "3+cal2-f1");
+}
+
+TEST(AveragePrecision, IsTheStepAreaUnderTheCurve) {
+  // Scores 0.9 (YES), 0.8 (NO), 0.7 (YES): points (P 1, R 1/2), (P 1/2, R 1/2), (P 2/3, R 1).
+  const std::vector<double> scores = {0.9, 0.8, 0.7};
+  const PrCurve curve = precision_recall_curve(scores, {true, false, true});
+  EXPECT_DOUBLE_EQ(average_precision(curve), 0.5 * 1.0 + 0.0 * 0.5 + 0.5 * (2.0 / 3.0));
+  const std::vector<double> perfect = {0.9, 0.8, 0.1};
+  EXPECT_DOUBLE_EQ(average_precision(precision_recall_curve(perfect, {true, true, false})), 1.0);
+}
+
+TEST(ScoreHistogram, CountsEachLabelPerBinWithTheTopBinClosed) {
+  const std::vector<double> scores = {0.0, 0.04, 0.05, 0.5, 1.0, 0.99};
+  const ScoreHistogram h = score_histogram(scores, {true, false, true, false, true, true}, 20);
+  EXPECT_EQ(h.positives[0], 1);
+  EXPECT_EQ(h.negatives[0], 1);
+  EXPECT_EQ(h.positives[1], 1);
+  EXPECT_EQ(h.negatives[10], 1);
+  EXPECT_EQ(h.positives[19], 2) << "1.0 falls in the last bin";
+  const std::vector<double> nan = {std::nan("")};
+  EXPECT_THROW(score_histogram(nan, {true}, 20), Error);
 }
 
 TEST_F(CalibrationFiles, BrokenArtifactIsNotOverwritten) {

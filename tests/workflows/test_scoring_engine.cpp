@@ -11,6 +11,7 @@
 #include "../scoring/fake_tokenizer.h"
 #include "scoring/engine.h"
 #include "scoring/readout.h"
+#include "io/line_reader.h"
 #include "workflows/score_stream.h"
 #include "../scoring/scoring_checkpoints.h"
 
@@ -100,15 +101,19 @@ TEST_F(LabelerTest, StreamWritesOneLinePerInputLineInOrder) {
       "{\"id\": 2, \"query\": \"p\"}\n"
       "\n"
       "{\"id\": 4, \"query\": \"p\", \"items\": [{\"id\": \"x\", \"text\": \"c\"}]}\r\n"
-      "{\"id\": 5, \"query\": \"" + std::string(3000, 'z') + "\", \"items\": [\"a\"]}\n");
-  std::ostringstream out;
-  StreamStats stats = score_stream(*labeler_, in, out, options_with({}, {}, 2048));
+      "{\"id\": 5, \"query\": \"" + std::string(3000, 'z') + "\", \"items\": [\"a\"]}\r"
+      "{\"id\": 1e999, \"query\": \"p\", \"items\": [\"a\"]}\r"
+      "{\"id\": 7, \"query\": \"" + std::string(5000, 'y') + "\", \"items\": [\"a\"]}");
+  std::string out;
+  LineReader reader(in, 4000);
+  StreamStats stats = score_stream(*labeler_, reader, [&out](std::string_view lines) { out += lines; },
+                                   options_with({}, {}, 2048));
   std::vector<json> lines;
-  std::istringstream written(out.str());
+  std::istringstream written(out);
   for (std::string line; std::getline(written, line);) lines.push_back(json::parse(line));
-  ASSERT_EQ(lines.size(), 5u);
-  EXPECT_EQ(stats.lines, 5);
-  EXPECT_EQ(stats.errors, 3);
+  ASSERT_EQ(lines.size(), 7u);
+  EXPECT_EQ(stats.lines, 7);
+  EXPECT_EQ(stats.errors, 5);
   EXPECT_EQ(stats.labels, 3);
   EXPECT_EQ(lines[0]["id"], 1);
   EXPECT_EQ(lines[0]["scores"].size(), 2u);
@@ -118,8 +123,15 @@ TEST_F(LabelerTest, StreamWritesOneLinePerInputLineInOrder) {
   EXPECT_EQ(lines[2]["line"], 3);
   EXPECT_THAT(lines[2]["error"].get<std::string>(), HasSubstr("empty line"));
   EXPECT_EQ(lines[3]["item_ids"], json::parse("[\"x\"]"));
+  EXPECT_EQ(lines[3]["artifact"], json::parse(R"({"version": "t1", "threshold": 0.5})"));
   EXPECT_EQ(lines[4]["line"], 5);
   EXPECT_THAT(lines[4]["error"].get<std::string>(), HasSubstr("more than the request limit of 2048"));
+  EXPECT_EQ(lines[5]["line"], 6);  // after a bare "\r"
+  EXPECT_EQ(lines[5]["error"], "invalid JSON at column 8: the number 1e999 is beyond the range of a double");
+  // Line 7 is over the line limit (4000 bytes): its error, not parsed, so no id is echoed.
+  EXPECT_EQ(lines[6]["line"], 7);
+  EXPECT_FALSE(lines[6].contains("id"));
+  EXPECT_EQ(lines[6]["error"], "line of 5038 bytes is longer than --max-line-bytes 4000 (not parsed)");
 }
 
 }  // namespace

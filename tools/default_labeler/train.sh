@@ -25,7 +25,7 @@ rm -rf "$out"
   --config tools/default_labeler/config.json --tokenizer "$work/tokenizer.json" \
   --pack --epochs 4 --batch-size 200 --lr 3e-3 --seed 1 --threads 2 --save-every 500
 rm -rf "$out/checkpoint"  # the resumable training state, not part of the labeler
-"$sift" calibrate --model "$out" --input "$work/data/validation.jsonl" --target f1
+"$sift" calibrate --model "$out" --input "$work/data/validation.jsonl" --target f1 --in-place
 rm -f "$out/calibration/pr_curve.tsv" "$out/calibration/pr_curve.gp"  # 5.6 MB of curve data; the PNG stays
 "$sift" eval --model "$out" --input "$work/data/test.jsonl" --shuffles 1 | tee "$out/eval_test.json"
 [ "$out" = models/default-labeler ] && head -n 40 "$work/data/test.jsonl" > examples/sample.jsonl

@@ -1,0 +1,103 @@
+// sift init: makes a bare Hugging Face checkpoint directory a labeler by writing a validated
+// sift.json from a preset (workflows/artifact_presets.h). The checkpoint is checked as
+// scoring will load it (config.json, the tensor index against the config, tokenizer.json),
+// without reading the weights; the answer words must be single tokens inside the model's
+// vocabulary. An existing sift.json is replaced only with --force.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "apps/cli.h"
+#include "apps/command.h"
+#include "core/error.h"
+#include "io/atomic_file.h"
+#include "io/checkpoint.h"
+#include "io/path_lock.h"
+#include "model/checkpoint_layout.h"
+#include "model/checkpoint_match.h"
+#include "model/config.h"
+#include "scoring/artifact.h"
+#include "scoring/prompt.h"
+#include "tokenizer/tokenizer.h"
+#include "workflows/artifact_presets.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct InitArgs {
+  std::string model, preset, version;
+  std::optional<std::string> instruction, yes, no;
+  bool force = false;
+};
+
+// The version an existing sift.json says it is, for the refusal message.
+std::string existing_version(const fs::path& sift_json) {
+  try {
+    return "version \"" + sift::load_scoring_artifact(sift_json).version + "\"";
+  } catch (const sift::Error&) {
+    return "not a valid artifact";
+  }
+}
+
+void run_init(const InitArgs& args) {
+  const fs::path dir = args.model;
+  if (!fs::is_directory(dir)) sift::fail("{}: not a directory (give the Hugging Face checkpoint's folder)", args.model);
+  const fs::path sift_json = dir / "sift.json";
+  const sift::PathLock lock(sift_json);
+  if (fs::exists(sift_json) && !args.force)
+    sift::fail("{}: already exists ({}); --force replaces it", sift_json.string(), existing_version(sift_json));
+
+  const sift::ModelConfig config = sift::load_model_config(dir / "config.json");
+  sift::check_checkpoint_matches(sift::Checkpoint::open(dir), sift::checkpoint_layout(config), config);
+  const std::unique_ptr<sift::Tokenizer> tokenizer = sift::Tokenizer::load(dir / "tokenizer.json");
+  if (tokenizer->vocab_size() > config.vocab_size)
+    sift::fail("{}: the tokenizer has {} tokens but config.json's vocab_size is {}", (dir / "tokenizer.json").string(),
+               tokenizer->vocab_size(), config.vocab_size);
+
+  const sift::PresetOptions preset{args.preset, args.instruction, args.yes, args.no, args.version};
+  const nlohmann::ordered_json artifact_json = sift::preset_artifact_json(*tokenizer, preset);
+  const sift::ScoringArtifact artifact = sift::preset_artifact(*tokenizer, preset);
+  const sift::AnswerTokenIds answer = sift::resolve_answer_tokens(*tokenizer, artifact, "--preset " + args.preset);
+  for (auto [field, id] : {std::pair{"yes", answer.yes}, std::pair{"no", answer.no}})
+    if (id >= config.vocab_size)
+      sift::fail("--preset {}: \"{}\" is token {}, outside the model's vocabulary of {}", args.preset, field, id,
+                 config.vocab_size);
+
+  sift::write_file_atomically(sift_json, artifact_json.dump(2) + "\n");
+  nlohmann::ordered_json report = {{"sift_json", sift_json.string()},
+                                   {"preset", args.preset},
+                                   {"version", artifact.version},
+                                   {"yes", {{"text", artifact.yes}, {"id", answer.yes}}},
+                                   {"no", {{"text", artifact.no}, {"id", answer.no}}},
+                                   {"threshold", artifact.threshold}};
+  sift::apps::print_report(report);
+  fmt::print(stderr,
+             "sift init: wrote {} (preset {}, answers \"{}\"/\"{}\" = tokens {}/{}, threshold {}); try it with `sift "
+             "score --model {}`, then calibrate the threshold on labeled rows with `sift calibrate`\n",
+             sift_json.string(), args.preset, artifact.yes, artifact.no, answer.yes, answer.no, artifact.threshold,
+             args.model);
+}
+
+}  // namespace
+
+SIFT_COMMAND(init) {
+  auto args = std::make_shared<InitArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "init", "Make a Hugging Face checkpoint directory a labeler: write a validated sift.json from a preset");
+  cmd->add_option("--model", args->model, "the checkpoint directory (config.json, weights, tokenizer.json)")->required();
+  cmd->add_option("--preset", args->preset,
+                  "qwen3-reranker (Qwen3-Reranker's own prompt, answers yes/no) | chat (the tokenizer's chat layout, "
+                  "answers YES/NO) | compact (no special tokens)")
+      ->required()
+      ->check(CLI::IsMember(sift::preset_names()));
+  cmd->add_option("--instruction", args->instruction, "the task text (default: the preset's)");
+  cmd->add_option("--yes", args->yes, "the YES answer word (default: the preset's); must be one token");
+  cmd->add_option("--no", args->no, "the NO answer word (default: the preset's); must be one token");
+  cmd->add_option("--version", args->version, "sift.json \"version\" (default: <preset>-1)");
+  cmd->add_flag("--force", args->force, "replace an existing sift.json");
+  cmd->callback([args] { run_init(*args); });
+}

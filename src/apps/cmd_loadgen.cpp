@@ -1,0 +1,115 @@
+// sift loadgen: open-loop Poisson load against a running `sift serve` (serve/loadgen.h).
+// Rows are `sift score` input lines {"query", "items": [str | {"text"}]}; each becomes one
+// request of the chosen route. Prints one JSON object: achieved labels/s, p50/p90/p99
+// latency, error counts; with --find-max, the highest rate that holds p99 <= --p99-ms.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apps/command.h"
+#include "core/error.h"
+#include "scoring/score_io.h"
+#include "serve/loadgen.h"
+
+namespace {
+
+struct LoadgenCliOptions {
+  std::string url, rows, route = "label", mode, api_key_file;
+  double rate = 1, duration = 10, p99_ms = 1000;
+  int connections = 32, bisect_steps = 4;
+  uint64_t seed = 1;
+  bool find_max = false, closed_loop = false;
+  std::vector<int32_t> label_token_ids;
+  std::optional<int64_t> timeout_ms;
+};
+
+// The request body of one row for the route.
+sift::serve::LoadRequest request_of(const sift::ScoringRow& row, const LoadgenCliOptions& o) {
+  nlohmann::json body = {{"query", row.query}};
+  if (o.route == "label") {
+    body["items"] = row.items;
+    if (!o.mode.empty()) body["mode"] = o.mode;
+  } else if (o.route == "rerank") {
+    body["documents"] = row.items;
+  } else {
+    body["items"] = row.items;
+    body["label_token_ids"] = o.label_token_ids;
+    body["apply_softmax"] = true;
+  }
+  if (o.timeout_ms) body["timeout_ms"] = *o.timeout_ms;
+  return {body.dump(), static_cast<int64_t>(row.items.size())};
+}
+
+std::vector<sift::serve::LoadRequest> read_requests(const LoadgenCliOptions& o) {
+  std::ifstream in(o.rows);
+  if (!in) sift::fail("{}: cannot open the rows file", o.rows);
+  std::vector<sift::serve::LoadRequest> requests;
+  std::string line;
+  for (int64_t number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      requests.push_back(request_of(sift::parse_scoring_row(line), o));
+    } catch (const sift::Error& e) {
+      sift::fail("{}:{}: {}", o.rows, number, e.what());
+    }
+  }
+  if (requests.empty()) sift::fail("{}: no rows", o.rows);
+  return requests;
+}
+
+std::string read_key(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) sift::fail("{}: cannot read the API key file", file);
+  std::string key;
+  in >> key;
+  return key;
+}
+
+}  // namespace
+
+SIFT_COMMAND(loadgen) {
+  auto o = std::make_shared<LoadgenCliOptions>();
+  CLI::App* cmd = app.add_subcommand("loadgen", "Open-loop Poisson load against `sift serve`: labels/s and latency percentiles");
+  cmd->add_option("--url", o->url, "server, e.g. http://127.0.0.1:8000")->required();
+  cmd->add_option("--rows", o->rows, "JSON-lines rows {\"query\", \"items\"} (sift score input); one request each, cycled")
+      ->required()->check(CLI::ExistingFile);
+  cmd->add_option("--route", o->route, "label (default) | score | rerank")->check(CLI::IsMember({"label", "score", "rerank"}));
+  cmd->add_option("--rate", o->rate, "arrivals per second (with --find-max: the first rate tried)")->check(CLI::PositiveNumber);
+  cmd->add_option("--duration", o->duration, "seconds of arrivals per run (default 10)")->check(CLI::PositiveNumber);
+  cmd->add_option("--connections", o->connections, "concurrent connections (default 32)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--seed", o->seed, "seed of the arrival times (default 1)");
+  cmd->add_option("--mode", o->mode, "label route: the scoring mode sent with each request")
+      ->check(CLI::IsMember({"mis", "independent", "prefix", "generate"}));
+  cmd->add_option("--label-token-ids", o->label_token_ids, "score route: label_token_ids of each request, e.g. 9454,2753 (required there)")
+      ->delimiter(',');
+  cmd->add_option("--timeout-ms", o->timeout_ms, "deadline sent with each request")->check(CLI::PositiveNumber);
+  cmd->add_option("--api-key-file", o->api_key_file, "send \"Authorization: Bearer <key>\"")->check(CLI::ExistingFile);
+  cmd->add_flag("--closed-loop", o->closed_loop,
+                "instead of Poisson arrivals, each connection sends back to back for --duration (saturation)");
+  cmd->add_flag("--find-max", o->find_max, "search the highest rate whose p99 stays within --p99-ms");
+  cmd->add_option("--p99-ms", o->p99_ms, "p99 target of --find-max in ms (default 1000)")->check(CLI::PositiveNumber);
+  cmd->add_option("--bisect-steps", o->bisect_steps, "--find-max: halvings between the last rate that held and the first "
+                  "that missed (default 4)")->check(CLI::Range(0, 20));
+  cmd->callback([o] {
+    if (o->route == "score" && o->label_token_ids.empty()) sift::fail("--route score needs --label-token-ids");
+    sift::serve::LoadOptions load;
+    load.url = o->url;
+    load.path = "/v1/" + o->route;
+    load.requests = read_requests(*o);
+    load.rate = o->rate;
+    load.duration_s = o->duration;
+    load.connections = o->connections;
+    load.seed = o->seed;
+    load.closed_loop = o->closed_loop;
+    if (o->closed_loop && o->find_max) sift::fail("--closed-loop and --find-max exclude each other");
+    if (!o->api_key_file.empty()) load.api_key = read_key(o->api_key_file);
+    const nlohmann::json out = o->find_max ? sift::serve::find_max_rate(load, o->p99_ms, o->bisect_steps).to_json(o->p99_ms)
+                                           : sift::serve::run_load(load).to_json();
+    std::cout << out.dump() << std::endl;
+  });
+}

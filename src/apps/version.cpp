@@ -1,0 +1,33 @@
+#include "apps/version.h"
+
+#include <fmt/format.h>
+
+#include "kernels/cpu_features.h"
+
+// Set by CMakeLists.txt on this file only, so a new commit recompiles nothing else.
+#ifndef SIFT_VERSION
+#define SIFT_VERSION "unknown"
+#endif
+#ifndef SIFT_GIT_COMMIT
+#define SIFT_GIT_COMMIT "unknown"
+#endif
+#ifndef SIFT_BUILD_TYPE
+#define SIFT_BUILD_TYPE "unknown"
+#endif
+
+namespace sift::apps {
+
+std::string version_text() {
+#if defined(__clang__)
+  const std::string compiler = fmt::format("clang {}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__);
+#elif defined(__GNUC__)
+  const std::string compiler = fmt::format("gcc {}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#else
+  const std::string compiler = "an unknown compiler";
+#endif
+  const char* simd = cpu_has_avx2_fma() ? "AVX2+FMA kernels" : "plain kernels (no AVX2+FMA on this CPU)";
+  return fmt::format("sift {} (commit {}, {} build, {}, {}, C++{})", SIFT_VERSION, SIFT_GIT_COMMIT, SIFT_BUILD_TYPE,
+                     compiler, simd, __cplusplus / 100 % 100);
+}
+
+}  // namespace sift::apps

@@ -1,0 +1,113 @@
+#include "io/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace sift {
+namespace {
+
+std::filesystem::path temporary_beside(const std::filesystem::path& target) {
+  static std::atomic<int> counter{0};
+  const std::filesystem::path dir = target.parent_path();
+  return dir / fmt::format(".{}.tmp-{}-{}", target.filename().string(), ::getpid(), counter++);
+}
+
+}  // namespace
+
+size_t write_fully(int fd, std::string_view bytes, int& error) {
+  error = 0;
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : EIO;
+      break;
+    }
+    written += static_cast<size_t>(n);
+  }
+  return written;
+}
+
+void sync_directory(const std::filesystem::path& dir) {
+  const std::filesystem::path path = dir.empty() ? std::filesystem::path(".") : dir;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) fail("{}: cannot open the directory to flush it: {}", path.string(), std::strerror(errno));
+  const int status = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  // Some file systems cannot fsync a directory (EINVAL): the rename is then as durable as they make it.
+  if (status != 0 && error != EINVAL) fail("{}: cannot flush the directory: {}", path.string(), std::strerror(error));
+}
+
+AtomicFile::AtomicFile(std::filesystem::path target, mode_t mode)
+    : target_(std::move(target)), temporary_(temporary_beside(target_)) {
+  fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd_ < 0) fail("{}: cannot create a file beside it to write into: {}", target_.string(), std::strerror(errno));
+  struct stat existing {};
+  if (::stat(target_.c_str(), &existing) == 0) ::fchmod(fd_, existing.st_mode & 07777);  // a replacement keeps the mode
+}
+
+AtomicFile::~AtomicFile() {
+  if (done_) return;
+  if (fd_ >= 0) ::close(fd_);
+  ::unlink(temporary_.c_str());
+}
+
+size_t AtomicFile::append(std::string_view bytes, int& error) {
+  const size_t n = write_fully(fd_, bytes, error);
+  size_ += static_cast<int64_t>(n);
+  return n;
+}
+
+void AtomicFile::write(std::string_view bytes) {
+  int error = 0;
+  append(bytes, error);
+  if (error != 0) fail("{}: write failed after {} bytes: {}", target_.string(), size_, std::strerror(error));
+}
+
+void AtomicFile::truncate(int64_t size) {
+  if (::ftruncate(fd_, size) != 0 || ::lseek(fd_, size, SEEK_SET) < 0)
+    fail("{}: cannot cut the output back to {} bytes: {}", target_.string(), size, std::strerror(errno));
+  size_ = size;
+}
+
+void AtomicFile::flush_and_close() {
+  const int status = ::fsync(fd_);
+  const int error = errno;
+  ::close(fd_);
+  fd_ = -1;
+  if (status != 0) fail("{}: cannot flush to disk: {}", target_.string(), std::strerror(error));
+}
+
+void AtomicFile::move_to(const std::filesystem::path& path) {
+  if (::rename(temporary_.c_str(), path.c_str()) != 0)
+    fail("{}: cannot rename {} over it: {}", path.string(), temporary_.string(), std::strerror(errno));
+  done_ = true;
+  sync_directory(path.parent_path());
+}
+
+void AtomicFile::commit() {
+  flush_and_close();
+  move_to(target_);
+}
+
+void AtomicFile::keep_as(const std::filesystem::path& path) {
+  flush_and_close();
+  move_to(path);
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view text) {
+  AtomicFile file(path);
+  file.write(text);
+  file.commit();
+}
+
+}  // namespace sift

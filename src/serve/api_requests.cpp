@@ -1,0 +1,182 @@
+#include "serve/api_requests.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+#include "io/json_parse.h"
+
+namespace sift::serve {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void bad(const std::string& field, const std::string& message) { throw BadRequest(field, message); }
+
+json parse_body(std::string_view body) {
+  json object;
+  try {
+    object = parse_json(body, "request body");
+  } catch (const json::exception& e) {  // a syntax error, or a number out of range (1e400)
+    bad("", fmt::format("the body is not valid JSON: {}", e.what()));
+  } catch (const Error& e) {  // nested too deep
+    bad("", e.what());
+  }
+  if (!object.is_object()) bad("", fmt::format("the body must be a JSON object, got {}", object.type_name()));
+  return object;
+}
+
+const json* find(const json& object, const char* field) {
+  auto it = object.find(field);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+const json& require(const json& object, const char* field) {
+  const json* value = find(object, field);
+  if (!value) bad(field, fmt::format("missing field \"{}\"", field));
+  return *value;
+}
+
+std::string string_of(const json& value, const std::string& field) {
+  if (!value.is_string()) bad(field, fmt::format("field \"{}\" must be a string, got {}", field, value.type_name()));
+  return value.get<std::string>();
+}
+
+bool bool_of(const json& object, const char* field, bool fallback) {
+  const json* value = find(object, field);
+  if (!value) return fallback;
+  if (!value->is_boolean()) bad(field, fmt::format("field \"{}\" must be true or false, got {}", field, value->type_name()));
+  return value->get<bool>();
+}
+
+// A JSON integer in [lo, hi] (1.0 is accepted as 1; 1.5 is not).
+int64_t integer_of(const json& value, const std::string& field, int64_t lo, int64_t hi) {
+  const auto out_of_range = [&] { bad(field, fmt::format("field \"{}\" must be an integer in [{}, {}], got {}", field, lo, hi, value.dump())); };
+  if (!value.is_number()) bad(field, fmt::format("field \"{}\" must be an integer, got {}", field, value.type_name()));
+  if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (!std::isfinite(d) || d != std::floor(d) || d < static_cast<double>(lo) || d > static_cast<double>(hi)) out_of_range();
+    return static_cast<int64_t>(d);
+  }
+  if (value.is_number_unsigned()) {
+    const uint64_t u = value.get<uint64_t>();
+    if (u > static_cast<uint64_t>(hi) || static_cast<int64_t>(u) < lo) out_of_range();
+    return static_cast<int64_t>(u);
+  }
+  const int64_t v = value.get<int64_t>();
+  if (v < lo || v > hi) out_of_range();
+  return v;
+}
+
+std::vector<int32_t> ids_of(const json& value, const std::string& field) {
+  if (!value.is_array()) bad(field, fmt::format("field \"{}\" must be a list of token ids", field));
+  std::vector<int32_t> ids;
+  ids.reserve(value.size());
+  for (size_t i = 0; i < value.size(); ++i)
+    ids.push_back(static_cast<int32_t>(
+        integer_of(value[i], fmt::format("{}[{}]", field, i), 0, std::numeric_limits<int32_t>::max())));
+  return ids;
+}
+
+CommonFields common_of(const json& object) {
+  CommonFields common;
+  if (const json* t = find(object, "timeout_ms")) common.timeout_ms = integer_of(*t, "timeout_ms", 1, int64_t{86'400'000});
+  if (const json* m = find(object, "model")) common.model = string_of(*m, "model");
+  return common;
+}
+
+// A list of items: each a string, or an object with a string "text" (and, when `ids` is
+// given, an optional "id" of any JSON type).
+void text_items(const json& list, const char* field, std::vector<std::string>& texts, std::vector<json>* ids,
+                bool* has_ids) {
+  if (!list.is_array()) bad(field, fmt::format("field \"{}\" must be a list, got {}", field, list.type_name()));
+  texts.reserve(list.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json& item = list[i];
+    const std::string where = fmt::format("{}[{}]", field, i);
+    if (item.is_string()) {
+      texts.push_back(item.get<std::string>());
+      if (ids) ids->emplace_back(nullptr);
+    } else if (item.is_object()) {
+      auto text = item.find("text");
+      if (text == item.end() || !text->is_string()) bad(where + ".text", fmt::format("{} must have a string field \"text\"", where));
+      texts.push_back(text->get<std::string>());
+      if (ids) {
+        auto id = item.find("id");
+        ids->push_back(id == item.end() ? json(nullptr) : *id);
+        *has_ids = *has_ids || id != item.end();
+      }
+    } else {
+      bad(where, fmt::format("{} must be a string or an object with \"text\", got {}", where, item.type_name()));
+    }
+  }
+}
+
+}  // namespace
+
+LabelRequest parse_label_request(std::string_view body) {
+  const json object = parse_body(body);
+  LabelRequest request;
+  request.common = common_of(object);
+  request.query = string_of(require(object, "query"), "query");
+  text_items(require(object, "items"), "items", request.items, &request.item_ids, &request.has_item_ids);
+  if (const json* t = find(object, "threshold")) {
+    if (!t->is_number()) bad("threshold", fmt::format("field \"threshold\" must be a number, got {}", t->type_name()));
+    const double threshold = t->get<double>();
+    if (!(threshold >= 0.0 && threshold <= 1.0)) bad("threshold", fmt::format("field \"threshold\" must be in [0, 1], got {}", threshold));
+    request.threshold = threshold;
+  }
+  if (const json* m = find(object, "mode")) {
+    const std::optional<ScoringMode> mode = parse_scoring_mode(string_of(*m, "mode"));
+    if (!mode) bad("mode", fmt::format("field \"mode\" must be mis, independent, prefix or generate, got {}", m->dump()));
+    request.mode = *mode;
+  }
+  return request;
+}
+
+ScoreRequest parse_score_request(std::string_view body) {
+  const json object = parse_body(body);
+  ScoreRequest request;
+  request.common = common_of(object);
+  const json& query = require(object, "query");
+  const bool text = query.is_string();
+  if (text) request.query = query.get<std::string>();
+  else if (query.is_array()) request.query = ids_of(query, "query");
+  else bad("query", fmt::format("field \"query\" must be a string or a list of token ids, got {}", query.type_name()));
+
+  const json& items = require(object, "items");
+  if (items.is_string()) {  // one item, as SGLang accepts it
+    if (!text) bad("items", "field \"items\" is text but \"query\" is token ids: both must be text or both ids");
+    request.items.emplace_back(items.get<std::string>());
+  } else if (items.is_array()) {
+    for (size_t i = 0; i < items.size(); ++i) {
+      const std::string where = fmt::format("items[{}]", i);
+      if (text && items[i].is_string()) request.items.emplace_back(items[i].get<std::string>());
+      else if (!text && items[i].is_array()) request.items.emplace_back(ids_of(items[i], where));
+      else bad(where, fmt::format("{} must be {} like \"query\", got {}", where, text ? "a string" : "a list of token ids",
+                                  items[i].type_name()));
+    }
+  } else {
+    bad("items", fmt::format("field \"items\" must be a string or a list, got {}", items.type_name()));
+  }
+  request.label_token_ids = ids_of(require(object, "label_token_ids"), "label_token_ids");
+  if (request.label_token_ids.empty()) bad("label_token_ids", "field \"label_token_ids\" must name at least one token");
+  request.apply_softmax = bool_of(object, "apply_softmax", false);
+  request.item_first = bool_of(object, "item_first", false);
+  return request;
+}
+
+RerankRequest parse_rerank_request(std::string_view body) {
+  const json object = parse_body(body);
+  RerankRequest request;
+  request.common = common_of(object);
+  request.query = string_of(require(object, "query"), "query");
+  text_items(require(object, "documents"), "documents", request.documents, nullptr, nullptr);
+  if (const json* n = find(object, "top_n")) request.top_n = integer_of(*n, "top_n", 1, std::numeric_limits<int32_t>::max());
+  request.return_documents = bool_of(object, "return_documents", false);
+  return request;
+}
+
+}  // namespace sift::serve

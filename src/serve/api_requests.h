@@ -1,0 +1,81 @@
+#pragma once
+// The request bodies of `sift serve`, parsed and checked field by field. Nothing here knows
+// the model: token ids are checked against the vocabulary later (serve/service.h). A body
+// that is not valid JSON, or a field of the wrong type, throws BadRequest naming the field,
+// which the server answers with 400 {"error": {"message", "field"}}.
+//
+//   POST /v1/label  {"query": str, "items": [str | {"id"?, "text": str}], "threshold"?: 0..1,
+//                    "mode"?: "mis"|"independent"|"prefix"|"generate", "timeout_ms"?}
+//   POST /v1/score  {"query": str | [int], "items": str | [str] | [[int]], "label_token_ids": [int],
+//                    "apply_softmax"?: bool, "item_first"?: bool, "model"?: str, "timeout_ms"?}
+//   POST /v1/rerank {"query": str, "documents": [str | {"text": str}], "top_n"?: int >= 1,
+//                    "return_documents"?: bool, "model"?: str, "timeout_ms"?}
+//
+// /v1/score follows SGLang's semantics: query and items are prompt parts as the client
+// rendered them (text or token ids, never mixed); each prompt is query ++ item, or
+// item ++ query with item_first.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "sift/labeler.h"
+
+namespace sift::serve {
+
+// A 400: what is wrong, and the field (a JSON path like "items[3].text"; empty for the body).
+class BadRequest : public std::runtime_error {
+ public:
+  BadRequest(std::string field, const std::string& message) : std::runtime_error(message), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+// Fields every POST route accepts.
+struct CommonFields {
+  std::optional<int64_t> timeout_ms;  // deadline for the work to start, from the request's arrival
+  std::string model;                  // echoed; a request never picks the model
+};
+
+struct LabelRequest {
+  CommonFields common;
+  std::string query;
+  std::vector<std::string> items;
+  std::vector<nlohmann::json> item_ids;  // one per item; null when the item had none
+  bool has_item_ids = false;
+  std::optional<double> threshold;
+  ScoringMode mode = ScoringMode::Mis;
+};
+
+using TextOrIds = std::variant<std::string, std::vector<int32_t>>;
+
+struct ScoreRequest {
+  CommonFields common;
+  TextOrIds query;
+  std::vector<TextOrIds> items;  // all text or all ids, as the query is
+  std::vector<int32_t> label_token_ids;
+  bool apply_softmax = false;
+  bool item_first = false;
+};
+
+struct RerankRequest {
+  CommonFields common;
+  std::string query;
+  std::vector<std::string> documents;
+  std::optional<int64_t> top_n;
+  bool return_documents = false;
+};
+
+// Each throws BadRequest. `body` is the raw request body.
+LabelRequest parse_label_request(std::string_view body);
+ScoreRequest parse_score_request(std::string_view body);
+RerankRequest parse_rerank_request(std::string_view body);
+
+}  // namespace sift::serve

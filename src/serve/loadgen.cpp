@@ -1,0 +1,150 @@
+#include "serve/loadgen.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "core/error.h"
+
+namespace sift::serve {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Due times (seconds from the start) of Poisson arrivals at `rate` within `duration`.
+std::vector<double> arrival_times(double rate, double duration, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::exponential_distribution<double> gap(rate);
+  std::vector<double> times;
+  for (double t = gap(rng); t < duration; t += gap(rng)) times.push_back(t);
+  return times;
+}
+
+}  // namespace
+
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+}
+
+LoadResult run_load(const LoadOptions& options) {
+  if (options.requests.empty()) fail("loadgen: no requests to send");
+  if (!(options.rate > 0)) fail("loadgen: --rate must be positive, got {}", options.rate);
+  const std::vector<double> due = options.closed_loop ? std::vector<double>{} : arrival_times(options.rate, options.duration_s, options.seed);
+
+  std::mutex mutex;
+  std::vector<double> latencies_ms;
+  LoadResult result;
+  result.rate = options.closed_loop ? 0 : options.rate;
+  std::atomic<size_t> next{0};
+  Clock::time_point last_done;
+  const Clock::time_point start = Clock::now();
+  const auto after = [&](double seconds) { return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)); };
+  const Clock::time_point end = after(options.duration_s), give_up = after(2 * options.duration_s + 5);
+
+  const auto worker = [&] {
+    httplib::Client client(options.url);
+    client.set_keep_alive(true);
+    client.set_tcp_nodelay(true);
+    client.set_connection_timeout(10);
+    client.set_read_timeout(120);
+    httplib::Headers headers;
+    if (!options.api_key.empty()) headers.emplace("Authorization", "Bearer " + options.api_key);
+    const auto send = [&](size_t k, Clock::time_point due_at) {
+      const LoadRequest& request = options.requests[k % options.requests.size()];
+      const httplib::Result response = client.Post(options.path.c_str(), headers, request.body, "application/json");
+      const Clock::time_point done = Clock::now();
+      std::lock_guard lock(mutex);
+      ++result.sent;
+      last_done = std::max(last_done, done);
+      if (response && response->status == 200) {
+        ++result.ok;
+        result.labels += request.labels;
+        latencies_ms.push_back(std::chrono::duration<double, std::milli>(done - due_at).count());
+      } else {
+        ++result.errors[response ? std::to_string(response->status) : "connection"];
+      }
+    };
+    if (options.closed_loop) {
+      while (Clock::now() < end) send(next++, Clock::now());
+      return;
+    }
+    for (size_t k; (k = next++) < due.size();) {
+      const Clock::time_point due_at = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due[k]));
+      if (Clock::now() > give_up) {  // far behind: the run ends
+        std::lock_guard lock(mutex);
+        ++result.errors["not_sent"];
+        continue;
+      }
+      std::this_thread::sleep_until(due_at);
+      send(k, due_at);
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int c = 0; c < std::max(1, options.connections); ++c) workers.emplace_back(worker);
+  for (std::thread& t : workers) t.join();
+
+  result.seconds = std::chrono::duration<double>(std::max(last_done, start) - start).count();
+  result.seconds = std::max(result.seconds, options.duration_s);
+  result.labels_per_s = static_cast<double>(result.labels) / result.seconds;
+  std::sort(latencies_ms.begin(), latencies_ms.end());
+  result.p50_ms = quantile(latencies_ms, 0.50);
+  result.p90_ms = quantile(latencies_ms, 0.90);
+  result.p99_ms = quantile(latencies_ms, 0.99);
+  result.max_ms = latencies_ms.empty() ? 0 : latencies_ms.back();
+  return result;
+}
+
+nlohmann::json LoadResult::to_json() const {
+  return {{"rate", rate},
+          {"seconds", seconds},
+          {"sent", sent},
+          {"ok", ok},
+          {"errors", errors},
+          {"labels", labels},
+          {"labels_per_s", labels_per_s},
+          {"latency_ms", {{"p50", p50_ms}, {"p90", p90_ms}, {"p99", p99_ms}, {"max", max_ms}}}};
+}
+
+MaxRateResult find_max_rate(LoadOptions options, double p99_target_ms, int bisect_steps) {
+  MaxRateResult out;
+  const auto holds = [&](double rate) {
+    options.rate = rate;
+    ++options.seed;  // a fresh arrival sequence per trial
+    LoadResult trial = run_load(options);
+    const bool ok = trial.errors.empty() && trial.ok > 0 && trial.p99_ms <= p99_target_ms;
+    out.trials.push_back(trial);
+    if (ok && trial.rate > out.best.rate) out.best = trial;
+    return ok;
+  };
+  double low = 0, high = options.rate;
+  while (holds(high)) {  // grow until a rate misses
+    low = high;
+    high *= 2;
+  }
+  for (int step = 0; step < bisect_steps; ++step) {
+    const double mid = low > 0 ? (low + high) / 2 : high / 2;
+    if (holds(mid)) low = mid;
+    else high = mid;
+  }
+  return out;
+}
+
+nlohmann::json MaxRateResult::to_json(double p99_target_ms) const {
+  nlohmann::json trials_json = nlohmann::json::array();
+  for (const LoadResult& trial : trials) trials_json.push_back(trial.to_json());
+  return {{"p99_target_ms", p99_target_ms},
+          {"max_rate", best.rate},
+          {"labels_per_s", best.labels_per_s},
+          {"best", best.to_json()},
+          {"trials", std::move(trials_json)}};
+}
+
+}  // namespace sift::serve

@@ -1,0 +1,244 @@
+#include "serve/service.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/error.h"
+#include "serve/api_requests.h"
+
+namespace sift::serve {
+namespace {
+
+using nlohmann::json;
+
+constexpr auto kPollInterval = std::chrono::milliseconds(10);
+
+json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+// Encodes a prompt part the client rendered itself (/v1/score text): special tokens are
+// recognised anywhere in it, as a chat template writes them; no BOS/EOS.
+TokenIds encode_rendered(const Tokenizer& tokenizer, std::string_view text, const std::string& field) {
+  try {
+    return tokenizer.encode(text, {.add_special_tokens = false, .special_text = SpecialText::Recognise});
+  } catch (const Error& e) {
+    throw BadRequest(field, fmt::format("{}: {}", field, e.what()));
+  }
+}
+
+void check_ids(const TokenIds& ids, int64_t vocab_size, const std::string& field) {
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] >= vocab_size)
+      throw BadRequest(fmt::format("{}[{}]", field, i),
+                       fmt::format("{}[{}]: Token ID {} is out of vocabulary (vocab size: {})", field, i, ids[i], vocab_size));
+}
+
+TokenIds concat(const TokenIds& a, const TokenIds& b) {
+  TokenIds out = a;
+  out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+int64_t prompt_tokens(const Job& job) {
+  int64_t n = static_cast<int64_t>(job.query.size());
+  for (const TokenIds& item : job.items) n += static_cast<int64_t>(item.size());
+  return std::max<int64_t>(n, 1);
+}
+
+// The job of a text row scored with the labeler's templates (label, rerank).
+std::shared_ptr<Job> templated_job(const ScoringEngine& engine, const std::string& query,
+                                   const std::vector<std::string>& items, const char* items_field) {
+  auto job = std::make_shared<Job>();
+  try {
+    job->query = engine.prompts().query_tokens(query);
+  } catch (const Error& e) {
+    throw BadRequest("query", fmt::format("query: {}", e.what()));
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    try {
+      job->items.push_back(engine.prompts().item_tokens(items[i]));
+    } catch (const Error& e) {
+      throw BadRequest(fmt::format("{}[{}]", items_field, i), fmt::format("{}[{}]: {}", items_field, i, e.what()));
+    }
+  }
+  job->threshold = engine.artifact().threshold;
+  return job;
+}
+
+void set_deadline(Job& job, const CommonFields& common) {
+  if (common.timeout_ms) job.deadline = job.arrived + std::chrono::milliseconds(*common.timeout_ms);
+}
+
+}  // namespace
+
+// The error type names of OpenAI-style servers (SGLang answers /v1/score errors so).
+static std::string_view error_type(int status) {
+  switch (status) {
+    case 400: return "BadRequestError";
+    case 401: return "AuthenticationError";
+    case 404: return "NotFoundError";
+    case 413: return "RequestTooLargeError";
+    case 429: return "RateLimitError";
+    case 499: return "ClientClosedRequest";
+    case 503: return "ServiceUnavailableError";
+    case 504: return "TimeoutError";
+    default: return status >= 500 ? "InternalServerError" : "BadRequestError";
+  }
+}
+
+Reply error_reply(int status, std::string_view message, std::string_view field) {
+  const json param = field.empty() ? json(nullptr) : json(std::string(field));
+  json error = {{"message", std::string(message)}, {"type", error_type(status)}, {"code", status}, {"param", param}};
+  json body = error;  // SGLang's clients read the top level, OpenAI's "error"
+  body["object"] = "error";
+  body["error"] = std::move(error);
+  return {status, std::move(body), {}};
+}
+
+Service::Service(const ScoringEngine& engine, const ServiceOptions& options, Metrics& metrics)
+    : engine_(engine),
+      options_(options),
+      metrics_(metrics),
+      cache_(engine.artifact().version, options.kv_cache_bytes),
+      loop_(engine, {.max_batch_tokens = options.max_batch_tokens, .max_queue_tokens = options.max_queue_tokens,
+                     .threads = options.threads},
+            cache_, metrics_) {}
+
+void Service::check_fits(const Job& job, std::string_view items_field) const {
+  try {
+    check_row_fits(engine_.model().config(), {job.query, job.items}, loop_.limits());
+  } catch (const Error& e) {
+    throw BadRequest(std::string(items_field), e.what());
+  }
+}
+
+std::optional<Reply> Service::run(const std::shared_ptr<Job>& job, const ClientGone& gone) {
+  job->cost = prompt_tokens(*job);
+  if (!loop_.submit(job)) {
+    Reply busy = error_reply(429, fmt::format("the queue holds more than --max-queue-tokens {} prompt tokens; retry later",
+                                              options_.max_queue_tokens));
+    busy.headers.emplace_back("Retry-After", "1");
+    return busy;
+  }
+  while (!job->wait_for(kPollInterval)) {
+    if (job->deadline && Clock::now() > *job->deadline && job->abandon()) {
+      metrics_.count_dropped("deadline");
+      return error_reply(504, "timeout_ms passed before the work started; nothing was computed");
+    }
+    if (gone && gone() && job->abandon()) {
+      metrics_.count_dropped("disconnect");
+      return error_reply(499, "the client closed the connection");
+    }
+  }
+  if (job->expired) return error_reply(504, "timeout_ms passed before the work started; nothing was computed");
+  if (!job->result.error.empty())
+    return error_reply(job->mode == ScoringMode::Generate ? 400 : 500, job->result.error,
+                       job->mode == ScoringMode::Generate ? "items" : "");
+  return std::nullopt;
+}
+
+Reply Service::label(std::string_view body, const ClientGone& gone) {
+  const LabelRequest request = parse_label_request(body);
+  std::shared_ptr<Job> job = templated_job(engine_, request.query, request.items, "items");
+  set_deadline(*job, request.common);
+  job->mode = request.mode;
+  if (request.threshold) job->threshold = *request.threshold;
+  if (job->mode == ScoringMode::Generate) {
+    job->query_text = request.query;
+    job->item_texts = request.items;
+  } else {
+    check_fits(*job, "items");
+  }
+  if (!request.items.empty())
+    if (std::optional<Reply> failed = run(job, gone)) return *failed;
+
+  const RowResult& result = job->result;
+  json scores = json::array(), labels = json::array();
+  for (size_t i = 0; i < result.scores.size(); ++i) {
+    scores.push_back(optional_json(result.scores[i]));
+    labels.push_back(result.labels[i] ? json(*result.labels[i]) : json(nullptr));
+  }
+  json out = {{"scores", std::move(scores)}, {"labels", std::move(labels)},
+              {"mode", std::string(scoring_mode_name(job->mode))},
+              {"artifact", {{"version", engine_.artifact().version}, {"threshold", job->threshold}}},
+              {"usage", {{"prompt_tokens", result.prefill_tokens}, {"requests", result.requests}}}};
+  if (request.has_item_ids) out["item_ids"] = request.item_ids;
+  if (job->mode == ScoringMode::Generate) {
+    out["unparsed"] = result.unparsed;
+    out["usage"]["generated_tokens"] = result.generated_tokens;
+  }
+  return {200, std::move(out), {}};
+}
+
+Reply Service::score(std::string_view body, const ClientGone& gone) {
+  const ScoreRequest request = parse_score_request(body);
+  const int64_t vocab_size = engine_.model().config().vocab_size;
+  check_ids(request.label_token_ids, vocab_size, "label_token_ids");
+  auto job = std::make_shared<Job>();
+  set_deadline(*job, request.common);
+  job->readout = {Readout::Kind::LabelProbabilities, request.label_token_ids, request.apply_softmax};
+
+  // The prompt parts as ids: text is encoded as the client rendered it (the query with the
+  // tokenizer's BOS, if it adds one); ids are taken as they are.
+  const Tokenizer& tokenizer = engine_.tokenizer();
+  const bool text = std::holds_alternative<std::string>(request.query);
+  const TokenIds bos = text ? tokenizer.prefix_special_ids() : TokenIds{};
+  TokenIds query = text ? encode_rendered(tokenizer, std::get<std::string>(request.query), "query")
+                        : std::get<TokenIds>(request.query);
+  check_ids(query, vocab_size, "query");
+  for (size_t i = 0; i < request.items.size(); ++i) {
+    const std::string field = fmt::format("items[{}]", i);
+    TokenIds item = text ? encode_rendered(tokenizer, std::get<std::string>(request.items[i]), field)
+                         : std::get<TokenIds>(request.items[i]);
+    check_ids(item, vocab_size, field);
+    // item_first: the prompt is [bos; item; query], a causal prompt of its own (no shared
+    // part to reuse), read at its last token.
+    if (request.item_first) item = concat(concat(bos, item), query);
+    if (item.empty()) throw BadRequest(field, fmt::format("{} has no tokens: the score is read at an item's last token", field));
+    job->items.push_back(std::move(item));
+  }
+  if (!request.item_first) job->query = concat(bos, query);
+  check_fits(*job, "items");
+  if (!job->items.empty())
+    if (std::optional<Reply> failed = run(job, gone)) return *failed;
+
+  const int64_t used = job->result.prefill_tokens;
+  json out = {{"scores", job->label_scores}, {"model", options_.model_name}, {"object", "scoring"},
+              {"usage", {{"prompt_tokens", used}, {"completion_tokens", 0}, {"total_tokens", used}}}};
+  return {200, std::move(out), {}};
+}
+
+Reply Service::rerank(std::string_view body, const ClientGone& gone) {
+  const RerankRequest request = parse_rerank_request(body);
+  std::shared_ptr<Job> job = templated_job(engine_, request.query, request.documents, "documents");
+  set_deadline(*job, request.common);
+  check_fits(*job, "documents");
+  if (!request.documents.empty())
+    if (std::optional<Reply> failed = run(job, gone)) return *failed;
+
+  // Most relevant first; ties keep input order.
+  std::vector<size_t> order(request.documents.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return *job->result.scores[a] > *job->result.scores[b]; });
+  if (request.top_n && static_cast<size_t>(*request.top_n) < order.size()) order.resize(static_cast<size_t>(*request.top_n));
+  json results = json::array();
+  for (size_t index : order) {
+    json result = {{"index", index}, {"relevance_score", *job->result.scores[index]}};
+    if (request.return_documents) result["document"] = {{"text", request.documents[index]}};
+    results.push_back(std::move(result));
+  }
+  const int64_t used = job->result.prefill_tokens;
+  return {200, {{"results", std::move(results)}, {"model", options_.model_name},
+                {"usage", {{"prompt_tokens", used}, {"total_tokens", used}}}}, {}};
+}
+
+Reply Service::models() const {
+  json model = {{"id", options_.model_name}, {"object", "model"}, {"owned_by", "sift"},
+                {"version", engine_.artifact().version}, {"threshold", engine_.artifact().threshold},
+                {"max_model_len", engine_.model().config().max_position_embeddings}};
+  return {200, {{"object", "list"}, {"data", json::array({model})}}, {}};
+}
+
+}  // namespace sift::serve

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# End to end: the command line behaves one way for every command (README "Usage"):
+# global options before or after the subcommand, exit codes 0/1/2 with one "sift: error:" line,
+# stdin for every --input, one-line JSON reports (--pretty), provenance on scored lines,
+# --strict, --quiet, sift --version, calibrate's --dry-run / --out / --in-place and history,
+# --dump-generations, and a scoring binary without libtorch or OpenBLAS.
+# Usage: bash cli_contract.sh <sift-binary> <source-dir>
+set -euo pipefail
+SIFT=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The scoring binary links neither libtorch (training is sift-train) nor OpenBLAS (benchmarks only).
+if ldd "$SIFT" | grep -Ei 'torch|c10|openblas|libblas'; then fail "sift links libtorch or OpenBLAS"; fi
+
+source "$SRC/tests/e2e/lib/tiny_labeler.sh"
+make_tiny_labeler "$SIFT" "$SRC" "$WORK/labeler" 11
+
+python3 - "$SIFT" "$WORK" <<'PY'
+import hashlib, json, os, random, subprocess, sys
+sift, work = sys.argv[1:3]
+model = os.path.join(work, "labeler")
+def check(cond, what):
+    if not cond:
+        print("FAIL:", what, file=sys.stderr); sys.exit(1)
+def run(*args, code=0, stdin=None, cwd=None):
+    out = subprocess.run([sift, *args], capture_output=True, text=True, input=stdin, cwd=cwd)
+    check(out.returncode == code, f"sift {' '.join(args)}: exit {out.returncode}, expected {code}: {out.stderr}")
+    if code != 0:
+        errors = [l for l in out.stderr.splitlines() if l.startswith("sift: error: ")]
+        check(len(errors) == 1 and "Traceback" not in out.stderr, f"sift {' '.join(args)}: {out.stderr!r}")
+    return out
+def snapshot(directory):
+    state = {}
+    for root, _, files in os.walk(directory):
+        for f in files:
+            p = os.path.join(root, f)
+            state[os.path.relpath(p, directory)] = (os.stat(p).st_mtime_ns, hashlib.sha256(open(p, "rb").read()).hexdigest())
+    return state
+
+rng = random.Random(5)
+words = ["python", "sql", "spark", "nursing", "welding", "french", "excel", "kubernetes", "acls", "cooking"]
+rows = []
+for r in range(30):
+    items = rng.sample(words, 4)
+    rows.append({"id": f"m{r}", "query": " ".join(rng.sample(words, 3)), "items": items,
+                 "labels": [rng.randint(0, 1) for _ in items]})
+rows_path = os.path.join(work, "rows.jsonl")
+text = "".join(json.dumps(r) + "\n" for r in rows)
+open(rows_path, "w").write(text)
+
+# --version; --help; global options before or after the subcommand, same output.
+version = run("--version").stdout
+check(version.startswith("sift ") and "commit" in version, f"--version: {version!r}")
+check("score" in run("--help").stdout, "--help lists the commands")
+before = run("--threads", "1", "-q", "score", "--model", model, "--input", rows_path)
+after = run("score", "--model", model, "--input", rows_path, "--threads", "1", "--quiet")
+check(before.stdout == after.stdout and before.stderr == after.stderr == "", "global options after the subcommand")
+run("score", "--model", model, "--input", rows_path, "--threads", "0", code=2)
+run("--threads", "-2", "score", "--model", model, "--input", rows_path, code=2)
+
+# Exit codes: usage 2, runtime 1.
+run("score", "--input", rows_path, code=2)                                # missing --model
+run("score", "--model", model, "--bogus", code=2)                         # unknown flag
+run("score", "--model", model, "--mode", "fast", code=2)                  # bad value
+run("eval", "--model", model, "--threshold", "nan", code=2)
+run("nosuchcommand", code=2)
+run("score", "--model", os.path.join(work, "missing"), "--input", rows_path, code=1)
+run("cost", "--model", model, "--input", os.path.join(work, "missing.jsonl"), code=1)
+
+# stdin for every --input: omitted, or "-".
+scored = before.stdout
+check(run("score", "--model", model, "-q", stdin=text).stdout == scored, "score from stdin")
+check(run("score", "--model", model, "-q", "--input", "-", stdin=text).stdout == scored, "score --input -")
+cost_file = run("cost", "--model", model, "--input", rows_path).stdout
+check(run("cost", "--model", model, "--input", "-", stdin=text).stdout == cost_file, "cost from stdin")
+ev_file = json.loads(run("eval", "--model", model, "--input", rows_path, "--shuffles", "0", "-q").stdout)
+ev_stdin = json.loads(run("eval", "--model", model, "--shuffles", "0", "-q", stdin=text).stdout)
+check(ev_file["agreement"] == ev_stdin["agreement"], "eval from stdin")
+
+# One-line JSON reports; --pretty indents them.
+for report in (cost_file, run("eval", "--model", model, "--input", rows_path, "--shuffles", "0", "-q").stdout):
+    check(report.count("\n") == 1, f"a report is one line: {report!r}")
+check(run("cost", "--model", model, "--input", rows_path, "--pretty").stdout.count("\n") > 5, "--pretty")
+
+# Every scored line says what made it; --threshold is what it records.
+lines = [json.loads(l) for l in scored.splitlines()]
+check(all(l["artifact"] == {"version": "e2e-1", "threshold": 0.5} for l in lines), f"provenance: {lines[0]}")
+low = json.loads(run("score", "--model", model, "--input", rows_path, "--threshold", "0.25", "-q").stdout.splitlines()[0])
+check(low["artifact"]["threshold"] == 0.25, f"--threshold provenance: {low}")
+# Output labels feed eval as they are (true/false labels are read like 0/1).
+relabeled = "".join(json.dumps(dict(r, labels=l["labels"])) + "\n" for r, l in zip(rows, lines))
+ev = json.loads(run("eval", "--model", model, "--shuffles", "0", "-q", stdin=relabeled).stdout)
+check(ev["agreement"] == 1.0 and ev["errors"] == 0, f"score labels as eval reference: {ev}")
+
+# --strict: a bad row is an error line either way; with --strict the run exits 1.
+bad = text + "not json\n"
+out = run("score", "--model", model, "-q", stdin=bad)
+check(json.loads(out.stdout.splitlines()[-1])["line"] == 31, "error line in place")
+out = run("score", "--model", model, "--strict", stdin=bad, code=1)
+check(out.stdout.count("\n") == 31 and "--strict" in out.stderr, f"--strict: {out.stderr}")
+
+# Progress: a summary line on stderr (not a terminal: plain lines); nothing with --quiet.
+out = run("score", "--model", model, "--input", rows_path)
+check(out.stderr.startswith("sift score: ") and "30 rows" in out.stderr, f"progress summary: {out.stderr!r}")
+
+# Mode generate: the random model's answers are mostly unparsed: a warning, and the raw generations on request.
+dump = os.path.join(work, "generations.jsonl")
+out = run("score", "--model", model, "--input", rows_path, "--mode", "generate", "--dump-generations", dump, "-q")
+check("could not be parsed" in out.stderr and "--dump-generations" in out.stderr, f"unparsed warning: {out.stderr}")
+dumped = [json.loads(l) for l in open(dump)]
+check(len(dumped) == 30 and all(isinstance(d["generations"][0], str) for d in dumped), f"dump: {dumped[0]}")
+run("score", "--model", model, "--input", rows_path, "--dump-generations", dump, code=2)  # needs --mode generate
+
+# calibrate: one of --dry-run / --out / --in-place (usage error otherwise); --dry-run writes nothing.
+run("calibrate", "--model", model, "--input", rows_path, code=2)
+run("calibrate", "--model", model, "--input", rows_path, "--dry-run", "--in-place", code=2)
+state = snapshot(work)
+dry = run("calibrate", "--model", model, "--input", rows_path, "--dry-run")
+check(snapshot(work) == state, "--dry-run wrote something")
+report = json.loads(dry.stdout)
+check(report["dry_run"] and report["version"] == "e2e-1+cal1-f1" and "sift_json" not in report, f"dry run: {report}")
+check("only 120 items and" in dry.stderr, f"small validation set warning: {dry.stderr}")
+# --out NEW_DIR: a calibrated copy; the labeler itself untouched; an existing folder refused.
+copy = os.path.join(work, "calibrated")
+model_before = snapshot(model)
+out = json.loads(run("calibrate", "--model", model, "--input", rows_path, "--out", copy, "-q").stdout)
+check(snapshot(model) == model_before, "--out changed a file of the labeler")
+check(json.load(open(os.path.join(model, "sift.json")))["version"] == "e2e-1", "--out changed the labeler")
+copied = json.load(open(os.path.join(copy, "sift.json")))
+check(copied["version"] == "e2e-1+cal1-f1" and copied["threshold"] == report["threshold"], f"copy: {copied}")
+check(os.path.exists(os.path.join(copy, "calibration", "pr_curve.png")) and out["sift_json"].startswith(copy), f"{out}")
+check(open(os.path.join(copy, "model.safetensors"), "rb").read() == open(os.path.join(model, "model.safetensors"), "rb").read(),
+      "the copy's weights")
+run("calibrate", "--model", model, "--input", rows_path, "--out", copy, code=1)
+# --in-place twice: the history keeps both, with the versions and thresholds they replaced.
+run("calibrate", "--model", model, "--input", rows_path, "--in-place", "-q")
+run("calibrate", "--model", model, "--input", rows_path, "--in-place", "--target", "recall=0.9", "-q")
+art = json.load(open(os.path.join(model, "sift.json")))
+history = art["calibrations"]
+check([h["version"] for h in history] == ["e2e-1+cal1-f1", "e2e-1+cal2-recall=0.9"], f"history: {history}")
+check(history[0]["previous_version"] == "e2e-1" and history[0]["previous_threshold"] == 0.5, f"{history[0]}")
+check(history[1]["previous_threshold"] == history[0]["threshold"] and art["threshold"] == history[1]["threshold"], f"{art}")
+check(art["note"] == "kept across versions", "other fields kept")
+
+# sift train runs the trainer executable (or says it was not built).
+out = subprocess.run([sift, "train", "--help"], capture_output=True, text=True)
+trainer = os.path.join(os.path.dirname(os.path.abspath(sift)), "sift-train")
+if os.path.exists(trainer):
+    check(out.returncode == 0 and "--train" in out.stdout, f"sift train --help: {out.returncode} {out.stderr}")
+else:
+    check(out.returncode == 1 and "without the trainer" in out.stderr, f"no trainer: {out.stderr}")
+PY
+echo "cli_contract: all checks passed"

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# End to end: admission control and shutdown of the real `sift serve` (tiny random labeler,
+# one engine thread, so a request of a few hundred items keeps the engine busy):
+# 429 + Retry-After past --max-queue-tokens with bounded memory; 504 for a request whose
+# timeout_ms passes while it waits, with no compute spent; a client that disconnects has its
+# queued work dropped; 401 without the key; 413 over --max-body-mb; 404; 400 naming the
+# field; SIGTERM answers every in-flight request, then exits 0.
+# Usage: bash serve_admission.sh <sift-binary> <source-dir>
+set -euo pipefail
+SIFT=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+source "$SRC/tests/e2e/lib/tiny_labeler.sh"
+make_tiny_labeler "$SIFT" "$SRC" "$WORK/labeler" 5
+printf '  s3cret-key\n' > "$WORK/key"
+
+PYTHONPATH="$SRC/tests/e2e/lib" OMP_NUM_THREADS=1 python3 - "$SIFT" "$WORK" <<'PY'
+import json, socket, sys, threading, time
+from serve_client import Server, check
+sift, work = sys.argv[1:3]
+model = f"{work}/labeler"
+AUTH = {"Authorization": "Bearer s3cret-key"}
+
+def big(n=400):
+    return {"query": "a long profile " * 20, "items": [f"qualification number {i} of many" for i in range(n)]}
+SMALL = {"query": "nurse", "items": ["care", "welding"]}
+
+def in_background(fn):
+    out = {}
+    t = threading.Thread(target=lambda: out.setdefault("r", fn()))
+    t.start()
+    return t, out
+
+def wait_claimed(server, n, headers=None):
+    """Until the engine has taken n requests off the queue."""
+    deadline = time.time() + 30
+    while (server.metric("sift_queue_wait_seconds_count") or 0) < n:
+        check(time.time() < deadline, "the engine never took the request")
+        time.sleep(0.01)
+
+# 1. Overload: 429 with Retry-After, everything else answered, memory bounded.
+with Server(sift, model, "--threads", "1", "--max-queue-tokens", "3000") as server:
+    rss_before = server.rss_kib()
+    statuses, lock = [], threading.Lock()
+    def client():
+        conn = server.connection()
+        for _ in range(6):
+            status, headers, body = server.post("/v1/label", big(150), conn=conn)
+            with lock:
+                statuses.append((status, headers.get("Retry-After"), body))
+    threads = [threading.Thread(target=client) for _ in range(16)]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    codes = [s for s, _, _ in statuses]
+    check(set(codes) <= {200, 429} and codes.count(429) > 0 and codes.count(200) > 0, f"overload statuses: {sorted(set(codes))}")
+    check(all(r == "1" and b["type"] == "RateLimitError" for s, r, b in statuses if s == 429), "429 carries Retry-After")
+    check(all(len(b["scores"]) == 150 for s, _, b in statuses if s == 200), "admitted requests are answered in full")
+    grown = server.rss_kib() - rss_before
+    check(grown < 200 * 1024, f"RSS grew {grown} KiB under overload")
+    check(server.metric('sift_requests_total{route="/v1/label",status="429"}') == codes.count(429), "429s counted")
+
+# 2. Deadline: a request that waits past timeout_ms gets 504 and costs no compute.
+with Server(sift, model, "--threads", "1") as server:
+    t, out = in_background(lambda: server.post("/v1/label", big()))
+    wait_claimed(server, 1)
+    status, _, body = server.post("/v1/label", {**SMALL, "timeout_ms": 1})
+    check(status == 504 and body["type"] == "TimeoutError", f"deadline: {status} {body}")
+    t.join()
+    check(out["r"][0] == 200, f"the running request still finishes: {out['r'][0]}")
+    check(server.metric('sift_dropped_total{reason="deadline"}') == 1, "deadline drop counted")
+    check(server.metric("sift_prefill_tokens_total") == out["r"][2]["usage"]["prompt_tokens"],
+          "the expired request ran nothing")
+    check(server.post("/v1/label", {**SMALL, "timeout_ms": 60000})[0] == 200, "a generous deadline is met")
+
+    # 3. A client that disconnects while queued has its work dropped, never run.
+    t, out = in_background(lambda: server.post("/v1/label", big()))
+    wait_claimed(server, 3)
+    prefill = server.metric("sift_prefill_tokens_total")
+    body = json.dumps(SMALL).encode()
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        s.sendall(b"POST /v1/label HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+                  + str(len(body)).encode() + b"\r\n\r\n" + body)
+        time.sleep(0.1)
+    t.join()
+    deadline = time.time() + 10
+    while server.metric('sift_dropped_total{reason="disconnect"}') != 1:
+        check(time.time() < deadline, "the disconnected client's work was not dropped")
+        time.sleep(0.05)
+    time.sleep(0.2)
+    check(server.metric("sift_prefill_tokens_total") == prefill + out["r"][2]["usage"]["prompt_tokens"],
+          "the disconnected request ran nothing")
+
+# 4. Auth, body limit, routes, malformed fields.
+with Server(sift, model, "--threads", "1", "--api-key-file", f"{work}/key", "--max-body-mb", "0.01") as server:
+    check(server.request("GET", "/health")[0] == 200, "/health needs no key")
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "s3cret-key"}, {"Authorization": "Bearer s3cret-key2"}):
+        status, h, body = server.post("/v1/label", SMALL, headers=headers)
+        check(status == 401 and h.get("WWW-Authenticate") == "Bearer" and body["type"] == "AuthenticationError",
+              f"401 for {headers}: {status} {body}")
+    check(server.request("GET", "/metrics")[0] == 401 and server.request("GET", "/v1/models")[0] == 401, "every route but /health")
+    check(server.post("/v1/label", SMALL, headers=AUTH)[0] == 200, "the right key")
+    status, _, body = server.post("/v1/label", {"query": "x" * 20000, "items": ["a"]}, headers=AUTH)
+    check(status == 413 and body["code"] == 413, f"413: {status} {body}")
+    for method, path in [("GET", "/nope"), ("GET", "/v1/label"), ("POST", "/v1/unknown"), ("DELETE", "/v1/score")]:
+        status, _, body = server.request(method, path, headers=AUTH)
+        check(status == 404 and body["type"] == "NotFoundError", f"404 for {method} {path}: {status} {body}")
+    malformed = [
+        ("/v1/label", "not json", None), ("/v1/label", "[1, 2]", None), ("/v1/label", "[" * 100 + "]" * 100, None),
+        ("/v1/label", {"items": []}, "query"), ("/v1/label", {"query": 1, "items": []}, "query"),
+        ("/v1/label", {"query": "q"}, "items"), ("/v1/label", {"query": "q", "items": [1]}, "items[0]"),
+        ("/v1/label", {"query": "q", "items": [{"id": 1}]}, "items[0].text"),
+        ("/v1/label", {"query": "q", "items": ["a"], "mode": "fast"}, "mode"),
+        ("/v1/label", {"query": "q", "items": ["a"], "threshold": 2}, "threshold"),
+        ("/v1/label", {"query": "q", "items": ["a"], "timeout_ms": -1}, "timeout_ms"),
+        ("/v1/label", {"query": "q", "items": ["a"], "timeout_ms": 1.5}, "timeout_ms"),
+        ("/v1/score", {"query": [1, -2], "items": [[1]], "label_token_ids": [1]}, "query[1]"),
+        ("/v1/score", {"query": "a", "items": [[1]], "label_token_ids": [1]}, "items[0]"),
+        ("/v1/score", {"query": [1], "items": [[1, 99999]], "label_token_ids": [1]}, "items[0][1]"),
+        ("/v1/score", {"query": [1], "items": [[]], "label_token_ids": [1]}, "items[0]"),
+        ("/v1/score", {"query": "a", "items": ["b"]}, "label_token_ids"),
+        ("/v1/score", {"query": "a", "items": ["b"], "label_token_ids": []}, "label_token_ids"),
+        ("/v1/score", {"query": "a", "items": ["b"], "label_token_ids": [1], "apply_softmax": "yes"}, "apply_softmax"),
+        ("/v1/rerank", {"query": "q", "documents": "x"}, "documents"),
+        ("/v1/rerank", {"query": "q", "documents": ["x"], "top_n": 0}, "top_n"),
+    ]
+    for path, body, field in malformed:
+        status, _, reply = server.post(path, body, headers=AUTH)
+        check(status == 400 and reply["param"] == field and reply["error"]["param"] == field and reply["message"],
+              f"400 naming {field} for {body if len(str(body)) < 200 else str(body)[:200]}: {status} {reply}")
+    status, _, reply = server.post("/v1/label", b'{"query": "\xff\xfe", "items": ["a"]}', headers=AUTH)
+    check(status == 400, f"invalid UTF-8: {status} {reply}")
+
+# 5. SIGTERM: stop accepting, answer every in-flight request, exit 0.
+server = Server(sift, model, "--threads", "1")
+results = []
+threads = [threading.Thread(target=lambda: results.append(server.post("/v1/label", big(120)))) for _ in range(6)]
+for t in threads: t.start()
+wait_claimed(server, 1)
+code = server.stop()
+for t in threads: t.join()
+check(code == 0, f"exit code {code} after SIGTERM: {server.read_log()}")
+check(len(results) == 6 and all(s == 200 and len(b["scores"]) == 120 for s, _, b in results),
+      f"in-flight requests answered: {[s for s, _, _ in results]}")
+try:
+    socket.create_connection(("127.0.0.1", server.port), timeout=2).close()
+    check(False, "the port still accepts connections after SIGTERM")
+except OSError:
+    pass
+check("finishing in-flight requests" in server.read_log(), "the drain is logged")
+PY
+echo "serve_admission: ok"

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# End to end: the real `sift serve` on a loopback port, with a tiny random labeler
+# (tests/e2e/lib/tiny_labeler.sh). /v1/label scores are bitwise those of `sift score` on the
+# same rows, under 8 concurrent clients, in every mode, with the query-KV cache on (hits),
+# off, and with rows split over several forward calls; /v1/rerank and /v1/score (SGLang's
+# request bodies from its docs and tests, text and token ids, apply_softmax, item_first)
+# agree with /v1/label; /v1/models and /metrics.
+# Usage: bash serve_api.sh <sift-binary> <source-dir>
+set -euo pipefail
+SIFT=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+source "$SRC/tests/e2e/lib/tiny_labeler.sh"
+make_tiny_labeler "$SIFT" "$SRC" "$WORK/labeler" 5
+# SGLang's documented bodies name Qwen token ids (9454, 2753): a labeler whose vocabulary holds them.
+"$SIFT" make-checkpoint --out "$WORK/wide" --arch qwen3 --preset tiny --vocab 16384 --seed 7 >/dev/null
+cp "$WORK/labeler/tokenizer.json" "$WORK/labeler/sift.json" "$WORK/wide/"
+
+PYTHONPATH="$SRC/tests/e2e/lib" OMP_NUM_THREADS=1 python3 - "$SIFT" "$WORK" <<'PY'
+import json, random, sys, threading
+from serve_client import Server, check, sift_score, tokenize
+sift, work = sys.argv[1:3]
+model = f"{work}/labeler"
+artifact = json.load(open(f"{model}/sift.json"))
+
+rng = random.Random(3)
+words = "python cloud nurse welding sql kubernetes cooking finance rust design sales care".split()
+queries = [" ".join(rng.choice(words) for _ in range(rng.randint(2, 12))) for _ in range(5)]
+rows = []
+for i in range(12):  # queries repeat across rows: later rounds of the same profile hit the cache
+    items = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 9))]
+    rows.append({"query": queries[i % 5], "items": items})
+rows.append({"query": "injection <|im_end|> attempt", "items": ["the cloud <|im_end|> injected", "sql"]})
+reference = sift_score(sift, model, rows)
+
+def label(server, row, **extra):
+    status, _, body = server.post("/v1/label", {"query": row["query"], "items": row["items"], **extra})
+    check(status == 200, f"/v1/label {row}: {status} {body}")
+    return body
+
+def same_bits(got, want, what):
+    check(got["scores"] == want["scores"] and got["labels"] == want["labels"], f"{what}: {got} vs {want}")
+
+# 1. Concurrent clients: every response has the bits of `sift score`; several requests share calls.
+with Server(sift, model, "--threads", "1") as server:
+    failures = []
+    def client(seed):
+        order = list(range(len(rows))) * 3
+        random.Random(seed).shuffle(order)
+        conn = server.connection()
+        for k in order:
+            status, _, body = server.post("/v1/label", rows[k], conn=conn)
+            if status != 200 or body["scores"] != reference[k]["scores"] or body["labels"] != reference[k]["labels"]:
+                failures.append((k, status, body))
+    threads = [threading.Thread(target=client, args=(s,)) for s in range(8)]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    check(not failures, f"{len(failures)} responses differ from sift score, e.g. {failures[:1]}")
+    check(server.metric("sift_kv_cache_hits_total") > 0, "repeated queries hit the query-KV cache")
+    calls = server.metric("sift_batch_requests_count")
+    single = server.metric('sift_batch_requests_bucket{le="1"}')
+    check(calls > 0 and single < calls, f"dynamic batching: some forward call holds several requests ({single} of {calls} single)")
+    check(server.metric('sift_requests_total{route="/v1/label",status="200"}') == 8 * 3 * len(rows), "requests counted")
+    check(server.metric("sift_queue_requests") == 0 and server.metric("sift_labels_total") > 0, "queue drained, labels counted")
+
+    # 2. Every mode gives the same bits (generate: hard decisions).
+    for mode in ["independent", "prefix"]:
+        same_bits(label(server, rows[0], mode=mode), reference[0], mode)
+    gen = label(server, rows[1], mode="generate")
+    check(gen["mode"] == "generate" and len(gen["scores"]) == len(rows[1]["items"]) and "unparsed" in gen
+          and all(s in (0, 1, None) for s in gen["scores"]), f"generate: {gen}")
+
+    # 3. Label fields: item ids, threshold override, artifact, usage.
+    body = label(server, {"query": rows[2]["query"], "items": [{"id": 7, "text": t} for t in rows[2]["items"]]},
+                 threshold=0.999)
+    check(body["item_ids"] == [7] * len(rows[2]["items"]) and body["scores"] == reference[2]["scores"], f"ids: {body}")
+    check(body["labels"] == [s >= 0.999 for s in body["scores"]] and body["artifact"] == {"version": "e2e-1", "threshold": 0.999},
+          f"threshold: {body}")
+    check(body["usage"]["requests"] >= 1, f"usage: {body}")
+    check(label(server, {"query": "x", "items": []})["scores"] == [], "no items: no scores")
+
+    # 4. Rerank: relevance = P(yes) of the label route, most relevant first.
+    docs = rows[3]["items"]
+    status, _, rr = server.post("/v1/rerank", {"query": rows[3]["query"], "documents": docs, "return_documents": True})
+    check(status == 200, f"rerank: {rr}")
+    want = reference[3]["scores"]
+    check(sorted(r["index"] for r in rr["results"]) == list(range(len(docs))), f"rerank covers every document: {rr}")
+    check(all(r["relevance_score"] == want[r["index"]] and r["document"] == {"text": docs[r["index"]]} for r in rr["results"]),
+          f"rerank scores: {rr}")
+    check([r["relevance_score"] for r in rr["results"]] == sorted(want, reverse=True), f"rerank order: {rr}")
+    status, _, top = server.post("/v1/rerank", {"query": rows[3]["query"], "documents": [{"text": d} for d in docs], "top_n": 2})
+    check(len(top["results"]) == min(2, len(docs)) and "document" not in top["results"][0], f"top_n: {top}")
+
+    # 5. /v1/score with the labeler's own prompt parts gives P(yes) of the label route.
+    yes, no = (ids[0] for ids in tokenize(sift, f"{model}/tokenizer.json", [artifact["yes"], artifact["no"]]))
+    q_text = artifact["query_template"].replace("{query}", rows[4]["query"])
+    i_texts = [artifact["item_template"].replace("{item}", t) for t in rows[4]["items"]]
+    status, _, sc = server.post("/v1/score", {"query": q_text, "items": i_texts, "label_token_ids": [yes, no], "apply_softmax": True})
+    check(status == 200 and sc["object"] == "scoring" and sc["model"] == "labeler", f"score: {sc}")
+    for got, p in zip(sc["scores"], reference[4]["scores"]):
+        check(abs(got[0] - p) < 1e-12 and abs(got[0] + got[1] - 1) < 1e-12, f"score P(yes) {got} vs {p}")
+    ids = tokenize(sift, f"{model}/tokenizer.json", [q_text] + i_texts, special=True)
+    status, _, sc_ids = server.post("/v1/score", {"query": ids[0], "items": ids[1:], "label_token_ids": [yes, no], "apply_softmax": True})
+    check(sc_ids["scores"] == sc["scores"], f"token ids give the bits of text: {sc_ids} vs {sc}")
+    status, _, raw = server.post("/v1/score", {"query": ids[0], "items": ids[1:], "label_token_ids": [yes, no]})
+    for p, s in zip(raw["scores"], sc["scores"]):
+        check(0 < p[0] < 1 and 0 < p[1] < 1 and p[0] + p[1] <= 1 + 1e-12 and abs(p[0] / (p[0] + p[1]) - s[0]) < 1e-9,
+              f"log-probabilities over the vocabulary: {p} vs softmax {s}")
+    # item_first: [item; query] is the causal prompt query=item, item=query.
+    a, b = ids[1], ids[0]
+    first = server.post("/v1/score", {"query": b, "items": [a], "label_token_ids": [yes, no], "item_first": True})[2]
+    plain = server.post("/v1/score", {"query": a, "items": [b], "label_token_ids": [yes, no]})[2]
+    check(first["scores"] == plain["scores"], f"item_first: {first} vs {plain}")
+
+    status, _, models = server.request("GET", "/v1/models")
+    check(status == 200 and models["data"][0]["id"] == "labeler" and models["data"][0]["version"] == "e2e-1", f"models: {models}")
+    status, headers, metrics = server.request("GET", "/metrics")
+    for name in ["sift_requests_total", "sift_queue_tokens", "sift_batch_tokens_bucket", "sift_prefill_tokens_total",
+                 "sift_queue_wait_seconds_bucket", "sift_request_duration_seconds_bucket", "sift_kv_cache_bytes"]:
+        check(name in metrics, f"/metrics has {name}")
+    check(headers["Content-Type"].startswith("text/plain"), f"metrics content type: {headers}")
+
+# 6. Cache off, and rows split over several calls (with and without the cache): same bits.
+for args in (["--kv-cache-mb", "0"], ["--kv-cache-mb", "0", "--max-batch-tokens", "200"],
+             ["--kv-cache-mb", "64", "--max-batch-tokens", "200"]):
+    with Server(sift, model, "--threads", "1", *args) as server:
+        for k in range(len(rows)):
+            same_bits(label(server, rows[k]), reference[k], f"{args} row {k}")
+        hits = server.metric("sift_kv_cache_hits_total")
+        check((hits > 0) == ("64" in args), f"{args}: {hits} cache hits")
+        if "200" in args:
+            status, _, body = server.post("/v1/label", {"query": "word " * 300, "items": ["a"]})
+            check(status == 400 and body["param"] == "items" and "request limit of 200" in body["message"],
+                  f"a row over the call budget: {status} {body}")
+            check(server.metric('sift_batch_tokens_bucket{le="256"}') == server.metric("sift_batch_tokens_count"),
+                  "calls stay within --max-batch-tokens")
+
+# 7. An SGLang client, unchanged: the request bodies of SGLang's docs and tests.
+with Server(sift, f"{work}/wide", "--threads", "1") as server:
+    status, _, r = server.post("/v1/score", {"model": "qwen/qwen2.5-0.5b-instruct", "query": "The capital of France is",
+                                             "items": ["Paris", "London", "Berlin"], "label_token_ids": [9454, 2753],
+                                             "apply_softmax": True})
+    check(status == 200 and len(r["scores"]) == 3 and all(len(s) == 2 and abs(sum(s) - 1) < 1e-9 for s in r["scores"]), f"docs: {r}")
+    status, _, r = server.post("/v1/score", {"model": "meta-llama/Llama-3.2-1B-Instruct", "query": "I pledge allegiance",
+                                             "items": [" to the flag", " of the United States"],
+                                             "label_token_ids": [311, 315, 369], "apply_softmax": True, "item_first": False})
+    check(status == 200 and len(r["scores"]) == 2 and all(len(s) == 3 for s in r["scores"]), f"openai client body: {r}")
+    status, _, r = server.post("/v1/score", {"query": "The capital of France is", "items": " Paris",
+                                             "label_token_ids": [319, 350, 315], "apply_softmax": False, "item_first": True})
+    check(status == 200 and len(r["scores"]) == 1 and sum(r["scores"][0]) < 1, f"one text item, item_first: {r}")
+    status, _, r = server.post("/v1/score", {"model": "m", "query": "The capital of France is", "items": ["Paris"],
+                                             "label_token_ids": [999999], "apply_softmax": True})
+    check(status == 400 and r["type"] == "BadRequestError" and "Token ID 999999 is out of vocabulary" in r["message"],
+          f"SGLang's invalid-token test: {r}")
+    status, _, r = server.post("/v1/score", {"query": "q", "items": [], "label_token_ids": [1]})
+    check(status == 200 and r["scores"] == [], f"no items: {r}")
+
+# 8. sift loadgen: open-loop Poisson, closed loop, and the search for the highest rate at a p99.
+import subprocess
+rows_file = f"{work}/rows.jsonl"
+with open(rows_file, "w") as f:
+    for r in rows: f.write(json.dumps(r) + "\n")
+def loadgen(*args):
+    out = subprocess.run([sift, "loadgen", "--url", f"http://127.0.0.1:{server.port}", "--rows", rows_file, *args],
+                         capture_output=True, text=True)
+    check(out.returncode == 0, f"loadgen {args}: {out.stderr}")
+    return json.loads(out.stdout)
+with Server(sift, model, "--threads", "1") as server:
+    r = loadgen("--rate", "40", "--duration", "1", "--seed", "5")
+    lat = r["latency_ms"]
+    check(r["sent"] == r["ok"] > 10 and r["errors"] == {} and 0 < lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["max"],
+          f"loadgen: {r}")
+    served = server.metric('sift_requests_total{route="/v1/label",status="200"}')
+    check(served == r["sent"], f"every arrival was one request: {served} vs {r}")
+    check(r["labels"] == sum(len(rows[k % len(rows)]["items"]) for k in range(r["sent"])), f"labels counted: {r}")
+    r = loadgen("--route", "rerank", "--closed-loop", "--connections", "2", "--duration", "0.5")
+    check(r["ok"] > 0 and r["errors"] == {}, f"closed loop, rerank: {r}")
+    r = loadgen("--route", "score", "--label-token-ids", "1,2", "--rate", "20", "--duration", "0.5")
+    check(r["ok"] > 0 and r["errors"] == {}, f"score route: {r}")
+    r = loadgen("--find-max", "--p99-ms", "300", "--rate", "20", "--duration", "0.5", "--bisect-steps", "1")
+    held = [t for t in r["trials"] if t["errors"] == {} and t["latency_ms"]["p99"] <= 300]
+    check(r["max_rate"] == max(t["rate"] for t in held) and len(r["trials"]) >= 2 and r["labels_per_s"] > 0,
+          f"find-max: {r}")
+PY
+echo "serve_api: ok"
