@@ -55,11 +55,11 @@ std::vector<std::string> Labeler::score_lines(std::span<const NumberedLine> line
     const std::lock_guard lock(impl_->mutex);
     results = score_pending_rows(engine, impl_->session, rows, options);
   }
-  const ArtifactStamp stamp{version(), engine.threshold(options)};
+  const nlohmann::ordered_json provenance = artifact_provenance_json(engine.artifact(), options);
   std::vector<std::string> out;
   out.reserve(rows.size());
   for (size_t r = 0; r < rows.size(); ++r)
-    out.push_back(batch_output_line(rows[r].line_number, rows[r].row, results[r], options.mode, stamp));
+    out.push_back(batch_output_line(rows[r].line_number, rows[r].row, results[r], options.mode, provenance));
   return out;
 }
 
