@@ -3,7 +3,8 @@
 target, served mis vs served packed generation vs served independent, on the bundled
 labeler and on the small shape, for N in {20, 50, 100, 200}; then, on the small shape,
 N=200 as two requests of 100 with the same query vs one request (the query-KV cache), and
-dynamic batching with 8 concurrent clients at N=20 vs one request per forward call.
+dynamic batching with 8 concurrent clients at N=20 vs one request per forward call (these
+two send a fixed number of requests and time them, wall and server CPU).
 
     python3 bench/serve_bench.py [--sift build/sift] [--work build/serve-bench] [--quick]
 
@@ -31,6 +32,7 @@ import random
 import signal
 import socket
 import statistics
+import threading
 import subprocess
 import sys
 import time
@@ -133,15 +135,6 @@ def measure(sift, model, rows, mode, p99_ms, quick, serve_args):
             "saturated_per_cpu_s": saturated_cpu, "saturated_errors": errors, "at_p99": at_p99}
 
 
-def closed_loop(sift, model, rows, clients, seconds, serve_args):
-    """labels/s and labels per server CPU-second with `clients` clients sending back to back."""
-    with Server(sift, model, *serve_args) as server:
-        c = server.cpu_seconds()
-        r = loadgen(sift, server.url, rows, "--closed-loop", "--connections", str(clients), "--duration", str(seconds))
-        return {"labels_per_s": r["labels_per_s"], "labels_per_cpu_s": r["labels"] / (server.cpu_seconds() - c),
-                "errors": r["errors"], "p50_ms": r["latency_ms"]["p50"]}
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sift", default=os.path.join(SRC, "build", "sift"))
@@ -150,6 +143,12 @@ def main():
     ap.add_argument("--p99-ms", type=float, default=1000)
     ap.add_argument("--threads", default="2")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--parts", default="modes,split,batching", help="which experiments to run")
+    ap.add_argument("--split-rows", type=int, default=3, help="rows of N=200 sent in the split experiment")
+    ap.add_argument("--batching-requests", type=int, default=4, help="requests per client in the batching experiment")
+    ap.add_argument("--baseline-max-n", default="small:50",
+                    help="labeler:N,... the baselines (generate, independent) run up to N; their labels per "
+                         "CPU-second do not depend on N, so larger N repeat the last (marked *)")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     sift = args.sift
@@ -164,43 +163,63 @@ def main():
                    "item_template": "Qualification: {item}<|im_end|>\n<|im_start|>assistant\n",
                    "yes": "YES", "no": "NO", "threshold": 0.5}, open(os.path.join(small, "sift.json"), "w"))
     labelers = [("bundled", os.path.join(SRC, "models", "default-labeler")), ("small", small)]
+    parts = set(args.parts.split(","))
     results = []
-    for name, model in labelers:
+    caps = dict((k, int(v)) for k, v in (x.split(":") for x in args.baseline_max_n.split(",") if x))
+    for name, model in (labelers if "modes" in parts else []):
         per_word = tokens_per_word(sift, os.path.join(model, "tokenizer.json"))
         for n in [int(x) for x in args.ns.split(",")]:
             rows = make_rows(os.path.join(args.work, f"{name}_{n}.jsonl"), 24, n, 720, 24, per_word, n)
             for mode in ["mis", "generate", "independent"]:
+                if mode != "mis" and n > caps.get(name, n):
+                    continue
                 r = measure(sift, model, rows, mode, args.p99_ms, args.quick, serve_args)
                 r["labeler"] = name
                 results.append(r)
                 print(json.dumps(r), file=sys.stderr, flush=True)
 
-    # The query-KV cache: N=200 as two requests of 100 with the same query, vs one request.
-    per_word = tokens_per_word(sift, os.path.join(small, "tokenizer.json"))
-    whole = make_rows(os.path.join(args.work, "split_whole.jsonl"), 12, 200, 720, 24, per_word, 7)
-    halves = os.path.join(args.work, "split_halves.jsonl")
-    with open(halves, "w") as f:
-        for line in open(whole):
-            row = json.loads(line)
-            for part in (row["items"][:100], row["items"][100:]):
-                f.write(json.dumps({"query": row["query"], "items": part}) + "\n")
-    split = {}
-    seconds = "8" if args.quick else "20"
-    for label, rows, cache in [("one request of 200", whole, "256"), ("two of 100, cache on", halves, "256"),
-                               ("two of 100, cache off", halves, "0")]:
-        split[label] = closed_loop(sift, small, rows, 1, seconds, ["--kv-cache-mb", cache, *serve_args])
-        print(json.dumps({"split": label, **split[label]}), file=sys.stderr, flush=True)
+    if "split" in parts or "batching" in parts:
+        per_word = tokens_per_word(sift, os.path.join(small, "tokenizer.json"))
+    split, batching, row_tokens = {}, {}, None
+    if "split" in parts:
+        # The query-KV cache: N=200 as two requests of 100 with the same query (one after the
+        # other, as a client sends the halves of a round), vs one request of 200.
+        whole = [json.loads(l) for l in open(make_rows(os.path.join(args.work, "split.jsonl"), args.split_rows + 1,
+                                                             200, 720, 24, per_word, 7))]
+        for label, halves, cache in [("one request of 200", False, "256"), ("two of 100, cache on", True, "256"),
+                                     ("two of 100, cache off", True, "0")]:
+            with Server(sift, small, "--kv-cache-mb", cache, *serve_args) as server:
+                server.post("/v1/label", whole[-1])  # warm-up (another query)
+                c, t = server.cpu_seconds(), time.time()
+                for row in whole[:-1]:
+                    for part in ((row["items"][:100], row["items"][100:]) if halves else (row["items"],)):
+                        server.post("/v1/label", {"query": row["query"], "items": part})
+                wall, cpu = time.time() - t, server.cpu_seconds() - c
+            labels = 200 * args.split_rows
+            split[label] = {"labels_per_s": labels / wall, "labels_per_cpu_s": labels / cpu}
+            print(json.dumps({"split": label, **split[label]}), file=sys.stderr, flush=True)
 
-    # Dynamic batching: 8 clients at N=20, calls of up to 8192 tokens vs one request per call
-    # (the call budget of exactly the longest request).
-    rows20 = make_rows(os.path.join(args.work, "batching_20.jsonl"), 64, 20, 720, 24, per_word, 20)
-    with Server(sift, small, "--kv-cache-mb", "0", *serve_args) as server:
-        row_tokens = max(server.post("/v1/label", json.loads(l))["usage"]["prompt_tokens"] for l in open(rows20))
-    batching = {}
-    for label, budget in [("dynamic batching (8192-token calls)", "8192"), ("one request per call", str(row_tokens))]:
-        batching[label] = closed_loop(sift, small, rows20, 8, seconds,
-                                      ["--kv-cache-mb", "0", "--max-batch-tokens", budget, *serve_args])
-        print(json.dumps({"batching": label, **batching[label]}), file=sys.stderr, flush=True)
+    if "batching" in parts:
+        # Dynamic batching: 8 clients at N=20, each sending its requests back to back; calls of
+        # up to 8192 tokens vs one request per call (a call budget of exactly the longest request).
+        rows20 = [json.loads(l) for l in open(make_rows(os.path.join(args.work, "batching_20.jsonl"), 8, 20, 720, 24,
+                                                          per_word, 20))]
+        with Server(sift, small, "--kv-cache-mb", "0", *serve_args) as server:
+            row_tokens = max(server.post("/v1/label", r)["usage"]["prompt_tokens"] for r in rows20)
+        for label, budget in [("dynamic batching (8192-token calls)", "8192"), ("one request per call", str(row_tokens))]:
+            with Server(sift, small, "--kv-cache-mb", "0", "--max-batch-tokens", budget, *serve_args) as server:
+                server.post("/v1/label", rows20[0])  # warm-up
+                c, t = server.cpu_seconds(), time.time()
+                def client(k):
+                    for j in range(args.batching_requests):
+                        server.post("/v1/label", rows20[(k + j) % len(rows20)])
+                threads = [threading.Thread(target=client, args=(k,)) for k in range(8)]
+                for th in threads: th.start()
+                for th in threads: th.join()
+                wall, cpu = time.time() - t, server.cpu_seconds() - c
+            labels = 8 * args.batching_requests * 20
+            batching[label] = {"labels_per_s": labels / wall, "labels_per_cpu_s": labels / cpu}
+            print(json.dumps({"batching": label, **batching[label]}), file=sys.stderr, flush=True)
 
     print(json.dumps({"results": results, "split": split, "batching": batching, "row_tokens": row_tokens}))
 

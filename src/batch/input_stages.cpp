@@ -44,7 +44,7 @@ void tokenize_chunks(const ScoringEngine& engine, ScoringMode mode, BoundedQueue
   const ThreadCount one_thread(1);  // parallel across chunks, not within one
   for (std::vector<LineChunk> taken; !stop && !(taken = chunks.pop_batch(0)).empty();) {
     LineChunk& chunk = taken.front();
-    std::vector<BatchRow> read;
+    std::vector<std::pair<BatchRow, int64_t>> read;  // rows and their queue costs
     read.reserve(chunk.lines.size());
     for (InputLine& line : chunk.lines) {
       BatchRow row;
@@ -52,13 +52,12 @@ void tokenize_chunks(const ScoringEngine& engine, ScoringMode mode, BoundedQueue
       row.pending = line.too_long ? pending_error_row(line.number, fmt::format("line longer than {} MiB",
                                                                                label::kMaxLineBytes >> 20))
                                   : read_pending_row(engine, line.text, line.number, mode);
-      read.push_back(std::move(row));
+      const int64_t cost = queue_cost(row.pending, line.text.size());
+      read.emplace_back(std::move(row), cost);
     }
     if (!gate.wait_turn(chunk.sequence)) return;
-    for (BatchRow& row : read) {
-      const int64_t cost = row.pending.cost;
+    for (auto& [row, cost] : read)
       if (!rows.push(std::move(row), cost)) return;
-    }
     gate.pass();
   }
 }

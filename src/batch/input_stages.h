@@ -27,7 +27,7 @@ LineEnd read_shard_lines(LineReader& reader, const label::Shard& shard, BoundedQ
 
 // One tokenizer thread: takes chunks, reads each line into a row (read_pending_row; a line
 // over the length limit is an error row), waits for the chunk's turn at the gate, pushes
-// its rows to `rows` (each costing its prompt tokens). Returns when the chunks run out or
+// its rows to `rows` (each costing queue_cost). Returns when the chunks run out or
 // the gate or `rows` is closed.
 void tokenize_chunks(const ScoringEngine& engine, ScoringMode mode, BoundedQueue<LineChunk>& chunks,
                      InOrderGate& gate, BoundedQueue<BatchRow>& rows, const std::atomic<bool>& stop);

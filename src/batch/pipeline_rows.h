@@ -5,6 +5,7 @@
 //
 // Every row carries where the input stands after its line (LineEnd), so the writer, which
 // writes rows in input order, knows at any row what a checkpoint must record.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -33,6 +34,14 @@ struct BatchRow {
   PendingRow pending;
   LineEnd end;
 };
+
+// What a row costs in the queue to inference: its prompt tokens (so a batch taken from the
+// queue is about one forward call), but at least its line's bytes / 16, so rows whose lines
+// are mostly pass-through fields cannot crowd memory (a token is 3-5 bytes of text, so for
+// ordinary rows the tokens decide).
+inline int64_t queue_cost(const PendingRow& row, size_t line_bytes) {
+  return std::max(row.cost, int64_t(line_bytes / 16));
+}
 
 struct ScoredBatch {
   std::vector<PendingRow> rows;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "batch/batch_writer.h"
+#include "batch/call_budget.h"
 #include "batch/input_stages.h"
 #include "batch/job_fingerprint.h"
 #include "batch/output_guard.h"
@@ -97,7 +98,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   const Clock::time_point load_start = Clock::now();
   std::optional<Checkpoint> recorded = preflight(options);
   const std::unique_ptr<ScoringEngine> engine = ScoringEngine::load(options.model_dir);
-  const PlanLimits limits = engine->limits(options.scoring);
+  const int64_t call_tokens = batch_call_tokens(*engine, options.scoring);
   const nlohmann::ordered_json job =
       job_fingerprint(options.model_dir, *engine, options.scoring, options.shard, options.input);
   const std::filesystem::path progress_path = progress_file_path(options.output);
@@ -147,7 +148,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   const Clock::time_point run_start = Clock::now();
   BoundedQueue<LineChunk> chunks(int64_t(16) << 20);                 // bytes of line text
   InOrderGate gate;
-  BoundedQueue<BatchRow> rows(2 * limits.max_call_tokens);          // prompt tokens: two calls ahead
+  BoundedQueue<BatchRow> rows(2 * call_tokens);                     // prompt tokens: two calls ahead
   BoundedQueue<ScoredBatch> scored(4);                              // batches
   StageErrors errors;
   const auto stop_all = [&] {
@@ -168,7 +169,9 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
 
   LineEnd input_end = input_start;
   std::vector<std::thread> threads;
-  threads.emplace_back(guarded([&] { input_end = read_shard_lines(reader, options.shard, chunks, input_start, errors.stop_flag()); }));
+  threads.emplace_back(guarded([&] {
+    input_end = read_shard_lines(reader, options.shard, chunks, input_start, errors.stop_flag());
+  }));
   const int n_tokenizers = std::max(1, options.tokenize_threads);
   std::atomic<int> tokenizers_left{n_tokenizers};
   for (int t = 0; t < n_tokenizers; ++t)
@@ -178,7 +181,8 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
     }));
   threads.emplace_back(guarded([&] {
     Session session(engine->model(), options.inference_threads);
-    for (std::vector<BatchRow> taken; !(taken = rows.pop_batch(limits.max_call_tokens)).empty();) {
+    for (std::vector<BatchRow> taken;
+         !errors.stop_flag() && !(taken = rows.pop_batch(call_tokens)).empty();) {
       ScoredBatch batch;
       for (BatchRow& row : taken) {
         batch.rows.push_back(std::move(row.pending));
@@ -190,7 +194,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
     scored.close();
   }));
   threads.emplace_back(guarded([&] {
-    for (std::vector<ScoredBatch> taken; !(taken = scored.pop_batch(1)).empty();)
+    for (std::vector<ScoredBatch> taken; !errors.stop_flag() && !(taken = scored.pop_batch(1)).empty();)
       for (ScoredBatch& batch : taken) writer.write(batch);
   }));
   for (std::thread& thread : threads) thread.join();

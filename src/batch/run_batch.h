@@ -3,8 +3,8 @@
 //
 //   reader ──chunks──▶ tokenizer pool (T threads) ──rows, in order──▶ inference ──▶ writer
 //   (input_stages.h)        (input_stages.h)          (one Session: rows packed into forward
-//                                                       calls under --max-batch-tokens,
-//                                                       long rows split; engine.h)
+//                                                       calls of call_budget.h's size, long
+//                                                       rows split into requests; engine.h)
 //
 // Each arrow is a bounded queue (bytes, prompt tokens, batches), so memory does not grow with
 // the input. The writer (batch_writer.h) writes in input order and checkpoints; a kill at any

@@ -44,8 +44,13 @@ void refuse_descriptor_over_inputs(int output_fd, const std::string& output_name
 std::vector<NamedInput> model_directory_inputs(const std::filesystem::path& dir) {
   std::vector<NamedInput> inputs;
   std::error_code error;
+  // The files a labeler directory is read from: config.json, tokenizer.json, sift.json and
+  // the weights (*.safetensors, the shard index); other files there are not inputs.
   for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    if (entry.is_regular_file(error)) inputs.push_back({entry.path(), "the model directory's file"});
+    const std::string name = entry.path().filename().string();
+    const bool read = name == "config.json" || name == "tokenizer.json" || name == "sift.json" ||
+                      name == "model.safetensors.index.json" || entry.path().extension() == ".safetensors";
+    if (read && entry.is_regular_file(error)) inputs.push_back({entry.path(), "the model directory's file"});
   }
   return inputs;
 }

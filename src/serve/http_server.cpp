@@ -98,7 +98,7 @@ void HttpServer::add_routes() {
     if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;  // ours, already JSON
     Reply reply;
     if (response.status == 404)
-      reply = error_reply(404, fmt::format("no route {} {}", request.method, route_label(request.path) == "other" ? "for this path" : request.path));
+      reply = error_reply(404, fmt::format("no route for {} {}", request.method.substr(0, 16), request.path.substr(0, 100)));
     else if (response.status == 413)
       reply = error_reply(413, fmt::format("the body is larger than --max-body-mb ({} bytes)", options_.max_body_bytes));
     else

@@ -115,6 +115,9 @@ void Service::check_fits(const Job& job, std::string_view items_field) const {
 
 std::optional<Reply> Service::run(const std::shared_ptr<Job>& job, const ClientGone& gone) {
   job->cost = prompt_tokens(*job);
+  if (job->cost > options_.max_queue_tokens)  // could never be admitted: not "retry later"
+    return error_reply(413, fmt::format("the request has {} prompt tokens, more than --max-queue-tokens {}", job->cost,
+                                        options_.max_queue_tokens), "items");
   if (!loop_.submit(job)) {
     Reply busy = error_reply(429, fmt::format("the queue holds more than --max-queue-tokens {} prompt tokens; retry later",
                                               options_.max_queue_tokens));

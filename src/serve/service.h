@@ -5,6 +5,7 @@
 // as a Job, and waited for; the reply is the route's JSON.
 //
 //   400 malformed body or field (the field named)    429 queue full (Retry-After)
+//   413 more prompt tokens than the whole queue holds (--max-queue-tokens)
 //   504 deadline passed before the work started      500 the engine failed on the row
 #include <nlohmann/json.hpp>
 

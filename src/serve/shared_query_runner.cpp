@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 
@@ -108,7 +109,7 @@ class Runner {
   // forward call, and returns the index of the first request not taken.
   size_t run_call(size_t first) {
     std::vector<DraftEntry> draft;
-    std::map<std::string, bool> queries_in_call;
+    std::set<std::string> queries_in_call;  // queries run or appended in this call
     int64_t tokens = 0;
     size_t next = first;
     for (; next < pending_.size(); ++next) {
@@ -116,7 +117,7 @@ class Runner {
       DraftEntry entry{pending_[next], QuerySource::RunHere, nullptr};
       const bool shareable = !job.query.empty();
       int64_t cost = item_tokens(job, entry.request.range);
-      if (shareable && queries_in_call.count(ids_key(job.query))) {
+      if (shareable && queries_in_call.count(ids_key(job.query)) > 0) {
         entry.source = QuerySource::SameCall;
       } else if (shareable && (entry.block = cached_query(job.query))) {
         entry.source = QuerySource::Cache;
@@ -124,7 +125,7 @@ class Runner {
         cost += static_cast<int64_t>(job.query.size());
       }
       if (!draft.empty() && tokens + cost > context_.limits.max_call_tokens) break;
-      if (shareable && entry.source != QuerySource::SameCall) queries_in_call[ids_key(job.query)] = true;
+      if (shareable && entry.source != QuerySource::SameCall) queries_in_call.insert(ids_key(job.query));
       tokens += cost;
       draft.push_back(std::move(entry));
     }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# End to end: admission control and shutdown of the real `sift serve` (tiny random labeler,
-# one engine thread, so a request of a few hundred items keeps the engine busy):
+# End to end: admission control and shutdown of the real `sift serve` (one engine thread; a
+# tiny random labeler, and a wider one on which a request of 400 items keeps the engine busy
+# for a good part of a second even on a fast idle core):
 # 429 + Retry-After past --max-queue-tokens with bounded memory; 504 for a request whose
 # timeout_ms passes while it waits, with no compute spent; a client that disconnects has its
 # queued work dropped; 401 without the key; 413 over --max-body-mb; 404; 400 naming the
@@ -14,16 +15,19 @@ trap 'rm -rf "$WORK"' EXIT
 
 source "$SRC/tests/e2e/lib/tiny_labeler.sh"
 make_tiny_labeler "$SIFT" "$SRC" "$WORK/labeler" 5
+"$SIFT" make-checkpoint --out "$WORK/slow" --arch qwen3 --preset tiny --hidden 256 --layers 4 --heads 4 --kv-heads 2 \
+  --head-dim 64 --intermediate 1024 --vocab 512 --seed 5 >/dev/null
+cp "$WORK/labeler/tokenizer.json" "$WORK/labeler/sift.json" "$WORK/slow/"
 printf '  s3cret-key\n' > "$WORK/key"
 
 PYTHONPATH="$SRC/tests/e2e/lib" OMP_NUM_THREADS=1 python3 - "$SIFT" "$WORK" <<'PY'
 import json, socket, sys, threading, time
 from serve_client import Server, check
 sift, work = sys.argv[1:3]
-model = f"{work}/labeler"
+model, slow = f"{work}/labeler", f"{work}/slow"
 AUTH = {"Authorization": "Bearer s3cret-key"}
 
-def big(n=400):
+def big(n=250):
     return {"query": "a long profile " * 20, "items": [f"qualification number {i} of many" for i in range(n)]}
 SMALL = {"query": "nurse", "items": ["care", "welding"]}
 
@@ -41,7 +45,7 @@ def wait_claimed(server, n, headers=None):
         time.sleep(0.01)
 
 # 1. Overload: 429 with Retry-After, everything else answered, memory bounded.
-with Server(sift, model, "--threads", "1", "--max-queue-tokens", "3000") as server:
+with Server(sift, model, "--threads", "1", "--max-queue-tokens", "20000") as server:
     rss_before = server.rss_kib()
     statuses, lock = [], threading.Lock()
     def client():
@@ -60,9 +64,11 @@ with Server(sift, model, "--threads", "1", "--max-queue-tokens", "3000") as serv
     grown = server.rss_kib() - rss_before
     check(grown < 200 * 1024, f"RSS grew {grown} KiB under overload")
     check(server.metric('sift_requests_total{route="/v1/label",status="429"}') == codes.count(429), "429s counted")
+    status, _, body = server.post("/v1/label", big(1000))
+    check(status == 413 and "more than --max-queue-tokens 20000" in body["message"], f"larger than the queue: {status} {body}")
 
 # 2. Deadline: a request that waits past timeout_ms gets 504 and costs no compute.
-with Server(sift, model, "--threads", "1") as server:
+with Server(sift, slow, "--threads", "1") as server:
     t, out = in_background(lambda: server.post("/v1/label", big()))
     wait_claimed(server, 1)
     status, _, body = server.post("/v1/label", {**SMALL, "timeout_ms": 1})
@@ -82,7 +88,7 @@ with Server(sift, model, "--threads", "1") as server:
     with socket.create_connection(("127.0.0.1", server.port)) as s:
         s.sendall(b"POST /v1/label HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
                   + str(len(body)).encode() + b"\r\n\r\n" + body)
-        time.sleep(0.1)
+        time.sleep(0.05)
     t.join()
     deadline = time.time() + 10
     while server.metric('sift_dropped_total{reason="disconnect"}') != 1:
@@ -132,16 +138,20 @@ with Server(sift, model, "--threads", "1", "--api-key-file", f"{work}/key", "--m
     status, _, reply = server.post("/v1/label", b'{"query": "\xff\xfe", "items": ["a"]}', headers=AUTH)
     check(status == 400, f"invalid UTF-8: {status} {reply}")
 
-# 5. SIGTERM: stop accepting, answer every in-flight request, exit 0.
-server = Server(sift, model, "--threads", "1")
+# 5. SIGTERM: stop accepting, answer every request in flight (read by the server: queued or
+# running), exit 0.
+server = Server(sift, slow, "--threads", "1")
 results = []
-threads = [threading.Thread(target=lambda: results.append(server.post("/v1/label", big(120)))) for _ in range(6)]
+threads = [threading.Thread(target=lambda: results.append(server.post("/v1/label", big(60)))) for _ in range(4)]
 for t in threads: t.start()
-wait_claimed(server, 1)
-code = server.stop()
+deadline = time.time() + 60
+while server.metric("sift_queue_wait_seconds_count") + server.metric("sift_queue_requests") < 4:
+    check(time.time() < deadline, "the requests never reached the engine")
+    time.sleep(0.01)
+code = server.stop(timeout=120)
 for t in threads: t.join()
 check(code == 0, f"exit code {code} after SIGTERM: {server.read_log()}")
-check(len(results) == 6 and all(s == 200 and len(b["scores"]) == 120 for s, _, b in results),
+check(len(results) == 4 and all(s == 200 and len(b["scores"]) == 60 for s, _, b in results),
       f"in-flight requests answered: {[s for s, _, _ in results]}")
 try:
     socket.create_connection(("127.0.0.1", server.port), timeout=2).close()

@@ -93,7 +93,7 @@ class Server:
             return self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            check(False, "sift serve did not stop within 60 s of SIGTERM")
+            check(False, f"sift serve did not stop within {timeout} s of SIGTERM")
 
     def __enter__(self):
         return self

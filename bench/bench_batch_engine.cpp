@@ -1,0 +1,93 @@
+// The engine alone on a rows file, as `sift batch` feeds it: the yardstick of bench/batch.sh.
+// Every row is parsed and tokenized before the clock starts; then the rows are scored in input
+// order on one Session, taken in batches of whole rows up to sift batch's call budget
+// (batch/call_budget.h; what its inference stage takes from its queue when the tokenizers are
+// ahead), with no output written.
+//
+//   bench_batch_engine MODEL_DIR ROWS.jsonl [--threads T] [--max-batch-tokens T]
+//
+// Prints one JSON line: {"rows", "labels", "prefill_tokens", "seconds", "cpu_seconds",
+// "labels_per_second"}: wall-clock and process CPU time (all threads) of the scoring alone.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "batch/call_budget.h"
+#include "core/error.h"
+#include "scoring/engine.h"
+#include "workflows/pending_rows.h"
+
+namespace {
+
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) { return double(t.tv_sec) + 1e-6 * double(t.tv_usec); };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: bench_batch_engine MODEL_DIR ROWS.jsonl [--threads T] [--max-batch-tokens T]\n");
+    return 2;
+  }
+  int threads = 0;
+  sift::ScoringOptions options;
+  for (int i = 3; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--threads") threads = std::stoi(argv[i + 1]);
+    else if (flag == "--max-batch-tokens") options.max_batch_tokens = std::stoll(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "bench_batch_engine: unknown option %s\n", flag.c_str());
+      return 2;
+    }
+  }
+  try {
+    const auto engine = sift::ScoringEngine::load(argv[1]);
+    const int64_t budget = sift::batch::batch_call_tokens(*engine, options);  // what sift batch packs
+    std::ifstream in(argv[2]);
+    if (!in) sift::fail("{}: cannot open", argv[2]);
+    std::vector<sift::PendingRow> rows;
+    std::string line;
+    for (int64_t n = 1; std::getline(in, line); ++n) rows.push_back(sift::read_pending_row(*engine, line, n, options.mode));
+
+    sift::Session session(engine->model(), threads);
+    int64_t labels = 0, prefill = 0;
+    const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = process_cpu_seconds();
+    for (size_t next = 0; next < rows.size();) {
+      std::vector<sift::PendingRow> batch;
+      int64_t cost = 0;
+      while (next < rows.size() && (batch.empty() || cost + rows[next].cost <= budget)) {
+        cost += rows[next].cost;
+        batch.push_back(std::move(rows[next++]));
+      }
+      for (const sift::RowResult& result : sift::score_pending_rows(*engine, session, batch, options)) {
+        labels += int64_t(result.scores.size());
+        prefill += result.prefill_tokens;
+      }
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double cpu_seconds = process_cpu_seconds() - cpu_start;
+    std::printf("%s\n", nlohmann::ordered_json{{"rows", rows.size()},
+                                               {"labels", labels},
+                                               {"prefill_tokens", prefill},
+                                               {"seconds", seconds},
+                                               {"cpu_seconds", cpu_seconds},
+                                               {"labels_per_second", double(labels) / seconds}}
+                            .dump()
+                            .c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_batch_engine: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
