@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The Python package against the CLI and against itself on Dask, side by side in one run.
 
-    make python && PYTHONPATH=build/python python3 bench/python_vs_cli.py [--shapes 20:24,200:4]
+    make python && PYTHONPATH=build/python python3 bench/python_vs_cli.py [--shapes 20:16,200:2]
 
 On a random Qwen3 labeler of the small shape (`sift make-checkpoint --preset small`, the Qwen3
 tokenizer.json, kept in build/bench/python_small_labeler) and paper-shaped rows (query ~744
@@ -102,8 +102,8 @@ def has_batch(sift):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=str(REPOSITORY / "build"), help="build directory (sift, python/)")
-    parser.add_argument("--shapes", default="20:24,200:4", help="N:ROWS,... (N items per row, ROWS rows)")
-    parser.add_argument("--dask-shape", default="20:24", help="N:ROWS for the Dask comparison")
+    parser.add_argument("--shapes", default="20:16,200:2", help="N:ROWS,... (N items per row, ROWS rows)")
+    parser.add_argument("--dask-shape", default="20:16", help="N:ROWS for the Dask comparison")
     parser.add_argument("--partitions", type=int, default=8, help="Dask partitions (default 8)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", help="write the numbers here")

@@ -1,24 +1,26 @@
 #!/usr/bin/env python3
-"""Label JSON-lines rows on a Dask cluster with sift (the Python package; `make python`).
+"""Label a JSON-lines file on a Dask cluster with sift, writing what `sift batch` writes.
 
     PYTHONPATH=build/python python3 examples/dask_label.py                  # a local cluster
     PYTHONPATH=build/python python3 examples/dask_label.py --scheduler tcp://scheduler:8786
 
-Reads rows {"id", "query", "items"} (items: strings or {"id", "text"}; default
-examples/sample.jsonl), labels them partition by partition with one labeler per worker process
-(sift.dask.label) and writes one line per row, in input order: {"id", "scores", "labels",
-"artifact": {"version", "threshold"}}, or {"id", "error"} for a row that could not be scored.
-Without --scheduler it starts a LocalCluster of --workers processes x 1 thread on this machine;
-with it, the same code runs on a multi-machine cluster (each worker needs the package and the
-labeler directory at the same path)."""
+Reads `sift batch`'s input (rows {"id", "query", "items"}, items strings or {"id", "text"},
+other fields passed through; default examples/sample.jsonl) as a dask bag of lines in blocks
+of --blocksize bytes, labels it block by block with one labeler per worker process
+(sift.dask.label_lines), and writes the lines `sift batch --output` would write, byte for
+byte, in input order. Without --scheduler it starts a LocalCluster of --workers processes x 1
+thread on this machine; with it, the same code runs on a multi-machine cluster (every worker
+needs the package, and the labeler directory and the input at the same paths). For outputs
+larger than memory, write the bag with .to_textfiles("labels/*.jsonl") instead of gathering
+it here.
+"""
 import argparse
 import json
 import pathlib
 import sys
 import time
 
-import dask.dataframe
-import pandas
+import dask.bag
 from distributed import Client, LocalCluster
 
 import sift.dask
@@ -33,31 +35,26 @@ def main():
     parser.add_argument("--output", default="-", help="JSON-lines output (default: stdout)")
     parser.add_argument("--scheduler", help="address of a running Dask scheduler (default: a LocalCluster)")
     parser.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes (default 2)")
-    parser.add_argument("--partitions", type=int, default=4, help="partitions of the input (default 4)")
+    parser.add_argument("--blocksize", type=int, default=16384, help="bytes of input per partition (default 16384)")
     args = parser.parse_args()
 
-    rows = pandas.read_json(args.input, lines=True, dtype=False)
-    frame = dask.dataframe.from_pandas(rows[["id", "query", "items"]], npartitions=args.partitions, sort=False)
-    sift_json = json.loads((pathlib.Path(args.model) / "sift.json").read_text())  # what every line names
-    artifact = {"version": sift_json["version"], "threshold": sift_json["threshold"]}
-
+    # surrogateescape: bytes that are not UTF-8 reach the labeler as they are (an error line).
+    lines = dask.bag.read_text(args.input, blocksize=args.blocksize, encoding="utf-8", errors="surrogateescape")
     with (Client(args.scheduler) if args.scheduler else
           Client(LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None))) as client:
         start = time.monotonic()
-        scored = sift.dask.label(frame, args.model).compute()
+        written = client.compute(sift.dask.label_lines(lines, args.model)).result()
         seconds = time.monotonic() - start
         workers = len(client.scheduler_info()["workers"])
 
-    output = sys.stdout if args.output == "-" else open(args.output, "w")
+    output = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     with output:
-        for row in scored.itertuples():
-            line = ({"id": row.id, "error": row.error} if row.error is not None else
-                    {"id": row.id, "scores": row.scores, "labels": row.labels, "artifact": artifact})
-            output.write(json.dumps(line, default=lambda value: value.item()) + "\n")  # numpy ids
-    labels = sum(len(s) for s in scored["scores"] if s is not None)
-    errors = int(scored["error"].notna().sum())
-    print(f"dask_label: {len(scored)} rows ({errors} errors), {labels} labels on {workers} workers in "
-          f"{seconds:.1f} s ({labels / seconds:.0f} labels/s)", file=sys.stderr)
+        output.writelines(line + "\n" for line in written)
+    results = [json.loads(line) for line in written]
+    labels = sum(len(r["scores"]) for r in results if "scores" in r)
+    errors = sum("error" in r for r in results)
+    print(f"dask_label: {len(results)} rows ({errors} errors), {labels} labels in {lines.npartitions} partitions "
+          f"on {workers} workers in {seconds:.1f} s ({labels / seconds:.0f} labels/s)", file=sys.stderr)
 
 
 if __name__ == "__main__":

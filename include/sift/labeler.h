@@ -57,6 +57,12 @@ struct Row {
   std::vector<std::string> items;
 };
 
+// A line of a JSON-lines file and its number in the file (from 1).
+struct NumberedLine {
+  std::string_view text;  // without its "\n"
+  int64_t number = 0;
+};
+
 class ScoringEngine;  // internal
 
 class Labeler {
@@ -75,6 +81,11 @@ class Labeler {
   // Many rows, packed into forward calls (short rows share a call); a bad row gets its
   // error in its result and the others are scored.
   std::vector<RowResult> score_rows(std::span<const Row> rows, const ScoringOptions& options = {}) const;
+  // `sift batch`'s output, byte for byte: each input line (a row as `sift score` reads it,
+  // its other fields passed through) gives the line `sift batch` writes for it (no "\n"), in
+  // order: the scored line, the row's other fields and "artifact": {"version", "threshold"},
+  // or the error line {"error", "id"?, "line"}. Rows share forward calls as in score_rows.
+  std::vector<std::string> score_lines(std::span<const NumberedLine> lines, const ScoringOptions& options = {}) const;
 
   const std::string& version() const;  // sift.json "version"
   double threshold() const;            // sift.json "threshold"

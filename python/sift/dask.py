@@ -1,4 +1,7 @@
-"""sift.dask.label: label a dask DataFrame or bag on a Dask cluster, partition by partition.
+"""sift.dask: label a dask DataFrame or bag on a Dask cluster, partition by partition.
+
+label(df, model_dir) adds scores and labels to a DataFrame (or a bag of dicts);
+label_lines(lines, model_dir) turns a bag of JSON lines into the lines `sift batch` writes.
 
     from distributed import Client
     import sift.dask
@@ -14,8 +17,10 @@ mid-job loses nothing: Dask runs its partitions again elsewhere, and scores depe
 row, so the result is the same.
 """
 import collections.abc
+import operator
 import os
 
+import dask
 import dask.bag
 import dask.dataframe
 import pandas
@@ -45,6 +50,26 @@ def label(data, model_dir, **options):
     raise TypeError(f"sift.dask.label takes a dask DataFrame or bag, got {type(data).__name__}")
 
 
+def label_lines(lines, model_dir, **options):
+    """A dask bag of JSON lines (as dask.bag.read_text gives them, newlines and all), each a
+    row as `sift score` reads it, gives a bag of the lines `sift batch` writes for them, byte
+    for byte (str, no newline; other fields passed through, the artifact stamp, an error line
+    for a bad line), in order, the lines numbered from 1 across the partitions:
+
+        sift.dask.label_lines(dask.bag.read_text("rows.jsonl", blocksize="64MiB"), model_dir)
+            .to_textfiles("labels/*.jsonl", last_endline=True)
+
+    Each partition's first line number comes from the counts of the partitions before it (a
+    chain of small tasks), so nothing runs until the result is computed.
+    """
+    model_dir = os.fspath(model_dir)
+    scored, first_line = [], 1
+    for part in lines.map_partitions(list).to_delayed():  # lists: counted and then scored
+        scored.append(dask.delayed(_score_lines)(part, first_line, model_dir, options))
+        first_line = dask.delayed(operator.add)(first_line, dask.delayed(len)(part))
+    return dask.bag.from_delayed(scored)
+
+
 def _worker_labeler(model_dir, options):
     """This process's labeler; on a Dask worker, `threads` defaults to the worker's thread count."""
     if options.get("threads") is None:
@@ -65,3 +90,7 @@ def _score_records(records, model_dir, options):
     results = _worker_labeler(model_dir, options).score_rows(records)
     return [dict(record if isinstance(record, collections.abc.Mapping) else {"row": record},
                  scores=r.scores, labels=r.labels, error=r.error) for record, r in zip(records, results)]
+
+
+def _score_lines(lines, first_line, model_dir, options):
+    return _worker_labeler(model_dir, options).score_lines(lines, first_line)

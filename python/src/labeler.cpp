@@ -81,6 +81,26 @@ py::list PyLabeler::score_rows(py::iterable rows) const {
   return results;
 }
 
+py::list PyLabeler::score_lines(py::iterable lines, int64_t first_line) const {
+  if (first_line < 1) throw py::value_error(fmt::format("first_line counts from 1, got {}", first_line));
+  std::vector<std::string> texts;
+  for (py::handle line : lines) {
+    texts.push_back(line_from_python(line, texts.size()));
+    if (!texts.back().empty() && texts.back().back() == '\n') texts.back().pop_back();  // as read from a file
+  }
+  std::vector<NumberedLine> numbered;
+  numbered.reserve(texts.size());
+  for (const std::string& text : texts) numbered.push_back({text, first_line + static_cast<int64_t>(numbered.size())});
+  std::vector<std::string> written;
+  {
+    const py::gil_scoped_release release;
+    written = labeler_.score_lines(numbered, options_);
+  }
+  py::list out(written.size());
+  for (size_t i = 0; i < written.size(); ++i) out[i] = py::str(written[i]);
+  return out;
+}
+
 py::object PyLabeler::artifact() const { return py::module_::import("json").attr("loads")(labeler_.artifact_json()); }
 
 std::string PyLabeler::repr() const {
@@ -103,6 +123,9 @@ void bind_labeler(py::module_& module) {
       .def("score_rows", &PyLabeler::score_rows, "rows"_a,
            "Scores many rows ((query, items) pairs or mappings), packed into forward calls: one Result per row, in "
            "order; a bad row gets Result.error and the others are scored.")
+      .def("score_lines", &PyLabeler::score_lines, "lines"_a, "first_line"_a = 1,
+           "JSON lines (str or bytes, a trailing newline dropped), numbered from first_line: the lines `sift batch` "
+           "writes for them, byte for byte (str, no newline), in order; a bad line gives its error line.")
       .def_property_readonly("model_dir", &PyLabeler::model_dir)
       .def_property_readonly("version", &PyLabeler::version, "sift.json's version")
       .def_property_readonly("threshold", &PyLabeler::threshold, "the threshold labels use (the option or sift.json's)")

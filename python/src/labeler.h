@@ -27,6 +27,8 @@ class PyLabeler {
   Result score(py::handle query, py::handle items) const;
   // Many rows, packed into forward calls; a bad row gets its Result.error, never an exception.
   py::list score_rows(py::iterable rows) const;
+  // `sift batch`'s output lines (str, no newline) for JSON lines numbered from first_line.
+  py::list score_lines(py::iterable lines, int64_t first_line) const;
 
   std::string model_dir() const { return model_dir_.string(); }
   const std::string& version() const { return labeler_.version(); }

@@ -10,6 +10,8 @@ std::string type_name(py::handle value) { return Py_TYPE(value.ptr())->tp_name; 
 
 bool is_text(py::handle value) { return PyUnicode_Check(value.ptr()) || PyBytes_Check(value.ptr()); }
 
+std::string bytes_of(py::handle bytes) { return std::string(PyBytes_AS_STRING(bytes.ptr()), PyBytes_GET_SIZE(bytes.ptr())); }
+
 // row[key], or RowError 'missing field "key"' when the row has no such key.
 py::object field(py::handle row, const char* key) {
   try {
@@ -23,7 +25,7 @@ py::object field(py::handle row, const char* key) {
 }  // namespace
 
 std::string text_from_python(py::handle text, std::string_view what) {
-  if (PyBytes_Check(text.ptr())) return std::string(PyBytes_AS_STRING(text.ptr()), PyBytes_GET_SIZE(text.ptr()));
+  if (PyBytes_Check(text.ptr())) return bytes_of(text);
   if (!PyUnicode_Check(text.ptr())) throw RowTypeError(fmt::format("{} must be a string, got {}", what, type_name(text)));
   Py_ssize_t size = 0;
   const char* utf8 = PyUnicode_AsUTF8AndSize(text.ptr(), &size);
@@ -82,6 +84,20 @@ ConvertedRows rows_from_python(py::iterable rows) {
     }
   }
   return converted;
+}
+
+std::string line_from_python(py::handle line, size_t index) {
+  if (PyBytes_Check(line.ptr())) return bytes_of(line);
+  if (!PyUnicode_Check(line.ptr()))
+    throw py::type_error(fmt::format("lines[{}] must be a str or bytes, got {}", index, type_name(line)));
+  // "surrogateescape" gives back the bytes of a file read with errors="surrogateescape"; any
+  // other lone surrogate is written as its own (invalid) UTF-8 bytes.
+  for (const char* errors : {"surrogateescape", "surrogatepass"}) {
+    const py::object utf8 = py::reinterpret_steal<py::object>(PyUnicode_AsEncodedString(line.ptr(), "utf-8", errors));
+    if (utf8) return bytes_of(utf8);
+    PyErr_Clear();
+  }
+  throw py::value_error(fmt::format("lines[{}] cannot be encoded as UTF-8", index));
 }
 
 }  // namespace sift::python

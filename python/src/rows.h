@@ -41,4 +41,9 @@ struct ConvertedRows {
 };
 ConvertedRows rows_from_python(py::iterable rows);
 
+// A line of JSON text: bytes as they are, a str as UTF-8 (lone surrogates back to the bytes
+// they stand for, so the line's error says what sift batch says of those bytes); TypeError
+// for anything else (lines[index]).
+std::string line_from_python(py::handle line, size_t index);
+
 }  // namespace sift::python

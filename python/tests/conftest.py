@@ -44,6 +44,33 @@ def run_cli(command, rows, tmp_path, *options):
     return [json.loads(line) for line in out_file.read_text().splitlines()]
 
 
+def sift_batch_output(input_bytes, tmp_path, *options):
+    """The bytes `sift batch` writes for an input file of these bytes."""
+    rows_file, out_file = tmp_path / "batch-input.jsonl", tmp_path / "batch-output.jsonl"
+    rows_file.write_bytes(input_bytes)
+    out_file.unlink(missing_ok=True)
+    subprocess.run([SIFT_BINARY, "batch", "--model", MODEL_DIR, "--input", rows_file, "--output", out_file,
+                    "--quiet", *options], check=True, capture_output=True)
+    return out_file.read_bytes()
+
+
+def batch_input_lines(rows):
+    """JSON lines for `sift batch` and score_lines: the rows with ids and pass-through fields,
+    and lines of every kind a file can hold that are not rows."""
+    lines = [json.dumps(dict(row, id=f"r{i}", member_id={"n": i, "tags": ["a", "b"]})).encode()
+             for i, row in enumerate(rows)]
+    lines[1:1] = [
+        b"",                                                          # an empty line
+        b'{"id": 7, "items": ["a"]}',                                 # no query: the id is echoed
+        b'{"query": "q", "items": ["a"]',                             # invalid JSON
+        b'{"query": "q", "items": [{"id": 3, "text": "a"}, "b"], "labels": [1, 0], "truth": true}',  # shadowed
+        b'{"query": "\xff\xfe", "items": ["a"]}',                      # invalid UTF-8
+        b'{"query": "q", "items": ["a"]}\r',                          # CRLF
+        json.dumps({"id": "long", "query": "python " * 2100, "items": ["go"]}).encode(),  # too long for the model
+    ]
+    return lines
+
+
 def reference_outputs(rows, tmp_path, *options):
     """The CLI's output line per row, in order (an error row is {"line", "error"})."""
     lines = run_cli("score", rows, tmp_path, *options)

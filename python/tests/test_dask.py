@@ -12,7 +12,8 @@ from distributed import Client, LocalCluster, futures_of
 
 import sift
 import sift.dask
-from conftest import MODEL_DIR, assert_bitwise_equal, reference_outputs, synthetic_rows
+from conftest import (MODEL_DIR, assert_bitwise_equal, batch_input_lines, has_sift_batch, reference_outputs,
+                      sift_batch_output, synthetic_rows)
 
 TIMEOUT = 240  # seconds: generous, for a loaded 2-core machine
 
@@ -62,6 +63,18 @@ def test_a_bag_of_dicts_is_labeled(client, rows, reference):
     assert [r["member_id"] for r in scored] == list(range(300))
     assert_bitwise_equal(([r["scores"] for r in scored], [r["labels"] for r in scored],
                           [r["error"] for r in scored]), reference[:300])
+
+
+@pytest.mark.skipif(not has_sift_batch(), reason="this build's sift has no batch subcommand")
+def test_lines_come_out_as_sift_batch_writes_them(client, rows, tmp_path):
+    # A file read as a bag of lines in several blocks: the joined result is sift batch's file.
+    input_bytes = b"".join(line + b"\n" for line in batch_input_lines(rows[:1200]))
+    expected = sift_batch_output(input_bytes, tmp_path)
+    lines = dask.bag.read_text(str(tmp_path / "batch-input.jsonl"), blocksize=len(input_bytes) // 6,
+                               encoding="utf-8", errors="surrogateescape")
+    assert lines.npartitions >= 4
+    written = client.compute(sift.dask.label_lines(lines, MODEL_DIR)).result(timeout=TIMEOUT)
+    assert "".join(line + "\n" for line in written).encode() == expected
 
 
 def test_a_worker_killed_mid_job_changes_nothing(client, rows, reference):

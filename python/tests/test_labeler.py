@@ -10,8 +10,8 @@ import time
 import pytest
 
 import sift
-from conftest import (MODEL_DIR, SIFT_BINARY, assert_bitwise_equal, columns_of, reference_outputs,
-                      synthetic_rows)
+from conftest import (MODEL_DIR, SIFT_BINARY, assert_bitwise_equal, batch_input_lines, columns_of, has_sift_batch,
+                      reference_outputs, sift_batch_output, synthetic_rows)
 
 
 @pytest.fixture(scope="module")
@@ -195,3 +195,25 @@ def test_rows_as_sift_score_reads_them(labeler, tmp_path):
     rows = [json.loads(line) for line in lines]
     assert isinstance(rows[0]["items"][0], dict)
     assert_bitwise_equal(columns_of(labeler.score_rows(rows)), reference_outputs(rows, tmp_path))
+
+
+@pytest.mark.skipif(not has_sift_batch(), reason="this build's sift has no batch subcommand")
+@pytest.mark.parametrize("options, cli_options", [
+    ({}, []), ({"threshold": 0.9}, ["--threshold", "0.9"]), ({"mode": "prefix"}, ["--mode", "prefix"])])
+def test_score_lines_writes_sift_batchs_bytes(options, cli_options, tmp_path):
+    lines = batch_input_lines(synthetic_rows(60, seed=8))
+    expected = sift_batch_output(b"".join(line + b"\n" for line in lines), tmp_path, *cli_options)
+    labeler = sift.Labeler(MODEL_DIR, threads=1, **options)
+    written = labeler.score_lines(lines)
+    assert "".join(line + "\n" for line in written).encode() == expected
+    # str lines with their newlines, as a text file gives them, and numbered from 1 in two pieces
+    texts = [line.decode("utf-8", "surrogateescape") + "\n" for line in lines]
+    assert labeler.score_lines(texts[:7]) + labeler.score_lines(texts[7:], first_line=8) == written
+
+
+def test_score_lines_refuses_what_is_not_a_line(labeler):
+    with pytest.raises(TypeError, match="^lines\\[1\\] must be a str or bytes, got dict$"):
+        labeler.score_lines(['{"query": "q", "items": []}', {"query": "q"}])
+    with pytest.raises(ValueError, match="^first_line counts from 1, got 0$"):
+        labeler.score_lines([], first_line=0)
+    assert json.loads(labeler.score_lines(['{"query": "\ud800", "items": ["a"]}'], first_line=5)[0])["line"] == 5

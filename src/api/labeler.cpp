@@ -10,6 +10,8 @@
 #include "core/parallel.h"
 #include "model/session.h"
 #include "scoring/engine.h"
+#include "scoring/score_io.h"
+#include "workflows/pending_rows.h"
 
 namespace sift {
 
@@ -37,6 +39,28 @@ std::vector<RowResult> Labeler::score_rows(std::span<const Row> rows, const Scor
   for (const Row& row : rows) views.push_back({row.query, row.items});
   const std::lock_guard lock(impl_->mutex);
   return impl_->engine->score_rows(impl_->session, views, options);
+}
+
+std::vector<std::string> Labeler::score_lines(std::span<const NumberedLine> lines, const ScoringOptions& options) const {
+  const ScoringEngine& engine = *impl_->engine;
+  engine.limits(options);  // a bad option is the caller's error, not every line's
+  std::vector<PendingRow> rows;  // read and tokenized as `sift batch` reads its input lines
+  rows.reserve(lines.size());
+  for (const NumberedLine& line : lines) {
+    std::string text(line.text);
+    rows.push_back(read_pending_row(engine, text, line.number, options.mode));
+  }
+  std::vector<RowResult> results;
+  {
+    const std::lock_guard lock(impl_->mutex);
+    results = score_pending_rows(engine, impl_->session, rows, options);
+  }
+  const nlohmann::ordered_json provenance = artifact_provenance_json(engine.artifact(), options);
+  std::vector<std::string> out;
+  out.reserve(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r)
+    out.push_back(batch_output_line(rows[r].line_number, rows[r].row, results[r], options.mode, provenance));
+  return out;
 }
 
 RowResult Labeler::score(std::string_view query, const std::vector<std::string>& items,
