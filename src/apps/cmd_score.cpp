@@ -9,13 +9,14 @@
 #include <string>
 
 #include "apps/command.h"
+#include "apps/weights_option.h"
 #include "core/error.h"
 #include "scoring/engine.h"
 #include "workflows/score_stream.h"
 
 SIFT_COMMAND(score) {
   struct Options {
-    std::string model, mode = "mis", input, output;
+    std::string model, mode = "mis", input, output, weights = "auto";
     std::optional<double> threshold;
     std::optional<int64_t> max_request_tokens, max_batch_tokens;
   };
@@ -39,6 +40,7 @@ SIFT_COMMAND(score) {
                   "most tokens of one forward call: short rows are packed together up to this budget (a row's "
                   "requests never exceed it). Default: the --max-request-tokens default")
       ->check(CLI::PositiveNumber);
+  sift::apps::add_weights_option(cmd, options->weights);
   cmd->add_option("--input", options->input, "JSON-lines input (default: stdin)")->check(CLI::ExistingFile);
   cmd->add_option("--output", options->output, "JSON-lines output (default: stdout)");
   cmd->callback([options] {
@@ -48,7 +50,7 @@ SIFT_COMMAND(score) {
     scoring.max_request_tokens = options->max_request_tokens;
     scoring.max_batch_tokens = options->max_batch_tokens;
 
-    std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(options->model);
+    std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(options->model, sift::apps::weight_storage_of(options->weights));
     labeler->limits(scoring);  // reject a bad limit before reading input
 
     std::ifstream input_file;

@@ -82,6 +82,27 @@ TEST(Dtype, Bf16NarrowingRoundsToNearestEven) {
   EXPECT_EQ(bf16_to_f32(0x3FC0), 1.5f);
 }
 
+TEST(Dtype, F16NarrowingRoundTripsEveryValueAndRoundsToNearestEven) {
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    if (((bits >> 10) & 0x1F) == 0x1F && (bits & 0x3FF) != 0) continue;  // NaN: checked below
+    ASSERT_EQ(f32_to_f16(f16_to_f32(static_cast<uint16_t>(bits))), bits) << "f16 bits " << bits;
+  }
+  // Between two neighbours the halfway point goes to the even one, anything else to the nearer.
+  for (uint32_t bits : {0x0000u, 0x0001u, 0x03FFu, 0x0400u, 0x3C00u, 0x3C01u, 0x7BFEu, 0x8401u}) {
+    const float low = f16_to_f32(static_cast<uint16_t>(bits)), high = f16_to_f32(static_cast<uint16_t>(bits + 1));
+    const float mid = low + (high - low) / 2;  // exact: the f32 grid is finer
+    EXPECT_EQ(f32_to_f16(mid), (bits & 1) ? bits + 1 : bits) << "tie above f16 bits " << bits;
+    EXPECT_EQ(f32_to_f16(std::nextafter(mid, high)), bits + 1) << bits;
+    EXPECT_EQ(f32_to_f16(std::nextafter(mid, low)), bits) << bits;
+  }
+  EXPECT_EQ(f32_to_f16(65519.0f), 0x7BFF);  // below the tie with the next (inf) step
+  EXPECT_EQ(f32_to_f16(65520.0f), 0x7C00);
+  EXPECT_EQ(f32_to_f16(std::ldexp(1.0f, -25)), 0x0000);   // tie between 0 and the smallest subnormal: even
+  EXPECT_EQ(f32_to_f16(std::ldexp(1.5f, -25)), 0x0001);
+  EXPECT_EQ(f32_to_f16(-std::numeric_limits<float>::infinity()), 0xFC00);
+  EXPECT_TRUE(std::isnan(f16_to_f32(f32_to_f16(std::numeric_limits<float>::quiet_NaN()))));
+}
+
 TEST(Dtype, ParsesOnlySupportedNames) {
   EXPECT_EQ(parse_dtype("F32"), DType::F32);
   EXPECT_EQ(parse_dtype("BF16"), DType::BF16);
