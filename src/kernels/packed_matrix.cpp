@@ -51,6 +51,7 @@ PackedMatrix::PackedMatrix(int64_t n_rows, int64_t n_cols, const std::function<v
   if (type == PackedType::Q8) {
     data_.assign(static_cast<size_t>(n_panels() * n_q8_blocks() * kQ8PanelBlockBytes), std::byte{0});
     scales_.assign(static_cast<size_t>(n_panels() * n_q8_blocks() * kNr), 0.0f);
+    sums_.assign(scales_.size(), 0);
   } else {
     data_.assign(static_cast<size_t>(n_panels() * n_cols * kNr) * element_size(), std::byte{0});
   }
@@ -71,6 +72,9 @@ void PackedMatrix::pack_row(int64_t n, const float* row) {
       scales[b * kNr + column] = quantize_q8_block(row + b * kQ8Block, std::min(kQ8Block, n_cols_ - b * kQ8Block), block);
       for (int64_t j = 0; j < kQuads; ++j)
         std::memcpy(quants + b * kQ8PanelBlockBytes + j * 4 * kNr + column * 4, block + j * 4, 4);
+      int sum = 0;
+      for (const int8_t q : block) sum += q;
+      sums_[(p * n_q8_blocks() + b) * kNr + column] = static_cast<int16_t>(sum);
     }
     return;
   }

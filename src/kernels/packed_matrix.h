@@ -13,7 +13,9 @@
 //                    quad j (k = 32b + 4j + t, t = 0..3), column c = n % 16:
 //                        q8_panel(p)[b * 512 + j * 64 + c * 4 + t]
 //                    so one 32-byte load is 8 columns x 4 consecutive k (the AVX2 lanes);
-//                    scales: q8_scales(p)[b * 16 + c]. Quantizing is lossy: see README.
+//                    scales: q8_scales(p)[b * 16 + c]; the block's sum of q (for the kernel
+//                    that offsets activations by 128): q8_column_sums(p)[b * 16 + c].
+//                    Quantizing is lossy: see README.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -53,11 +55,14 @@ class PackedMatrix {
     return reinterpret_cast<const int8_t*>(data_.data()) + p * n_q8_blocks() * kQ8PanelBlockBytes;
   }
   const float* q8_scales(int64_t p) const { return scales_.data() + p * n_q8_blocks() * kPanelWidth; }
+  const int16_t* q8_column_sums(int64_t p) const { return sums_.data() + p * n_q8_blocks() * kPanelWidth; }
 
   // W[n][k] as F32: the stored value widened, or d * q for Q8.
   float at(int64_t n, int64_t k) const;
   void copy_row(int64_t n, float* dst) const;  // row n of W (K floats), as at()
-  size_t bytes() const { return data_.size() + scales_.size() * sizeof(float); }  // resident size
+  size_t bytes() const {  // resident size
+    return data_.size() + scales_.size() * sizeof(float) + sums_.size() * sizeof(int16_t);
+  }
 
  private:
   void pack_row(int64_t n, const float* row);
@@ -66,6 +71,7 @@ class PackedMatrix {
   int64_t n_rows_ = 0, n_cols_ = 0;
   std::vector<std::byte> data_;
   std::vector<float> scales_;  // Q8 only
+  std::vector<int16_t> sums_;  // Q8 only: |sum| <= 32 * 127
 };
 
 // Quantizes n <= 32 values of x into one Q8 block: q[0..32) (zero past n), returns d. The one
