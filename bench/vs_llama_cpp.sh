@@ -201,8 +201,8 @@ convert_gguf() {
 }
 
 # The row (query ~744 tokens, items ~28 tokens; --quick: 20 items) and its ids. Both engines
-# score it REPEAT times per run (about $tokens prefill tokens in all), so that sift's time is
-# long against its model load (a separate run, subtracted). Independent mode scores the first
+# score it REPEAT times per run (about $tokens prefill tokens in all), so that each timing is
+# long against the timer's grain and the first call's warm-up. Independent mode scores the first
 # items only (its cost per label does not depend on the number of items), also repeated to
 # about $tokens tokens. Sets WORK and REPEAT.
 make_workload() {
@@ -258,18 +258,19 @@ PYEOF
     || die "sift and llama.cpp disagree on F32 logits (see $out)"
 }
 
-# One timed run of sift score with the weights held as $5 (f32 | auto | q8; the labeler is
-# BF16, so auto keeps it BF16); appends a record with the wall time and the peak RSS
-# (/usr/bin/time) to results.jsonl.
+# One run of sift score with the weights held as $5 (f32 | auto | q8; the labeler is BF16, so
+# auto keeps it BF16); appends a record with the scoring time sift reports (-v: after the model
+# load) and the peak RSS (/usr/bin/time) to results.jsonl.
 run_sift() {
-  local mode=$1 rows=$2 rep=$3 tag=$4 weights=$5 start end rss_kb
-  start=$(date +%s%N)
-  /usr/bin/time -f "%M" -o "$RUN/rss.txt" "$SIFT" --threads "$THREADS" score --model "$LABELER" --mode "$mode" \
-    --weights "$weights" --input "$rows" --output "$RUN/sift-$tag.jsonl" 2>> "$RUN/stderr.log" \
-    || die "sift score --mode $mode --weights $weights failed (see $RUN/stderr.log)"
-  end=$(date +%s%N)
+  local mode=$1 rows=$2 rep=$3 tag=$4 weights=$5 seconds rss_kb
+  /usr/bin/time -f "%M" -o "$RUN/rss.txt" "$SIFT" -v --threads "$THREADS" score --model "$LABELER" --mode "$mode" \
+    --weights "$weights" --input "$rows" --output "$RUN/sift-$tag.jsonl" 2> "$RUN/sift-stderr.log" \
+    || die "sift score --mode $mode --weights $weights failed (see $RUN/sift-stderr.log)"
+  cat "$RUN/sift-stderr.log" >> "$RUN/stderr.log"
+  seconds=$(sed -n 's/.*labels scored in \([0-9.]*\) s after the model load.*/\1/p' "$RUN/sift-stderr.log" | tail -1)
+  [ -n "$seconds" ] || die "sift score -v printed no scoring time (see $RUN/sift-stderr.log)"
   rss_kb=$(tail -1 "$RUN/rss.txt")
-  echo "{\"engine\": \"sift\", \"config\": \"$tag\", \"weights\": \"$weights\", \"rep\": $rep, \"wall_seconds\": $(( (end - start) / 1000 ))e-6, \"peak_rss_kb\": $rss_kb, \"output\": \"$RUN/sift-$tag.jsonl\"}" \
+  echo "{\"engine\": \"sift\", \"config\": \"$tag\", \"weights\": \"$weights\", \"rep\": $rep, \"seconds\": $seconds, \"peak_rss_kb\": $rss_kb, \"output\": \"$RUN/sift-$tag.jsonl\"}" \
     >> "$RUN/results.jsonl"
 }
 
@@ -314,7 +315,7 @@ run_benchmark() {
   for rep in $(seq 1 "$REPS"); do
     echo "   repetition $rep/$REPS" >&2
     run_sgemm "$rep"
-    # The model load alone, per weight type, subtracted from each sift run of that type.
+    # The model load alone, per weight type: the resident size of the weights (peak RSS).
     run_sift mis "$WORK/empty.jsonl" "$rep" load-f32 f32
     run_sift mis "$WORK/empty.jsonl" "$rep" load-bf16 auto
     run_sift mis "$WORK/empty.jsonl" "$rep" load-q8 q8

@@ -6,12 +6,11 @@
                      [--independent-repeat R] [--seed 1]
 
 Writes into --out:
-  rows.jsonl              the row {"id", "query", "items"} for `sift score`, R times (ids row1..rowR):
-                          scoring it R times makes sift's time long against its model load,
-                          which is measured apart and subtracted
+  rows.jsonl              the row {"id", "query", "items"} for `sift score`, R times (ids row1..rowR),
+                          so a timing is long against its grain and the first call's warm-up
   rows_independent.jsonl  the row with its first K items (sift's independent mode is slow),
                           --independent-repeat times
-  empty.jsonl             no rows: `sift score` on it times the model load alone
+  empty.jsonl             no rows: `sift score` on it loads the model alone (its resident size)
   prompts.txt             the ids sift scores: line 1 the query part, then one line per item part
   meta.json               lengths and the YES/NO ids
 
