@@ -225,6 +225,7 @@ make_workload() {
       >/dev/null || die "making the workload failed"
   fi
   REPEAT=$repeat
+  ROW_TOKENS=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['prefill_tokens'])" "$WORK/meta.json")
   YES_ID=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['yes'])" "$WORK/meta.json")
   NO_ID=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['no'])" "$WORK/meta.json")
 }
@@ -259,12 +260,15 @@ PYEOF
 }
 
 # One run of sift score with the weights held as $5 (f32 | auto | q8; the labeler is BF16, so
-# auto keeps it BF16); appends a record with the scoring time sift reports (-v: after the model
-# load) and the peak RSS (/usr/bin/time) to results.jsonl.
+# auto keeps it BF16), one row per forward call (--max-batch-tokens: the row's tokens, so what
+# shares a call does not depend on how far the reader thread got); appends a record with the
+# scoring time sift reports (-v: after the model load) and the peak RSS (/usr/bin/time) to
+# results.jsonl.
 run_sift() {
   local mode=$1 rows=$2 rep=$3 tag=$4 weights=$5 seconds rss_kb
   /usr/bin/time -f "%M" -o "$RUN/rss.txt" "$SIFT" -v --threads "$THREADS" score --model "$LABELER" --mode "$mode" \
-    --weights "$weights" --input "$rows" --output "$RUN/sift-$tag.jsonl" 2> "$RUN/sift-stderr.log" \
+    --weights "$weights" --max-batch-tokens "$ROW_TOKENS" --input "$rows" --output "$RUN/sift-$tag.jsonl" \
+    2> "$RUN/sift-stderr.log" \
     || die "sift score --mode $mode --weights $weights failed (see $RUN/sift-stderr.log)"
   cat "$RUN/sift-stderr.log" >> "$RUN/stderr.log"
   seconds=$(sed -n 's/.*labels scored in \([0-9.]*\) s after the model load.*/\1/p' "$RUN/sift-stderr.log" | tail -1)
@@ -295,7 +299,7 @@ run_sgemm() {
   gemm=$(echo "$out" | awk '/sift gemm/ {print $4}')
   q8=$(echo "$out" | awk '$1 == "sift" && $2 == "q8" {print $5}')
   if [ -z "$blas" ] || [ -z "$gemm" ] || [ -z "$q8" ]; then die "bench_prefill printed no sgemm rate: $out"; fi
-  echo "{\"engine\": \"sgemm\", \"rep\": $rep, \"openblas_gflops\": $blas, \"sift_gemm_gflops\": $gemm, \"sift_q8_gemm_gflops\": $q8}" >> "$RUN/results.jsonl"
+  echo "{\"engine\": \"sgemm\", \"rep\": $rep, \"openblas_gflops\": $blas, \"sift_gemm_gflops\": $gemm, \"sift_q8_gemm_gflops\": $q8, \"load_average\": $(cut -d' ' -f1 /proc/loadavg)}" >> "$RUN/results.jsonl"
 }
 
 # llama.cpp's four configurations (seq-id MIS, batched prefix; flash attention on, off) on one GGUF.

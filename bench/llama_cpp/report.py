@@ -12,6 +12,7 @@
 """
 import argparse
 import json
+import os
 import statistics
 import sys
 
@@ -112,8 +113,9 @@ def table(results_path, meta_path, config_path, threads):
     print(f"Model: random Qwen3, {shape}. {threads} threads, median of {reps}.")
     print(f"OpenBLAS sgemm 2048^3 in this run: {median([r['openblas_gflops'] for r in sgemm]):.1f} GFLOP/s "
           f"(sift gemm {median([r['sift_gemm_gflops'] for r in sgemm]):.1f}, sift q8 gemm "
-          f"{median([r['sift_q8_gemm_gflops'] for r in sgemm]):.1f}). sift's rates: items over the scoring time "
-          f"it reports, after its model load.")
+          f"{median([r['sift_q8_gemm_gflops'] for r in sgemm]):.1f}); load average (1 min) at each repetition's "
+          f"start: {', '.join(str(r['load_average']) for r in sgemm)} on {os.cpu_count()} CPUs. sift's rates: items over "
+          f"the scoring time it reports, after its model load.")
     print()
     print("| engine | configuration | weights | labels/s | sift mis (f32) / this | max abs. diff of P(yes) vs sift mis (f32) |")
     print("|---|---|---|---|---|---|")
