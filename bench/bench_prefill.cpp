@@ -2,7 +2,10 @@
 // the same run: the ratio is what bench/README.md reports, since absolute numbers move with
 // the machine.
 //
-//   bench_prefill MODEL_DIR [--tokens 128,512,2048] [--repeats 3]
+//   bench_prefill MODEL_DIR [--tokens 128,512,2048] [--repeats 3] [--weights auto|f32|bf16|q8]
+//
+// Besides sift's F32 gemm it times the same 2048^3 product with the weights held in BF16
+// (widened in the kernel) and in Q8 (int8 dot products; the AVX2 kernel and the best one).
 //
 // FLOPs of a prefill of T tokens (causal): 2 T (matmul weights of all layers) for the
 // projections + per layer and head 2 * 2 * head_dim * T(T+1)/2 for scores and values
@@ -20,6 +23,7 @@
 
 #include "core/parallel.h"
 #include "kernels/gemm.h"
+#include "kernels/gemm_q8.h"
 #include "model/model.h"
 #include "model/session.h"
 
@@ -63,15 +67,25 @@ std::vector<int> parse_list(const std::string& text) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s MODEL_DIR [--tokens 128,512,2048] [--repeats 3]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s MODEL_DIR [--tokens 128,512,2048] [--repeats 3] [--weights auto|f32|bf16|q8]\n",
+                 argv[0]);
     return 2;
   }
   std::vector<int> token_counts = {128, 512, 2048};
   int repeats = 3;
+  sift::WeightStorage storage = sift::WeightStorage::Auto;
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--tokens") token_counts = parse_list(argv[i + 1]);
     else if (flag == "--repeats") repeats = std::stoi(argv[i + 1]);
+    else if (flag == "--weights") {
+      const auto parsed = sift::parse_weight_storage(argv[i + 1]);
+      if (!parsed) {
+        std::fprintf(stderr, "--weights %s: expected auto, f32, bf16 or q8\n", argv[i + 1]);
+        return 2;
+      }
+      storage = *parsed;
+    }
   }
   const int threads = sift::n_threads();
   openblas_set_num_threads(threads);
@@ -93,15 +107,29 @@ int main(int argc, char** argv) {
   std::printf("threads %d\nopenblas sgemm %dx%dx%d: %.1f GFLOP/s\nsift gemm      %dx%dx%d: %.1f GFLOP/s (%.0f%% of sgemm)\n",
               threads, n, n, n, blas_gflops, n, n, n, flops_sq / sift_gemm_s / 1e9,
               100.0 * blas_s / sift_gemm_s);
+  const auto time_gemm = [&](const sift::PackedMatrix& w, const char* name, auto&& run) {
+    const double seconds = median_seconds(repeats, [&] { run(w); });
+    std::printf("sift %-9s gemm %dx%dx%d: %.1f GFLOP/s (%.0f%% of sgemm, %.2fx sift f32 gemm)\n", name, n, n, n,
+                flops_sq / seconds / 1e9, 100.0 * blas_s / seconds, sift_gemm_s / seconds);
+  };
+  const auto plain = [&](const sift::PackedMatrix& w) { sift::gemm(a.data(), n, n, w, c.data(), n); };
+  time_gemm(sift::PackedMatrix::from_row_major(b.data(), n, n, sift::PackedType::BF16), "bf16", plain);
+  const sift::PackedMatrix q8 = sift::PackedMatrix::from_row_major(b.data(), n, n, sift::PackedType::Q8);
+  time_gemm(q8, "q8", plain);
+  time_gemm(q8, "q8-avx2", [&](const sift::PackedMatrix& w) {
+    sift::gemm_q8(a.data(), n, n, w, c.data(), n, sift::Q8Kernel::Avx2);
+  });
   a = b = c = {};
 
-  auto model = sift::Model::load(argv[1]);
+  auto model = sift::Model::load(argv[1], storage);
   const sift::ModelConfig& cfg = model->config();
   const double layer_weights = double(cfg.hidden_size) * (cfg.q_dim() + 2 * cfg.kv_dim()) +
                                double(cfg.q_dim()) * cfg.hidden_size + 3.0 * cfg.hidden_size * cfg.intermediate_size;
-  std::printf("model %s: %lld layers, hidden %lld, vocab %lld; peak RSS after load %.2f GiB (F32 weights %.2f GiB)\n",
+  std::printf("model %s: %lld layers, hidden %lld, vocab %lld; weights %s, %.2f GiB resident; peak RSS after load "
+              "%.2f GiB (F32 weights %.2f GiB)\n",
               std::string(cfg.architecture->hf_name).c_str(), (long long)cfg.n_layers, (long long)cfg.hidden_size,
-              (long long)cfg.vocab_size, peak_rss_gib(),
+              (long long)cfg.vocab_size, std::string(sift::weight_storage_name(storage)).c_str(),
+              model->weights().bytes() / double(1 << 30), peak_rss_gib(),
               (layer_weights * cfg.n_layers + double(cfg.vocab_size) * cfg.hidden_size * (cfg.tie_word_embeddings ? 1 : 2)) *
                   4 / (1 << 30));
   std::printf("| tokens | median s | tokens/s | GFLOP/s | %% of sgemm |\n|---|---|---|---|---|\n");

@@ -8,16 +8,19 @@
 #    package-lock.json; its llama/gitRelease.bundle is llama.cpp's git tree). It is built once,
 #    CPU only (Release, native, OpenMP), into build-llama/, keyed by the source commit, the flags
 #    and the compiler; bench/llama_cpp/llama_score.cpp is compiled against its libllama.
-# 2. A random sift checkpoint of the preset's shape, with the Qwen3 tokenizer.json and a sift.json
-#    around it, is converted to GGUF (F32 and Q8_0) by bench/llama_cpp/hf_to_gguf.py with the
-#    tree's gguf-py.
-# 3. Parity: the same token ids through `sift logits` and llama_score give the same YES/NO logits.
-# 4. The workload (one row: a ~744-token query, 200 items of ~28 tokens; --quick: 20 items)
-#    is scored by sift (mis, prefix, independent on the first items) and by llama.cpp
+# 2. A random sift checkpoint of the preset's shape in BF16 (so the F32 GGUF, sift's F32- and
+#    BF16-resident weights all hold the same values), with the Qwen3 tokenizer.json and a
+#    sift.json around it, is converted to GGUF (F32 and Q8_0) by bench/llama_cpp/hf_to_gguf.py
+#    with the tree's gguf-py.
+# 3. Parity: the same token ids through `sift logits` and llama_score give the same YES/NO
+#    logits in F32; the Q8_0 and sift q8 gaps are printed.
+# 4. The workload (one row: a ~744-token query, 200 items of ~28 tokens; --quick: 20 items,
+#    ids by the scoring contract's rendered-part encoding) is scored by sift (mis with the
+#    weights held in F32, BF16 and Q8; prefix; independent on the first items) and by llama.cpp
 #    (seq-id MIS and batched prefix caching, flash attention on and off, F32 and Q8_0 weights,
 #    F32 KV cache as sift's, micro-batches of 512), interleaved, --reps times, with the OpenBLAS
 #    sgemm rate of the same run (bench_prefill). Prints labels/s (median), sift / llama.cpp
-#    ratios, and how far the scores agree.
+#    ratios, sift's peak RSS per weight type, and how far the scores agree.
 #
 # Everything lands in build-llama/ (ignored by git); a re-run rebuilds nothing that is current.
 # Needs: cmake, ninja, g++, git, node and npm (the npm registry for `npm ci`), Debian's
@@ -77,6 +80,7 @@ check_tools() {
     command -v "$tool" >/dev/null || die "$tool not found (make setup installs the build tools; npm comes with node)"
   done
   [ -x "$PY" ] || die "$PY not found: apt-get install python3"
+  [ -x /usr/bin/time ] || die "/usr/bin/time not found (sift's peak RSS): apt-get install time"
   if ! "$PY" -c 'import numpy' 2>/dev/null; then
     echo "vs_llama_cpp.sh: installing python3-numpy (Debian) for gguf-py" >&2
     apt-get install -y python3-numpy >/dev/null || die "apt-get install python3-numpy failed"
@@ -156,22 +160,22 @@ build_driver() {
   fi
 }
 
-# A random Qwen3 labeler of the preset's shape: make-checkpoint + the Qwen3 tokenizer + a chat
-# layout sift.json; keyed by what makes the weights (sift's generator sources) and the files
+# A random Qwen3 labeler of the preset's shape (BF16 weights): make-checkpoint + the Qwen3
+# tokenizer + a chat layout sift.json; keyed by what makes the weights (sift's generator sources) and the files
 # around them. Sets LABELER.
 make_labeler() {
   local sift_json key
-  sift_json='{"format": "sift.scoring/1", "version": "bench-vs-llama-cpp-1",
+  sift_json='{"format": "sift.scoring/2", "version": "bench-vs-llama-cpp-2",
  "query_template": "<|im_start|>user\nDoes the profile support the qualification? Answer YES or NO.\nProfile: {query}\n",
  "item_template": "Qualification: {item}<|im_end|>\n<|im_start|>assistant\n",
  "yes": "YES", "no": "NO", "threshold": 0.5}'
-  key=$({ echo "$PRESET seed 1"; echo "$sift_json"; cat "$ROOT"/src/model/random_checkpoint.cpp \
+  key=$({ echo "$PRESET seed 1 bf16"; echo "$sift_json"; cat "$ROOT"/src/model/random_checkpoint.cpp \
           "$ROOT"/src/model/checkpoint_layout.cpp "$ROOT"/src/model/config.cpp "$QWEN3_TOKENIZER"; } | sha_of)
   LABELER=$CACHE/labelers/$PRESET-$key
   if [ ! -f "$LABELER/sift.json" ]; then
     step "labeler: random Qwen3 checkpoint, preset $PRESET, in $LABELER"
     rm -rf "$LABELER.tmp"
-    "$SIFT" make-checkpoint --out "$LABELER.tmp" --arch qwen3 --preset "$PRESET" --seed 1 >/dev/null \
+    "$SIFT" make-checkpoint --out "$LABELER.tmp" --arch qwen3 --preset "$PRESET" --dtype bf16 --seed 1 >/dev/null \
       || die "sift make-checkpoint --preset $PRESET failed"
     cp "$QWEN3_TOKENIZER" "$(dirname "$QWEN3_TOKENIZER")/tokenizer_config.json" "$LABELER.tmp/"
     echo "$sift_json" > "$LABELER.tmp/sift.json"
@@ -197,8 +201,8 @@ convert_gguf() {
 }
 
 # The row (query ~744 tokens, items ~28 tokens; --quick: 20 items) and its ids. Both engines
-# score it REPEAT times per run (about $tokens prefill tokens in all), so that sift's time is
-# long against its model load (a separate run, subtracted). Independent mode scores the first
+# score it REPEAT times per run (about $tokens prefill tokens in all), so that each timing is
+# long against the timer's grain and the first call's warm-up. Independent mode scores the first
 # items only (its cost per label does not depend on the number of items), also repeated to
 # about $tokens tokens. Sets WORK and REPEAT.
 make_workload() {
@@ -221,12 +225,13 @@ make_workload() {
       >/dev/null || die "making the workload failed"
   fi
   REPEAT=$repeat
+  ROW_TOKENS=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['prefill_tokens'])" "$WORK/meta.json")
   YES_ID=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['yes'])" "$WORK/meta.json")
   NO_ID=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['no'])" "$WORK/meta.json")
 }
 
 # Same ids through both engines: YES/NO logits of F32 must agree to 1e-4 of the logit scale;
-# Q8_0's gap is printed for information.
+# the gaps of llama.cpp's Q8_0 and sift's q8 to sift's F32 are printed for information.
 check_parity() {
   step "parity: YES/NO logits of sift and llama.cpp on the same ids"
   local out=$RUN/parity.jsonl prompt ids
@@ -234,12 +239,14 @@ check_parity() {
   # Prompts: the query's first 16 ids; query + item 1; the query's first 100 ids + item 2.
   while IFS= read -r ids; do
     "$PY" -c 'import json,sys; print(json.dumps({"ids": [int(x) for x in sys.argv[1].split(",")]}))' "$ids" >> "$out"
-    "$SIFT" --threads "$THREADS" logits --model "$LABELER" --ids "$ids" --vocab "$YES_ID,$NO_ID" >> "$out" \
-      2>> "$RUN/stderr.log" || die "sift logits failed (see $RUN/stderr.log)"
+    "$SIFT" --threads "$THREADS" logits --model "$LABELER" --weights f32 --ids "$ids" --vocab "$YES_ID,$NO_ID" \
+      >> "$out" 2>> "$RUN/stderr.log" || die "sift logits failed (see $RUN/stderr.log)"
     for prompt in "$GGUF_F32" "$GGUF_Q8_0"; do
       "$LLAMA_SCORE" logits --model "$prompt" --ids "$ids" --vocab "$YES_ID,$NO_ID" --threads "$THREADS" >> "$out" \
         2>> "$RUN/stderr.log" || die "llama_score logits failed on $prompt (see $RUN/stderr.log)"
     done
+    "$SIFT" --threads "$THREADS" logits --model "$LABELER" --weights q8 --ids "$ids" --vocab "$YES_ID,$NO_ID" \
+      >> "$out" 2>> "$RUN/stderr.log" || die "sift logits --weights q8 failed (see $RUN/stderr.log)"
   done < <("$PY" - "$WORK/prompts.txt" <<'PYEOF'
 import sys
 lines = [l.split() for l in open(sys.argv[1])]
@@ -252,14 +259,22 @@ PYEOF
     || die "sift and llama.cpp disagree on F32 logits (see $out)"
 }
 
-# One timed run of sift score; appends a record to results.jsonl.
+# One run of sift score with the weights held as $5 (f32 | auto | q8; the labeler is BF16, so
+# auto keeps it BF16), one row per forward call (--max-batch-tokens: the row's tokens, so what
+# shares a call does not depend on how far the reader thread got); appends a record with the
+# scoring time sift reports (-v: after the model load) and the peak RSS (/usr/bin/time) to
+# results.jsonl.
 run_sift() {
-  local mode=$1 rows=$2 rep=$3 tag=$4 start end
-  start=$(date +%s%N)
-  "$SIFT" --threads "$THREADS" score --model "$LABELER" --mode "$mode" --input "$rows" --output "$RUN/sift-$tag.jsonl" \
-    2>> "$RUN/stderr.log" || die "sift score --mode $mode failed (see $RUN/stderr.log)"
-  end=$(date +%s%N)
-  echo "{\"engine\": \"sift\", \"config\": \"$tag\", \"rep\": $rep, \"wall_seconds\": $(( (end - start) / 1000 ))e-6, \"output\": \"$RUN/sift-$tag.jsonl\"}" \
+  local mode=$1 rows=$2 rep=$3 tag=$4 weights=$5 seconds rss_kb
+  /usr/bin/time -f "%M" -o "$RUN/rss.txt" "$SIFT" -v --threads "$THREADS" score --model "$LABELER" --mode "$mode" \
+    --weights "$weights" --max-batch-tokens "$ROW_TOKENS" --input "$rows" --output "$RUN/sift-$tag.jsonl" \
+    2> "$RUN/sift-stderr.log" \
+    || die "sift score --mode $mode --weights $weights failed (see $RUN/sift-stderr.log)"
+  cat "$RUN/sift-stderr.log" >> "$RUN/stderr.log"
+  seconds=$(sed -n 's/.*labels scored in \([0-9.]*\) s after the model load.*/\1/p' "$RUN/sift-stderr.log" | tail -1)
+  [ -n "$seconds" ] || die "sift score -v printed no scoring time (see $RUN/sift-stderr.log)"
+  rss_kb=$(tail -1 "$RUN/rss.txt")
+  echo "{\"engine\": \"sift\", \"config\": \"$tag\", \"weights\": \"$weights\", \"rep\": $rep, \"seconds\": $seconds, \"peak_rss_kb\": $rss_kb, \"output\": \"$RUN/sift-$tag.jsonl\"}" \
     >> "$RUN/results.jsonl"
 }
 
@@ -279,11 +294,12 @@ run_llama() {
 run_sgemm() {
   local rep=$1 out
   out=$("$BENCH_PREFILL" "$LABELER" --tokens "" --repeats 3 2>> "$RUN/stderr.log") || die "bench_prefill failed"
-  local blas gemm
+  local blas gemm q8
   blas=$(echo "$out" | awk '/openblas sgemm/ {print $(NF-1)}')
   gemm=$(echo "$out" | awk '/sift gemm/ {print $4}')
-  if [ -z "$blas" ] || [ -z "$gemm" ]; then die "bench_prefill printed no sgemm rate: $out"; fi
-  echo "{\"engine\": \"sgemm\", \"rep\": $rep, \"openblas_gflops\": $blas, \"sift_gemm_gflops\": $gemm}" >> "$RUN/results.jsonl"
+  q8=$(echo "$out" | awk '$1 == "sift" && $2 == "q8" {print $5}')
+  if [ -z "$blas" ] || [ -z "$gemm" ] || [ -z "$q8" ]; then die "bench_prefill printed no sgemm rate: $out"; fi
+  echo "{\"engine\": \"sgemm\", \"rep\": $rep, \"openblas_gflops\": $blas, \"sift_gemm_gflops\": $gemm, \"sift_q8_gemm_gflops\": $q8, \"load_average\": $(cut -d' ' -f1 /proc/loadavg)}" >> "$RUN/results.jsonl"
 }
 
 # llama.cpp's four configurations (seq-id MIS, batched prefix; flash attention on, off) on one GGUF.
@@ -303,12 +319,17 @@ run_benchmark() {
   for rep in $(seq 1 "$REPS"); do
     echo "   repetition $rep/$REPS" >&2
     run_sgemm "$rep"
-    run_sift mis "$WORK/empty.jsonl" "$rep" load   # the model load alone, subtracted from each sift run
-    run_sift mis "$WORK/rows.jsonl" "$rep" mis
+    # The model load alone, per weight type: the resident size of the weights (peak RSS).
+    run_sift mis "$WORK/empty.jsonl" "$rep" load-f32 f32
+    run_sift mis "$WORK/empty.jsonl" "$rep" load-bf16 auto
+    run_sift mis "$WORK/empty.jsonl" "$rep" load-q8 q8
+    run_sift mis "$WORK/rows.jsonl" "$rep" mis f32
     run_llama_configurations "$GGUF_F32" f32 "$rep"
-    run_sift prefix "$WORK/rows.jsonl" "$rep" prefix
+    run_sift mis "$WORK/rows.jsonl" "$rep" mis-bf16 auto
+    run_sift prefix "$WORK/rows.jsonl" "$rep" prefix f32
+    run_sift mis "$WORK/rows.jsonl" "$rep" mis-q8 q8
     run_llama_configurations "$GGUF_Q8_0" q8_0 "$rep"
-    run_sift independent "$WORK/rows_independent.jsonl" "$rep" independent
+    run_sift independent "$WORK/rows_independent.jsonl" "$rep" independent f32
   done
 }
 

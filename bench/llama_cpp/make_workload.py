@@ -6,20 +6,21 @@
                      [--independent-repeat R] [--seed 1]
 
 Writes into --out:
-  rows.jsonl              the row {"id", "query", "items"} for `sift score`, R times (ids row1..rowR):
-                          scoring it R times makes sift's time long against its model load,
-                          which is measured apart and subtracted
+  rows.jsonl              the row {"id", "query", "items"} for `sift score`, R times (ids row1..rowR),
+                          so a timing is long against its grain and the first call's warm-up
   rows_independent.jsonl  the row with its first K items (sift's independent mode is slow),
                           --independent-repeat times
-  empty.jsonl             no rows: `sift score` on it times the model load alone
+  empty.jsonl             no rows: `sift score` on it loads the model alone (its resident size)
   prompts.txt             the ids sift scores: line 1 the query part, then one line per item part
   meta.json               lengths and the YES/NO ids
 
 The query and item texts are seeded random words; the word counts are chosen so that the
 query part (template + text) has the token count closest to --query-tokens and each item
-part the count closest to --item-tokens. The ids follow sift's PromptEncoder
-(src/scoring/prompt.cpp): BOS, then each template piece and the user text encoded
-separately and concatenated; everything is encoded by `sift tokenize` itself.
+part the count closest to --item-tokens. The ids follow the scoring contract's prompt
+encoding (docs/scoring-contract.md, sift.scoring/2): each part is the template with the
+user's text in place of its placeholder, rendered first and tokenized as ONE text (special
+tokens recognised; the random words hold no look-alike), BOS before the query part only;
+everything is encoded by `sift tokenize` itself.
 """
 import argparse
 import json
@@ -74,12 +75,13 @@ def bos_ids(sift, tokenizer):
     return json.loads(out.stdout)["ids"]
 
 
-def closest_prefix(word_lists, fixed_len, target, sift, tokenizer):
-    """For each word list, the prefix (>= 1 word) whose ids plus fixed_len come closest to target."""
+def closest_prefix(word_lists, render, fixed_len, target, sift, tokenizer):
+    """For each word list, the prefix (>= 1 word) whose rendered part's ids plus fixed_len come
+    closest to target: (gap, the prefix text, the part's ids)."""
     texts, owners = [], []
     for w, words in enumerate(word_lists):
         for n in range(1, len(words) + 1):
-            texts.append(" ".join(words[:n]))
+            texts.append(render(" ".join(words[:n])))
             owners.append((w, n))
     best = {}
     for (w, n), ids in zip(owners, tokenize(sift, tokenizer, texts)):
@@ -89,10 +91,12 @@ def closest_prefix(word_lists, fixed_len, target, sift, tokenizer):
     return [best[w] for w in range(len(word_lists))]
 
 
-def split_template(template, placeholder):
+def renderer(template, placeholder):
+    """text -> the template with text in place of its one placeholder (the contract's rendering)."""
     if template.count(placeholder) != 1:
         fail(f"sift.json: template must contain {placeholder} once: {template!r}")
-    return template.split(placeholder)
+    before, after = template.split(placeholder)
+    return lambda text: before + text + after
 
 
 def main():
@@ -112,26 +116,24 @@ def main():
     artifact = json.loads((args.labeler / "sift.json").read_text())
     tokenizer = str(args.labeler / "tokenizer.json")
     rng = random.Random(args.seed)
-    q_before, q_after = split_template(artifact["query_template"], "{query}")
-    i_before, i_after = split_template(artifact["item_template"], "{item}")
+    render_query = renderer(artifact["query_template"], "{query}")
+    render_item = renderer(artifact["item_template"], "{item}")
     bos = bos_ids(args.sift, tokenizer)
-    q_before_ids, q_after_ids, i_before_ids, i_after_ids, yes, no = tokenize(
-        args.sift, tokenizer, [q_before, q_after, i_before, i_after, artifact["yes"], artifact["no"]])
+    yes, no = tokenize(args.sift, tokenizer, [artifact["yes"], artifact["no"]])
     if len(yes) != 1 or len(no) != 1:
         fail(f"sift.json: yes/no must be single tokens, got {yes} and {no}")
 
     # Query: about 1.3 tokens per word, so 1.2x the target in words is enough to choose from.
     query_words = [rng.choice(WORDS) for _ in range(int(args.query_tokens * 1.2))]
-    fixed = len(bos) + len(q_before_ids) + len(q_after_ids)
-    [(_, query_text, query_user_ids)] = closest_prefix([query_words], fixed, args.query_tokens, args.sift, tokenizer)
-    query_ids = bos + q_before_ids + query_user_ids + q_after_ids
+    [(_, query_text, query_part_ids)] = closest_prefix([query_words], render_query, len(bos), args.query_tokens,
+                                                       args.sift, tokenizer)
+    query_ids = bos + query_part_ids
 
     item_words = [(rng.choice(SKILLS) + " " + " ".join(rng.choice(WORDS) for _ in range(args.item_tokens))).split()
                   for _ in range(args.items)]
-    fixed = len(i_before_ids) + len(i_after_ids)
-    chosen = closest_prefix(item_words, fixed, args.item_tokens, args.sift, tokenizer)
+    chosen = closest_prefix(item_words, render_item, 0, args.item_tokens, args.sift, tokenizer)
     item_texts = [text for _, text, _ in chosen]
-    item_ids = [i_before_ids + ids + i_after_ids for _, _, ids in chosen]
+    item_ids = [ids for _, _, ids in chosen]
 
     args.out.mkdir(parents=True, exist_ok=True)
     row = {"id": "row1", "query": query_text, "items": item_texts}

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sift/error.h"
+#include "sift/weights.h"
 
 namespace sift {
 
@@ -63,6 +64,12 @@ struct NumberedLine {
   int64_t number = 0;
 };
 
+// How a labeler is loaded.
+struct LoadOptions {
+  int threads = 0;                                // <= 0: OMP_NUM_THREADS or all cores
+  WeightStorage weights = WeightStorage::Auto;    // sift/weights.h: auto keeps the checkpoint's type
+};
+
 class ScoringEngine;  // internal
 
 class Labeler {
@@ -70,6 +77,7 @@ class Labeler {
   // Loads a labeler directory; throws Error naming the file and field that is wrong.
   // threads <= 0: OMP_NUM_THREADS or all cores.
   static Labeler load(const std::filesystem::path& dir, int threads = 0);
+  static Labeler load(const std::filesystem::path& dir, const LoadOptions& options);
 
   Labeler(Labeler&&) noexcept;
   Labeler& operator=(Labeler&&) noexcept;

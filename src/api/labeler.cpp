@@ -30,7 +30,11 @@ Labeler& Labeler::operator=(Labeler&&) noexcept = default;
 Labeler::~Labeler() = default;
 
 Labeler Labeler::load(const std::filesystem::path& dir, int threads) {
-  return Labeler(std::make_unique<Impl>(ScoringEngine::load(dir), threads));
+  return load(dir, LoadOptions{.threads = threads});
+}
+
+Labeler Labeler::load(const std::filesystem::path& dir, const LoadOptions& options) {
+  return Labeler(std::make_unique<Impl>(ScoringEngine::load(dir, options.weights), options.threads));
 }
 
 std::vector<RowResult> Labeler::score_rows(std::span<const Row> rows, const ScoringOptions& options) const {

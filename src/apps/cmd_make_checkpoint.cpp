@@ -29,8 +29,8 @@ SIFT_COMMAND(make_checkpoint) {
   cmd->add_option("--out", o->out, "output model directory (created)")->required();
   const std::vector<std::string> arch_names = sift::architecture_short_names();
   cmd->add_option("--arch", o->arch, fmt::format("{}", fmt::join(arch_names, " | ")))->required()->check(CLI::IsMember(arch_names));
-  cmd->add_option("--preset", o->preset, "tiny | small | qwen3-0.6b (default tiny)")
-      ->check(CLI::IsMember({"tiny", "small", "qwen3-0.6b"}));
+  cmd->add_option("--preset", o->preset, "tiny | small | qwen3-0.6b | qwen3-4b (default tiny)")
+      ->check(CLI::IsMember({"tiny", "small", "qwen3-0.6b", "qwen3-4b"}));
   cmd->add_option("--hidden", o->hidden, "hidden_size");
   cmd->add_option("--layers", o->layers, "num_hidden_layers");
   cmd->add_option("--heads", o->heads, "num_attention_heads");

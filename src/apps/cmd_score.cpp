@@ -10,7 +10,9 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/weights_option.h"
 #include "core/error.h"
+#include "core/log.h"
 #include "io/input_file.h"
 #include "io/line_output.h"
 #include "scoring/engine.h"
@@ -22,7 +24,7 @@ namespace {
 constexpr double kUnparsedWarningShare = 0.10;
 
 struct ScoreArgs {
-  std::string model, mode = "mis", input, output, dump_generations;
+  std::string model, mode = "mis", input, output, dump_generations, weights = "auto";
   std::optional<double> threshold;
   std::optional<int64_t> max_request_tokens, max_batch_tokens;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
@@ -62,7 +64,7 @@ void run_score(const ScoreArgs& args) {
   sift::InputFile input(args.input);
   std::vector<sift::NamedInput> inputs = sift::model_directory_inputs(args.model);
   inputs.push_back(input.as_input());
-  std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(args.model);
+  std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(args.model, sift::apps::weight_storage_of(args.weights));
   labeler->limits(scoring);  // a bad limit fails here, not on every row
   sift::LineReader reader(input.stream(), args.max_line_bytes);
   sift::LineOutput output(args.output, inputs);
@@ -82,6 +84,7 @@ void run_score(const ScoreArgs& args) {
       sift::score_stream(*labeler, reader, [&output](std::string_view lines) { output.write(lines); }, scoring, hooks);
   output.commit();
   if (generations) generations->commit();
+  spdlog::debug("sift score: {} labels scored in {:.3f} s after the model load", stats.labels, stats.seconds);
   progress.finish(fmt::format("{} rows ({} errors), {} labels in {:.1f} s, {:.0f} labels/s{}", stats.lines,
                               stats.errors, stats.labels, stats.seconds, stats.labels / std::max(stats.seconds, 1e-9),
                               args.output.empty() ? "" : " -> " + args.output));
@@ -114,6 +117,7 @@ SIFT_COMMAND(score) {
                   "most tokens of one forward call: short rows are packed together up to this budget (a row's "
                   "requests never exceed it). Default: the --max-request-tokens default")
       ->check(CLI::PositiveNumber);
+  sift::apps::add_weights_option(cmd, args->weights);
   cmd->add_option("--input", args->input, "JSON-lines input (default, or -: stdin)");
   cmd->add_option("--output", args->output,
                   "JSON-lines output, replaced when the run completes (default, or -: stdout)");

@@ -66,6 +66,27 @@ uint16_t f32_to_bf16(float value) {
   return static_cast<uint16_t>((bits + rounding) >> 16);
 }
 
+uint16_t f32_to_f16(float value) {
+  const uint32_t bits = std::bit_cast<uint32_t>(value);
+  const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t magnitude = bits & 0x7FFFFFFFu;
+  if (magnitude > 0x7F800000u) return sign | 0x7E00u | static_cast<uint16_t>((magnitude >> 13) & 0x3FFu);  // NaN
+  if (magnitude >= 0x477FF000u) return sign | 0x7C00u;  // >= 65520 rounds past 65504: inf
+  if (magnitude >= 0x38800000u) {                       // a normal f16 (>= 2^-14): rebias 127 -> 15
+    const uint32_t rounded = magnitude + 0xFFFu + ((magnitude >> 13) & 1u);  // nearest even at bit 13
+    return sign | static_cast<uint16_t>((rounded - (112u << 23)) >> 13);
+  }
+  // Subnormal f16, m * 2^-24: value = (1.mantissa) * 2^(e - 127) = significand * 2^(e - 150),
+  // so m = significand >> (126 - e), rounded to nearest even; below 2^-25 everything is 0.
+  const uint32_t exponent = magnitude >> 23;
+  if (exponent < 102) return sign;
+  const uint32_t significand = (magnitude & 0x7FFFFFu) | 0x800000u;
+  const uint32_t shift = 126 - exponent, half = 1u << (shift - 1), rest = significand & ((1u << shift) - 1);
+  uint32_t m = significand >> shift;
+  if (rest > half || (rest == half && (m & 1u))) ++m;
+  return sign | static_cast<uint16_t>(m);
+}
+
 namespace {
 
 // Converts with `widen` while OR-ing a flag for "all exponent bits set" (branch-free, so the

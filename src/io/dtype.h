@@ -23,6 +23,7 @@ std::optional<DType> parse_dtype(std::string_view name);  // nullopt for anythin
 float bf16_to_f32(uint16_t bits);
 float f16_to_f32(uint16_t bits);
 uint16_t f32_to_bf16(float value);  // round to nearest even; NaN stays a (quiet) NaN
+uint16_t f32_to_f16(float value);   // round to nearest even (subnormals too); past 65504 -> inf; NaN stays NaN
 
 // Converts n elements of raw little-endian `src` (any alignment) to F32 and, in the same
 // pass, looks for NaN and +-Inf (all exponent bits set: F32 0x7F800000, BF16 0x7F80, F16

@@ -21,7 +21,6 @@ TensorSource TensorSource::from_data(std::string name, std::vector<int64_t> shap
 
 void write_safetensors(const std::filesystem::path& path, const std::vector<TensorSource>& tensors, DType dtype,
                        const std::map<std::string, std::string>& metadata) {
-  if (dtype == DType::F16) fail("{}: writing F16 is not supported (use F32 or BF16)", path.string());
   const size_t element_size = dtype_size(dtype);
 
   // Header: offsets follow the order given, back to back.
@@ -65,7 +64,7 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
         out.write({reinterpret_cast<const char*>(chunk.data()), n * 4});
       } else {
         narrowed.resize(n);
-        for (size_t i = 0; i < n; ++i) narrowed[i] = f32_to_bf16(chunk[i]);
+        for (size_t i = 0; i < n; ++i) narrowed[i] = dtype == DType::BF16 ? f32_to_bf16(chunk[i]) : f32_to_f16(chunk[i]);
         out.write({reinterpret_cast<const char*>(narrowed.data()), n * 2});
       }
     }

@@ -30,8 +30,8 @@ struct TensorSource {
   static TensorSource from_data(std::string name, std::vector<int64_t> shape, std::span<const float> data);
 };
 
-// F32 writes the floats as they are; BF16 rounds each to nearest even; F16 is not offered
-// (sift never produces it).
+// F32 writes the floats as they are; BF16 and F16 round each to nearest even (F16: past
+// 65504 to inf, which the reader then rejects).
 void write_safetensors(const std::filesystem::path& path, const std::vector<TensorSource>& tensors,
                        DType dtype, const std::map<std::string, std::string>& metadata = {});
 

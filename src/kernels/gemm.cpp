@@ -7,6 +7,7 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu_features.h"
+#include "kernels/gemm_q8.h"
 #include <omp.h>
 
 namespace sift {
@@ -80,29 +81,34 @@ void reference_panel(const float* a, int64_t m, int64_t lda, const float* panel,
     }
 }
 
-}  // namespace
-
-PackedMatrix::PackedMatrix(int64_t n_rows, int64_t n_cols, const std::function<void(int64_t, float*)>& fill_row)
-    : n_rows_(n_rows), n_cols_(n_cols), data_(static_cast<size_t>(n_panels() * n_cols * kPanelWidth), 0.0f) {
-  std::vector<float> row(static_cast<size_t>(n_cols));
-  for (int64_t n = 0; n < n_rows; ++n) {
-    fill_row(n, row.data());
-    float* dst = data_.data() + (n / kPanelWidth) * n_cols * kPanelWidth + n % kPanelWidth;
-    for (int64_t k = 0; k < n_cols; ++k) dst[k * kPanelWidth] = row[k];
+// dst (k1 - k0, 16) = rows k0..k1 of a BF16 / F16 panel, widened to F32 (exact).
+__attribute__((target("avx2,fma,f16c"))) void widen_slice(const PackedMatrix& w, int64_t p, int64_t k0, int64_t k1,
+                                                           float* dst) {
+  const auto* src = reinterpret_cast<const __m128i*>(w.panel_bytes(p)) + k0 * 2;  // 16 halves = 2 x 8
+  const int64_t n = (k1 - k0) * 2;
+  if (w.type() == PackedType::BF16) {  // bf16 bits are the top half of the f32 bits
+    for (int64_t i = 0; i < n; ++i)
+      _mm256_storeu_ps(dst + i * 8, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(src + i)), 16)));
+  } else {
+    for (int64_t i = 0; i < n; ++i) _mm256_storeu_ps(dst + i * 8, _mm256_cvtph_ps(_mm_loadu_si128(src + i)));
   }
 }
 
-PackedMatrix PackedMatrix::from_row_major(const float* w, int64_t n_rows, int64_t n_cols) {
-  return PackedMatrix(n_rows, n_cols, [&](int64_t n, float* dst) { std::copy(w + n * n_cols, w + (n + 1) * n_cols, dst); });
+// Panel p as F32 (K, 16): the panel itself for F32, else widened element by element.
+const float* plain_panel(const PackedMatrix& w, int64_t p, std::vector<float>& buffer) {
+  if (w.type() == PackedType::F32) return w.panel(p);
+  buffer.resize(static_cast<size_t>(w.cols() * kNr));
+  for (int64_t k = 0; k < w.cols(); ++k)
+    for (int64_t j = 0; j < kNr; ++j) buffer[k * kNr + j] = p * kNr + j < w.rows() ? w.at(p * kNr + j, k) : 0.0f;
+  return buffer.data();
 }
 
-void PackedMatrix::copy_row(int64_t n, float* dst) const {
-  const float* src = panel(n / kPanelWidth) + n % kPanelWidth;
-  for (int64_t k = 0; k < n_cols_; ++k) dst[k] = src[k * kPanelWidth];
-}
+}  // namespace
 
 void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* c, int64_t ldc) {
-  if (!cpu_has_avx2_fma()) return gemm_reference(a, m, lda, w, c, ldc);
+  if (w.type() == PackedType::Q8) return gemm_q8(a, m, lda, w, c, ldc);
+  if (!cpu_has_avx2_fma_f16c()) return gemm_reference(a, m, lda, w, c, ldc);
+  const bool widen = w.type() != PackedType::F32;
   const int64_t k_total = w.cols(), n_panels = w.n_panels();
   // GotoBLAS order: K blocks, then row blocks whose packed A stays in L2, then this
   // thread's panels (a 16 KB slice of each stays in L1 across the row block's micro-tiles).
@@ -113,14 +119,17 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
     const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
     const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;
     thread_local std::vector<float> a_packed;  // kept: a fresh 147 KB block per call is an mmap
+    thread_local std::vector<float> b_wide;    // a 16-bit panel slice widened: (kKc, 16), 16 KB
     a_packed.resize(static_cast<size_t>(((kMc + kMr - 1) / kMr) * kMr * kKc));
+    if (widen) b_wide.resize(static_cast<size_t>(kKc * kNr));
     for (int64_t k0 = 0; k0 < k_total && p_begin < p_end; k0 += kKc) {
       const int64_t k1 = std::min(k_total, k0 + kKc);
       for (int64_t i0 = 0; i0 < m; i0 += kMc) {
         const int64_t rows = std::min(kMc, m - i0);
         pack_a_block(a + i0 * lda, lda, rows, k0, k1, a_packed.data());
         for (int64_t p = p_begin; p < p_end; ++p) {
-          const float* b = w.panel(p) + k0 * kNr;
+          const float* b = widen ? b_wide.data() : w.panel(p) + k0 * kNr;
+          if (widen) widen_slice(w, p, k0, k1, b_wide.data());
           const int64_t n_valid = std::min(kNr, w.rows() - p * kNr);
           for (int64_t i = 0; i < rows; i += kMr)
             micro_kernel(a_packed.data() + (i / kMr) * (k1 - k0) * kMr, b, k1 - k0, k0 == 0,
@@ -132,15 +141,22 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
 }
 
 void gemm_reference(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* c, int64_t ldc) {
+  if (w.type() == PackedType::Q8) return gemm_q8_reference(a, m, lda, w, c, ldc);
+  std::vector<float> buffer;
   for (int64_t p = 0; p < w.n_panels(); ++p)
-    reference_panel(a, m, lda, w.panel(p), w.cols(), c + p * kNr, ldc, std::min(kNr, w.rows() - p * kNr));
+    reference_panel(a, m, lda, plain_panel(w, p, buffer), w.cols(), c + p * kNr, ldc, std::min(kNr, w.rows() - p * kNr));
 }
 
 void gemv_rows(const float* a, const PackedMatrix& w, const int32_t* rows, int64_t n_rows, float* out) {
+  if (w.type() == PackedType::Q8) return gemv_rows_q8(a, w, rows, n_rows, out);
   for (int64_t r = 0; r < n_rows; ++r) {
-    const float* column = w.panel(rows[r] / kNr) + rows[r] % kNr;
     float acc = 0.0f;
-    for (int64_t k = 0; k < w.cols(); ++k) acc = std::fma(a[k], column[k * kNr], acc);
+    if (w.type() == PackedType::F32) {
+      const float* column = w.panel(rows[r] / kNr) + rows[r] % kNr;
+      for (int64_t k = 0; k < w.cols(); ++k) acc = std::fma(a[k], column[k * kNr], acc);
+    } else {
+      for (int64_t k = 0; k < w.cols(); ++k) acc = std::fma(a[k], w.at(rows[r], k), acc);
+    }
     out[r] = acc;
   }
 }

@@ -11,16 +11,17 @@ namespace sift {
 Model::Model(ModelConfig config, ModelWeights weights)
     : config_(std::move(config)), weights_(std::move(weights)), rope_(config_) {}
 
-std::unique_ptr<Model> Model::load(const std::filesystem::path& dir) {
+std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, WeightStorage storage) {
   if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
   ModelConfig config = load_model_config(dir / "config.json");
-  return from_checkpoint(std::move(config), Checkpoint::open(dir));
+  return from_checkpoint(std::move(config), Checkpoint::open(dir), storage);
 }
 
-std::unique_ptr<Model> Model::from_checkpoint(ModelConfig config, const Checkpoint& checkpoint) {
-  ModelWeights weights = load_weights(checkpoint, config);
-  spdlog::debug("loaded {} ({} layers, hidden {}) from {}", config.architecture->hf_name, config.n_layers,
-                config.hidden_size, checkpoint.dir().string());
+std::unique_ptr<Model> Model::from_checkpoint(ModelConfig config, const Checkpoint& checkpoint, WeightStorage storage) {
+  ModelWeights weights = load_weights(checkpoint, config, storage);
+  spdlog::debug("loaded {} ({} layers, hidden {}) from {}, weights {} ({:.1f} MiB)", config.architecture->hf_name,
+                config.n_layers, config.hidden_size, checkpoint.dir().string(), weight_storage_name(storage),
+                weights.bytes() / 1048576.0);
   return std::make_unique<Model>(std::move(config), std::move(weights));
 }
 

@@ -58,8 +58,11 @@ ModelConfig preset_model_config(std::string_view preset, const Architecture& arc
   } else if (preset == "qwen3-0.6b") {
     c.hidden_size = 1024, c.n_layers = 28, c.n_heads = 16, c.n_kv_heads = 8, c.head_dim = 128;
     c.intermediate_size = 3072;
+  } else if (preset == "qwen3-4b") {
+    c.hidden_size = 2560, c.n_layers = 36, c.n_heads = 32, c.n_kv_heads = 8, c.head_dim = 128;
+    c.intermediate_size = 9728;
   } else {
-    fail("unknown checkpoint preset \"{}\" (known: tiny, small, qwen3-0.6b)", preset);
+    fail("unknown checkpoint preset \"{}\" (known: tiny, small, qwen3-0.6b, qwen3-4b)", preset);
   }
   c.rope_theta = architecture.defaults.rope_theta;
   c.rms_norm_eps = architecture.defaults.rms_norm_eps;

@@ -22,7 +22,8 @@ namespace sift {
 
 // Presets: "tiny" (hidden 64, 2 layers, 4 heads, 2 KV heads, head_dim 16, intermediate 128),
 // "small" (512, 4 layers, 8 heads, 4 KV heads, head_dim 64, intermediate 1536) and
-// "qwen3-0.6b" (1024, 28 layers, 16 heads, 8 KV heads, head_dim 128, intermediate 3072);
+// "qwen3-0.6b" (1024, 28 layers, 16 heads, 8 KV heads, head_dim 128, intermediate 3072) and
+// "qwen3-4b" (2560, 36 layers, 32 heads, 8 KV heads, head_dim 128, intermediate 9728);
 // all with vocab 151936, tied embeddings and no attention_bias, plus the architecture's
 // defaults (rope_theta, rms_norm_eps, max_position_embeddings). Error for an unknown preset.
 ModelConfig preset_model_config(std::string_view preset, const Architecture& architecture);

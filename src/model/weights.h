@@ -1,11 +1,14 @@
 #pragma once
 // The weights of one model in the layout the kernels want: projections repacked for gemm
-// (q|k|v fused into one matrix, gate|up into another), vectors as plain F32.
+// (q|k|v fused into one matrix, gate|up into another), vectors as plain F32. Each matrix is
+// held as the WeightStorage asks (sift/weights.h): its checkpoint type (auto), F32, BF16 or
+// Q8 blocks (kernels/packed_matrix.h).
 #include <vector>
 
 #include "io/checkpoint.h"
 #include "kernels/gemm.h"
 #include "model/config.h"
+#include "sift/weights.h"
 
 namespace sift {
 
@@ -28,11 +31,13 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;
 
   const PackedMatrix& output_head() const { return lm_head.rows() > 0 ? lm_head : embed; }
+  size_t bytes() const;  // resident size of every matrix and vector
 };
 
 // Reads and checks every tensor the architecture needs (checkpoint_layout): a missing, extra
 // or misshapen tensor is an Error naming it, raised before anything is allocated
 // (check_checkpoint_matches); a NaN or Inf weight is an Error naming the tensor and element.
-ModelWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& config);
+ModelWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& config,
+                          WeightStorage storage = WeightStorage::Auto);
 
 }  // namespace sift

@@ -10,7 +10,7 @@
 
 namespace sift {
 
-std::unique_ptr<ScoringEngine> ScoringEngine::load(const std::filesystem::path& dir) {
+std::unique_ptr<ScoringEngine> ScoringEngine::load(const std::filesystem::path& dir, WeightStorage weights) {
   if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
   const std::filesystem::path sift_json = dir / "sift.json";
   if (!std::filesystem::exists(sift_json))
@@ -18,7 +18,7 @@ std::unique_ptr<ScoringEngine> ScoringEngine::load(const std::filesystem::path& 
          "checkpoint is not a labeler", dir.string());
   ScoringArtifact artifact = load_scoring_artifact(sift_json);
   std::unique_ptr<Tokenizer> tokenizer = Tokenizer::load(dir / "tokenizer.json");
-  std::unique_ptr<Model> model = Model::load(dir);
+  std::unique_ptr<Model> model = Model::load(dir, weights);
   return std::make_unique<ScoringEngine>(std::move(model), std::move(tokenizer), std::move(artifact),
                                    sift_json.string());
 }

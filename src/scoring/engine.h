@@ -39,8 +39,9 @@ struct TokenizedRow {
 
 class ScoringEngine {
  public:
-  // Loads dir/config.json + weights, dir/tokenizer.json and dir/sift.json.
-  static std::unique_ptr<ScoringEngine> load(const std::filesystem::path& dir);
+  // Loads dir/config.json + weights (held as `weights` says), dir/tokenizer.json and dir/sift.json.
+  static std::unique_ptr<ScoringEngine> load(const std::filesystem::path& dir,
+                                             WeightStorage weights = WeightStorage::Auto);
   ScoringEngine(std::unique_ptr<Model> model, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
           const std::string& where);
 

@@ -78,6 +78,35 @@ TEST(Gemm, GemvRowsEqualsGemmColumns) {
   EXPECT_TRUE(bitwise_equal(row.data(), w.data() + 17 * k, k));
 }
 
+// BF16 / F16 resident weights: the fast kernel widens them inside gemm; the product must be
+// bitwise the product with the F32 matrix holding the same (16-bit) values, on both paths.
+TEST(Gemm, SixteenBitWeightsGiveTheBitsOfTheirF32Values) {
+  for (const PackedType type : {PackedType::BF16, PackedType::F16}) {
+    for (auto [m, n, k] : {std::tuple{1, 1, 1}, {7, 33, 300}, {13, 16, 256}, {64, 70, 513}, {150, 20, 40}}) {
+      const auto a = random_vector(size_t(m) * k, 7);
+      const auto w = random_vector(size_t(n) * k, 8);
+      const PackedMatrix narrow = PackedMatrix::from_row_major(w.data(), n, k, type);
+      std::vector<float> w16(w.size());  // the values the 16-bit matrix holds, as F32
+      for (int row = 0; row < n; ++row) narrow.copy_row(row, w16.data() + size_t(row) * k);
+      EXPECT_FALSE(bitwise_equal(w16.data(), w.data(), w.size())) << "the test should round something";
+      const PackedMatrix wide = PackedMatrix::from_row_major(w16.data(), n, k);
+      EXPECT_EQ(narrow.bytes() * 2, wide.bytes());
+      std::vector<float> fast(size_t(m) * n), reference(size_t(m) * n), f32(size_t(m) * n);
+      gemm(a.data(), m, k, narrow, fast.data(), n);
+      gemm_reference(a.data(), m, k, narrow, reference.data(), n);
+      gemm(a.data(), m, k, wide, f32.data(), n);
+      const std::string what = (type == PackedType::BF16 ? "bf16 " : "f16 ") + std::to_string(m) + "x" +
+                               std::to_string(n) + "x" + std::to_string(k);
+      EXPECT_TRUE(bitwise_equal(fast.data(), f32.data(), f32.size())) << what;
+      EXPECT_TRUE(bitwise_equal(reference.data(), f32.data(), f32.size())) << what;
+      const std::vector<int32_t> rows = {n - 1, 0};
+      std::vector<float> some(rows.size());
+      gemv_rows(a.data(), narrow, rows.data(), 2, some.data());
+      for (size_t r = 0; r < rows.size(); ++r) EXPECT_EQ(some[r], f32[rows[r]]) << what;
+    }
+  }
+}
+
 TEST(Attention, MatchesReferenceOnMultiItemLayout) {
   const AttentionDims dims{4, 2, 16};
   const int q_len = 9;

@@ -42,8 +42,17 @@ struct Call {
   }
 };
 
-TEST(SessionAllocations, NoneOnceGrownToTheLargestCall) {
-  auto model = Model::load(testing::golden_root() / "qwen3_f32");
+// Weights held in F32, kept 16-bit (widened in gemm) and quantized to Q8 (activations
+// quantized per call): none of the kernels allocates once grown.
+struct Storage {
+  const char* checkpoint;
+  WeightStorage storage;
+};
+
+class SessionAllocations : public ::testing::TestWithParam<Storage> {};
+
+TEST_P(SessionAllocations, NoneOnceGrownToTheLargestCall) {
+  auto model = Model::load(testing::golden_root() / GetParam().checkpoint, GetParam().storage);
   Session session(*model, 2);
   const std::vector<int32_t> vocab = {3, 5};
   const Call large(30, 6, 5), small(9, 2, 3);
@@ -67,6 +76,15 @@ TEST(SessionAllocations, NoneOnceGrownToTheLargestCall) {
   run(small);
   EXPECT_EQ(g_allocations.load() - after_growth, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Weights, SessionAllocations,
+                         ::testing::Values(Storage{"qwen3_f32", WeightStorage::Auto},
+                                           Storage{"qwen3_bf16", WeightStorage::Auto},
+                                           Storage{"qwen3_f32", WeightStorage::Q8}),
+                         [](const ::testing::TestParamInfo<Storage>& info) {
+                           return std::string(info.param.checkpoint) + "_" +
+                                  std::string(weight_storage_name(info.param.storage));
+                         });
 
 }  // namespace
 }  // namespace sift

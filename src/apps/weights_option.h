@@ -1,0 +1,22 @@
+#pragma once
+// --weights auto|f32|bf16|q8 (sift/weights.h), the same option on every command that loads a model.
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "sift/weights.h"
+
+namespace sift::apps {
+
+inline CLI::Option* add_weights_option(CLI::App* cmd, std::string& value) {
+  return cmd
+      ->add_option("--weights", value,
+                   "how weight matrices are held: auto (default: the checkpoint's type; BF16/F16 stay 16-bit, "
+                   "scores bitwise those of f32) | f32 | bf16 (rounds F32/F16 weights) | q8 (int8 blocks of 32 "
+                   "like GGUF Q8_0: ~1/4 of F32's memory, faster, scores differ slightly from f32)")
+      ->check(CLI::IsMember({"auto", "f32", "bf16", "q8"}));
+}
+
+inline WeightStorage weight_storage_of(const std::string& value) { return parse_weight_storage(value).value(); }
+
+}  // namespace sift::apps

@@ -1,0 +1,316 @@
+// The Q8 x Q8 product (kernels/gemm_q8.h): the chain is stated there.
+#include "kernels/gemm_q8.h"
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu_features.h"
+
+namespace sift {
+namespace {
+
+constexpr int64_t kNr = PackedMatrix::kPanelWidth;                 // 16 columns: two vectors of 8 int32 lanes
+constexpr int64_t kQb = PackedMatrix::kQ8Block;                    // 32 k per block
+constexpr int64_t kBlockBytes = PackedMatrix::kQ8PanelBlockBytes;  // one block of a panel: 512 bytes
+constexpr int64_t kQuads = kQb / 4;                                // 8 groups of 4 consecutive k
+constexpr int64_t kMr = 4;                                         // rows per micro-tile
+constexpr int64_t kKb = 8;   // blocks per K slice: 256 k, a 4 KB slice of a panel stays in L1
+constexpr int64_t kMc = 144; // rows per row block: a K slice of its quantized rows (2 x 36 KB) stays in L2
+
+// A quantized for the micro-kernels, all of K, in micro-panels of 4 rows (u = row / 4):
+//   quants[((u * NB + b) * 8 + j) * 16 + r * 4 + t] = q of row 4u + r at k = 32b + 4j + t
+//   unsigned_quants, same layout: |q| for the AVX2 kernel (which gives w the sign of q), or
+//                    q + 128 for the AVX-VNNI kernel (which subtracts 128 * sum(w) instead)
+//   scales[(u * NB + b) * 4 + r] = d of that row and block
+// NB = blocks per row; rows past M up to a multiple of 4 are zero.
+struct QuantizedRows {
+  int8_t* quants;
+  uint8_t* unsigned_quants;
+  float* scales;
+  int64_t n_blocks;  // NB
+  bool biased;       // unsigned_quants = q + 128 (else |q|)
+};
+
+// quantize_q8_block on a full block of 32 with AVX2: the same operations (max of |x|, d =
+// amax / 127, x * (1 / d) rounded in the current mode), so the same bits.
+__attribute__((target("avx2"))) float quantize_full_block_avx2(const float* x, int8_t* q) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  __m256 v[4];
+  __m256 amax = _mm256_setzero_ps();
+  for (int i = 0; i < 4; ++i) {
+    v[i] = _mm256_loadu_ps(x + 8 * i);
+    amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, v[i]));
+  }
+  __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(amax), _mm256_extractf128_ps(amax, 1));
+  m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+  m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+  const float d = _mm_cvtss_f32(m4) / 127.0f;
+  const __m256 inverse = _mm256_set1_ps(d > 0.0f ? 1.0f / d : 0.0f);
+  __m256i n[4];
+  for (int i = 0; i < 4; ++i)
+    n[i] = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v[i], inverse), _MM_FROUND_CUR_DIRECTION));
+  // int32 -> int8 (values within +-127, so the saturating packs are exact), back in order.
+  const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(n[0], n[1]), _mm256_packs_epi32(n[2], n[3]));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(q),
+                      _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+  return d;
+}
+
+// Rows 4u .. 4u+3 of A (rows past `rows` zero) into micro-panel u of `out`.
+void quantize_row_group(const float* a, int64_t lda, int64_t rows, int64_t k_total, int64_t u,
+                        const QuantizedRows& out) {
+  int8_t block[kQb];
+  for (int64_t r = 0; r < kMr; ++r) {
+    for (int64_t b = 0; b < out.n_blocks; ++b) {
+      const int64_t k = b * kQb, n = std::min(kQb, k_total - k);
+      float d = 0.0f;
+      if (r >= rows) std::fill(block, block + kQb, int8_t{0});
+      else if (n == kQb) d = quantize_full_block_avx2(a + r * lda + k, block);
+      else d = quantize_q8_block(a + r * lda + k, n, block);
+      out.scales[(u * out.n_blocks + b) * kMr + r] = d;
+      for (int64_t j = 0; j < kQuads; ++j) {
+        const int64_t at = ((u * out.n_blocks + b) * kQuads + j) * kMr * 4 + r * 4;
+        for (int64_t t = 0; t < 4; ++t) {
+          const int q = block[j * 4 + t];
+          out.quants[at + t] = static_cast<int8_t>(q);
+          out.unsigned_quants[at + t] = static_cast<uint8_t>(out.biased ? q + 128 : std::abs(q));
+        }
+      }
+    }
+  }
+}
+
+// ---- micro-kernels: 4 rows x 16 columns -------------------------------------------------
+//
+// Per block, the int32 lanes of sR0 / sR1 hold isum(row R, columns 0..7 / 8..15); a quad
+// step adds, per lane, the 4 products of the row's 4 bytes (broadcast) with the column's 4
+// bytes. The two kernels reach the same integers by different instructions:
+//   AVX2     : vpmaddubsw(|q|, w with q's sign) (pairs; |q| |w| <= 2 * 127^2 fits int16),
+//              then vpmaddwd with ones (pairs of pairs into int32);
+//   AVX-VNNI : vpdpbusd(q + 128, w), 4 products into each int32 lane, with the lanes started
+//              at -128 * sum(w) of the block's column: sum (q + 128) w - 128 sum w = sum q w.
+// The named accumulators (not an array) keep the compiler from spilling them.
+
+int32_t load_word(const void* p) {
+  int32_t word;
+  std::memcpy(&word, p, 4);
+  return word;
+}
+
+// The operands of one micro-tile: its quantized rows (from the slice's first block), the
+// panel's quants, scales and column sums (likewise), the slice's nb blocks, where C goes.
+struct Q8Tile {
+  const int8_t* quants;
+  const uint8_t* unsigned_quants;
+  const float* a_scales;
+  const int8_t* w;
+  const float* w_scales;
+  const int16_t* w_sums;
+  int64_t nb;
+  bool first;  // the slice starts at block 0: the chains start from 0
+  float* c;
+  int64_t ldc, rows, n_valid;
+};
+
+// Where a micro-tile accumulates: C itself when the tile is full, else a zero-padded copy
+// (read in unless the chains start here, written back at the end).
+class TileTarget {
+ public:
+  explicit TileTarget(const Q8Tile& t) : t_(t), full_(t.rows == kMr && t.n_valid == kNr) {
+    if (!full_ && !t.first)
+      for (int64_t r = 0; r < t.rows; ++r) std::copy(t.c + r * t.ldc, t.c + r * t.ldc + t.n_valid, tile_[r]);
+  }
+  ~TileTarget() {
+    if (!full_)
+      for (int64_t r = 0; r < t_.rows; ++r) std::copy(tile_[r], tile_[r] + t_.n_valid, t_.c + r * t_.ldc);
+  }
+  TileTarget(const TileTarget&) = delete;
+  TileTarget& operator=(const TileTarget&) = delete;
+  float* row(int64_t r) { return full_ ? t_.c + r * t_.ldc : tile_[r]; }
+
+ private:
+  const Q8Tile& t_;
+  bool full_;
+  alignas(32) float tile_[kMr][kNr] = {};
+};
+
+// sum + the lane sums of |q| . w_signed (w with q's sign), 4 bytes per lane.
+__attribute__((target("avx2"), always_inline)) inline __m256i dot4_avx2(__m256i sum, __m256i magnitude,
+                                                                         __m256i w_signed, __m256i ones) {
+  return _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_maddubs_epi16(magnitude, w_signed), ones));
+}
+
+// c(r, col) = fma(float(isum), da[r] * dw[col], c(r, col)), from 0 when `zero`, for one row.
+__attribute__((target("avx2,fma"), always_inline)) inline void add_block_row(__m256i s_lo, __m256i s_hi, float a_scale,
+                                                                              __m256 dw0, __m256 dw1, bool zero,
+                                                                              float* row) {
+  const __m256 da = _mm256_set1_ps(a_scale);
+  const __m256 c0 = zero ? _mm256_setzero_ps() : _mm256_loadu_ps(row);
+  const __m256 c1 = zero ? _mm256_setzero_ps() : _mm256_loadu_ps(row + 8);
+  _mm256_storeu_ps(row, _mm256_fmadd_ps(_mm256_cvtepi32_ps(s_lo), _mm256_mul_ps(da, dw0), c0));
+  _mm256_storeu_ps(row + 8, _mm256_fmadd_ps(_mm256_cvtepi32_ps(s_hi), _mm256_mul_ps(da, dw1), c1));
+}
+
+// Block b's four rows of sums into the tile (the fma chain of the header).
+#define SIFT_Q8_ADD_BLOCK(t, target, b)                                                                  \
+  {                                                                                                      \
+    const __m256 dw0 = _mm256_loadu_ps(t.w_scales + b * kNr), dw1 = _mm256_loadu_ps(t.w_scales + b * kNr + 8); \
+    const float* da = t.a_scales + b * kMr;                                                              \
+    const bool zero = t.first && b == 0;                                                                 \
+    add_block_row(s00, s01, da[0], dw0, dw1, zero, target.row(0));                                       \
+    add_block_row(s10, s11, da[1], dw0, dw1, zero, target.row(1));                                       \
+    add_block_row(s20, s21, da[2], dw0, dw1, zero, target.row(2));                                       \
+    add_block_row(s30, s31, da[3], dw0, dw1, zero, target.row(3));                                       \
+  }
+
+__attribute__((target("avx2,fma"))) void micro_kernel_avx2(const Q8Tile& t) {
+  TileTarget target(t);
+  const int8_t* quants = t.quants;
+  const uint8_t* magnitudes = t.unsigned_quants;
+  const int8_t* w = t.w;
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (int64_t b = 0; b < t.nb; ++b) {
+    __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00, s30 = s00, s31 = s00;
+    for (int64_t j = 0; j < kQuads; ++j, w += 4 * kNr, quants += kMr * 4, magnitudes += kMr * 4) {
+      const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+      const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
+#define SIFT_Q8_STEP(r, lo, hi)                                         \
+  {                                                                     \
+    const __m256i q = _mm256_set1_epi32(load_word(quants + (r) * 4));   \
+    const __m256i m = _mm256_set1_epi32(load_word(magnitudes + (r) * 4)); \
+    lo = dot4_avx2(lo, m, _mm256_sign_epi8(w0, q), ones);               \
+    hi = dot4_avx2(hi, m, _mm256_sign_epi8(w1, q), ones);               \
+  }
+      SIFT_Q8_STEP(0, s00, s01) SIFT_Q8_STEP(1, s10, s11) SIFT_Q8_STEP(2, s20, s21) SIFT_Q8_STEP(3, s30, s31)
+#undef SIFT_Q8_STEP
+    }
+    SIFT_Q8_ADD_BLOCK(t, target, b)
+  }
+}
+
+__attribute__((target("avx2,fma,avxvnni"))) void micro_kernel_vnni(const Q8Tile& t) {
+  TileTarget target(t);
+  const uint8_t* biased = t.unsigned_quants;
+  const int8_t* w = t.w;
+  for (int64_t b = 0; b < t.nb; ++b) {
+    // -128 * sum(w) per column: the lanes' start
+    const __m128i sums = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.w_sums + b * kNr));
+    const __m128i sums_hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.w_sums + b * kNr + 8));
+    const __m256i start0 = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(_mm256_cvtepi16_epi32(sums), 7));
+    const __m256i start1 = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(_mm256_cvtepi16_epi32(sums_hi), 7));
+    __m256i s00 = start0, s01 = start1, s10 = start0, s11 = start1, s20 = start0, s21 = start1, s30 = start0,
+            s31 = start1;
+    for (int64_t j = 0; j < kQuads; ++j, w += 4 * kNr, biased += kMr * 4) {
+      const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+      const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
+#define SIFT_Q8_STEP(r, lo, hi)                                         \
+  {                                                                     \
+    const __m256i a = _mm256_set1_epi32(load_word(biased + (r) * 4));   \
+    lo = _mm256_dpbusd_avx_epi32(lo, a, w0);                            \
+    hi = _mm256_dpbusd_avx_epi32(hi, a, w1);                            \
+  }
+      SIFT_Q8_STEP(0, s00, s01) SIFT_Q8_STEP(1, s10, s11) SIFT_Q8_STEP(2, s20, s21) SIFT_Q8_STEP(3, s30, s31)
+#undef SIFT_Q8_STEP
+    }
+    SIFT_Q8_ADD_BLOCK(t, target, b)
+  }
+}
+
+#undef SIFT_Q8_ADD_BLOCK
+
+using MicroKernel = void (*)(const Q8Tile&);
+
+// ---- the plain reference ----------------------------------------------------------------
+
+// Row `row` of A quantized in full: quants (blocks * 32), scales (blocks).
+void quantize_row(const float* a, int64_t k_total, int8_t* quants, float* scales) {
+  for (int64_t b = 0; b * kQb < k_total; ++b)
+    scales[b] = quantize_q8_block(a + b * kQb, std::min(kQb, k_total - b * kQb), quants + b * kQb);
+}
+
+// The chain of the header for one output element: quantized row against row n of W.
+float dot_reference(const int8_t* a_quants, const float* a_scales, const PackedMatrix& w, int64_t n) {
+  const int8_t* panel = w.q8_panel(n / kNr);
+  const float* w_scales = w.q8_scales(n / kNr);
+  const int64_t column = n % kNr;
+  float acc = 0.0f;
+  for (int64_t b = 0; b < w.n_q8_blocks(); ++b) {
+    int32_t isum = 0;
+    for (int64_t k = 0; k < kQb; ++k)
+      isum += int32_t{a_quants[b * kQb + k]} * panel[b * kBlockBytes + (k / 4) * 4 * kNr + column * 4 + k % 4];
+    acc = std::fma(static_cast<float>(isum), a_scales[b] * w_scales[b * kNr + column], acc);
+  }
+  return acc;
+}
+
+}  // namespace
+
+void gemm_q8(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* c, int64_t ldc, Q8Kernel choice) {
+  if (!cpu_has_avx2_fma()) return gemm_q8_reference(a, m, lda, w, c, ldc);
+  const MicroKernel kernel = choice == Q8Kernel::Best && cpu_has_avx_vnni() ? micro_kernel_vnni : micro_kernel_avx2;
+  const int64_t k_total = w.cols(), n_blocks = w.n_q8_blocks(), n_panels = w.n_panels();
+  const int64_t n_groups = (m + kMr - 1) / kMr;
+  // A is quantized once per call, shared by the threads; kept across calls (a session's
+  // forward call allocates nothing once grown).
+  thread_local std::vector<int8_t> quants;
+  thread_local std::vector<uint8_t> unsigned_quants;
+  thread_local std::vector<float> scales;
+  quants.resize(static_cast<size_t>(n_groups * n_blocks * kMr * kQb));
+  unsigned_quants.resize(quants.size());
+  scales.resize(static_cast<size_t>(n_groups * n_blocks * kMr));
+  const QuantizedRows q{quants.data(), unsigned_quants.data(), scales.data(), n_blocks, kernel == micro_kernel_vnni};
+  // As gemm: K slices, then row blocks, then this thread's static range of panels; rows are
+  // quantized alone, and nothing about the split depends on m.
+#pragma omp parallel if (n_panels > 1 && m * k_total * w.rows() >= (1 << 18))
+  {
+#pragma omp for schedule(static)
+    for (int64_t u = 0; u < n_groups; ++u)
+      quantize_row_group(a + u * kMr * lda, lda, std::min(kMr, m - u * kMr), k_total, u, q);
+    // (the loop's implicit barrier: every row is quantized before any is used)
+    const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
+    const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;
+    for (int64_t b0 = 0; b0 < n_blocks && p_begin < p_end; b0 += kKb) {
+      const int64_t nb = std::min(n_blocks, b0 + kKb) - b0;
+      for (int64_t i0 = 0; i0 < m; i0 += kMc) {
+        const int64_t rows = std::min(kMc, m - i0);
+        for (int64_t p = p_begin; p < p_end; ++p) {
+          const int8_t* panel = w.q8_panel(p) + b0 * kBlockBytes;
+          const float* w_scales = w.q8_scales(p) + b0 * kNr;
+          const int64_t n_valid = std::min(kNr, w.rows() - p * kNr);
+          for (int64_t i = i0; i < i0 + rows; i += kMr) {
+            const int64_t at = (i / kMr) * n_blocks + b0;  // micro-panel i / 4, block b0
+            kernel({q.quants + at * kQuads * kMr * 4, q.unsigned_quants + at * kQuads * kMr * 4, q.scales + at * kMr,
+                    panel, w_scales, w.q8_column_sums(p) + b0 * kNr, nb, b0 == 0, c + i * ldc + p * kNr, ldc,
+                    std::min(kMr, m - i), n_valid});
+          }
+        }
+      }
+    }
+  }
+}
+
+void gemm_q8_reference(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* c, int64_t ldc) {
+  std::vector<int8_t> quants(static_cast<size_t>(w.n_q8_blocks() * kQb));
+  std::vector<float> scales(static_cast<size_t>(w.n_q8_blocks()));
+  for (int64_t i = 0; i < m; ++i) {
+    quantize_row(a + i * lda, w.cols(), quants.data(), scales.data());
+    for (int64_t n = 0; n < w.rows(); ++n) c[i * ldc + n] = dot_reference(quants.data(), scales.data(), w, n);
+  }
+}
+
+void gemv_rows_q8(const float* a, const PackedMatrix& w, const int32_t* rows, int64_t n_rows, float* out) {
+  thread_local std::vector<int8_t> quants;  // kept: a session's forward call allocates nothing once grown
+  thread_local std::vector<float> scales;
+  quants.resize(static_cast<size_t>(w.n_q8_blocks() * kQb));
+  scales.resize(static_cast<size_t>(w.n_q8_blocks()));
+  quantize_row(a, w.cols(), quants.data(), scales.data());
+  for (int64_t r = 0; r < n_rows; ++r) out[r] = dot_reference(quants.data(), scales.data(), w, rows[r]);
+}
+
+}  // namespace sift
