@@ -1,8 +1,8 @@
 // The engine alone on a rows file, as `sift batch` feeds it: the yardstick of bench/batch.sh.
 // Every row is parsed and tokenized before the clock starts; then the rows are scored in input
-// order on one Session, taken in batches of whole rows up to sift batch's call budget
-// (batch/call_budget.h; what its inference stage takes from its queue when the tokenizers are
-// ahead), with no output written.
+// order on one Session, taken in batches of whole rows up to the engine's call budget
+// (ScoringEngine::call_tokens; what sift batch's inference stage takes from its queue when the
+// tokenizers are ahead), with no output written.
 //
 //   bench_batch_engine MODEL_DIR ROWS.jsonl [--threads T] [--max-batch-tokens T]
 //
@@ -19,7 +19,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "batch/call_budget.h"
 #include "core/error.h"
 #include "scoring/engine.h"
 #include "workflows/pending_rows.h"
@@ -53,7 +52,7 @@ int main(int argc, char** argv) {
   }
   try {
     const auto engine = sift::ScoringEngine::load(argv[1]);
-    const int64_t budget = sift::batch::batch_call_tokens(*engine, options);  // what sift batch packs
+    const int64_t budget = engine->call_tokens(options);  // what sift batch packs
     std::ifstream in(argv[2]);
     if (!in) sift::fail("{}: cannot open", argv[2]);
     std::vector<sift::PendingRow> rows;

@@ -115,7 +115,8 @@ SIFT_COMMAND(score) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-batch-tokens", args->max_batch_tokens,
                   "most tokens of one forward call: short rows are packed together up to this budget (a row's "
-                  "requests never exceed it). Default: the --max-request-tokens default")
+                  "requests never exceed it). Default: calls of about 64 MiB of activations, at most the request limit "
+                  "(a longer row runs alone)")
       ->check(CLI::PositiveNumber);
   sift::apps::add_weights_option(cmd, args->weights);
   cmd->add_option("--input", args->input, "JSON-lines input (default, or -: stdin)");

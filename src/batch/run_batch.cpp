@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "batch/batch_writer.h"
-#include "batch/call_budget.h"
 #include "batch/job_fingerprint.h"
 #include "batch/output_guard.h"
 #include "batch/stage_pipeline.h"
@@ -72,7 +71,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   const Clock::time_point load_start = Clock::now();
   std::optional<Checkpoint> recorded = preflight(options);
   const std::unique_ptr<ScoringEngine> engine = ScoringEngine::load(options.model_dir);
-  const int64_t call_tokens = batch_call_tokens(*engine, options.scoring);
+  const int64_t call_tokens = engine->call_tokens(options.scoring);
   const nlohmann::ordered_json job =
       job_fingerprint(options.model_dir, *engine, options.scoring, options.shard, options.input);
   const std::filesystem::path progress_path = progress_file_path(options.output);

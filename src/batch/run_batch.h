@@ -3,7 +3,7 @@
 //
 //   reader ──chunks──▶ tokenizer pool (T threads) ──rows, in order──▶ inference ──▶ writer
 //   (input_stages.h)        (input_stages.h)          (one Session: rows packed into forward
-//                                                       calls of call_budget.h's size, long
+//                                                       calls of engine.call_tokens(), long
 //                                                       rows split into requests; engine.h)
 //
 // Each arrow is a bounded queue (bytes, prompt tokens, batches), so memory does not grow with

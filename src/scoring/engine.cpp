@@ -45,6 +45,12 @@ PlanLimits ScoringEngine::limits(const ScoringOptions& options) const {
   return limits;
 }
 
+int64_t ScoringEngine::call_tokens(const ScoringOptions& options) const {
+  const PlanLimits plan_limits = limits(options);
+  if (options.max_batch_tokens) return plan_limits.max_call_tokens;
+  return default_call_tokens(model_->config(), plan_limits.max_request_tokens);
+}
+
 TokenizedRow ScoringEngine::tokenize(std::string_view query, std::span<const std::string> items) const {
   TokenizedRow row;
   try {
@@ -76,7 +82,18 @@ std::vector<RowResult> ScoringEngine::score_tokenized(Session& session, std::spa
       results[r].error = e.what();
     }
   }
-  const std::vector<ItemScores> scored = score_token_rows(session, options.mode, answer_ids_, runnable, plan_limits);
+  // Rows grouped into forward calls of about call_tokens prompt tokens (a longer row alone).
+  std::vector<ItemScores> scored;
+  scored.reserve(runnable.size());
+  const int64_t group_budget = call_tokens(options);
+  for (size_t begin = 0, end = 0; begin < runnable.size(); begin = end) {
+    for (int64_t tokens = 0; end < runnable.size() && (end == begin || tokens + prompt_tokens(runnable[end]) <= group_budget);
+         ++end)
+      tokens += prompt_tokens(runnable[end]);
+    const std::span<const TokenRow> group(runnable.data() + begin, end - begin);
+    for (ItemScores& row : score_token_rows(session, options.mode, answer_ids_, group, plan_limits))
+      scored.push_back(std::move(row));
+  }
   for (size_t k = 0; k < scored.size(); ++k) {
     RowResult& row = results[runnable_index[k]];
     for (size_t i = 0; i < scored[k].scores.size(); ++i) {

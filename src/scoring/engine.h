@@ -53,6 +53,10 @@ class ScoringEngine {
   double threshold(const ScoringOptions& options) const { return options.threshold.value_or(artifact_.threshold); }
   // The request and call limits of the options, checked (an Error for a bad one).
   PlanLimits limits(const ScoringOptions& options) const;
+  // The prompt tokens of rows that share one forward call: --max-batch-tokens when given, else
+  // default_call_tokens (request_sizing.h: about 64 MiB of activations). score_tokenized
+  // groups rows by it; callers that queue rows take about this much at a time.
+  int64_t call_tokens(const ScoringOptions& options) const;
 
   // The row's prompt ids; an encoding failure (invalid UTF-8) is the row's error. Thread-safe.
   TokenizedRow tokenize(std::string_view query, std::span<const std::string> items) const;

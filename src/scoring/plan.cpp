@@ -52,6 +52,10 @@ void append_request(ForwardCall& call, std::span<const int32_t> query, std::span
   call.requests.push_back({row, call.n_tokens() - start});
 }
 
+int64_t prompt_tokens(const TokenRow& row) {
+  return static_cast<int64_t>(row.query.size()) + total_len(row.items);
+}
+
 void check_row_fits(const ModelConfig& config, const TokenRow& row, const PlanLimits& limits) {
   const int64_t query_len = static_cast<int64_t>(row.query.size());
   const int64_t request_limit = std::min(limits.max_request_tokens, limits.max_call_tokens);

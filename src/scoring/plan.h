@@ -80,6 +80,10 @@ struct TokenRow {
   std::span<const TokenIds> items;
 };
 
+// Lq + sum of L_i: the row's prompt tokens packed as one MIS sequence, what queues and
+// forward-call budgets count.
+int64_t prompt_tokens(const TokenRow& row);
+
 enum class RequestShape {
   SharedQuery,   // mis: [q; c_b .. c_e] per request
   QueryPerItem,  // independent: [q; c_i] per request

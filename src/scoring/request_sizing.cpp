@@ -17,6 +17,11 @@ int64_t default_max_request_tokens(const ModelConfig& config) {
   return std::max<int64_t>(1, std::min(config.max_position_embeddings, by_memory));
 }
 
+int64_t default_call_tokens(const ModelConfig& config, int64_t max_request_tokens) {
+  const int64_t by_cache = kDefaultCallActivationBytes / std::max<int64_t>(1, activation_bytes_per_token(config));
+  return std::max<int64_t>(1, std::min(max_request_tokens, by_cache));
+}
+
 std::vector<ItemRange> split_into_requests(int64_t query_len, std::span<const int64_t> item_lens,
                                            int64_t max_request_tokens) {
   if (max_request_tokens <= 0) fail("--max-request-tokens must be positive, got {}", max_request_tokens);

@@ -23,6 +23,21 @@ int64_t activation_bytes_per_token(const ModelConfig& config);
 //                                   kDefaultRequestMemoryBytes / activation_bytes_per_token).
 int64_t default_max_request_tokens(const ModelConfig& config);
 
+// How many prompt tokens of rows share one forward call by default (no --max-batch-tokens).
+//
+// Rows share a call to spread its fixed costs (thread start-up, one pass over the weights per
+// layer), but a call's activations grow with its tokens, and once a layer's no longer fit the
+// CPU's last-level cache every token costs more: on the small shape (hidden 512, 30 KiB of
+// activations per token), the same rows of 1,302 tokens took 5.6 / 5.8 / 6.0 / 8.2 CPU-seconds
+// in calls of 1,302 / 2,604 / 5,208 / 15,624 tokens (bench/README.md, "Batch labeling"). So a
+// call holds about kDefaultCallActivationBytes of activations:
+//
+//   call tokens = max(1, min(max_request_tokens, kDefaultCallActivationBytes / activation_bytes_per_token))
+//
+// A row longer than that runs alone in its call, split into requests only by the request limit.
+inline constexpr int64_t kDefaultCallActivationBytes = int64_t{64} << 20;  // 64 MiB
+int64_t default_call_tokens(const ModelConfig& config, int64_t max_request_tokens);
+
 struct ItemRange {
   int64_t begin = 0;  // first item index
   int64_t end = 0;    // one past the last

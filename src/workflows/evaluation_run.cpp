@@ -23,7 +23,7 @@ std::vector<RowResult> score_in_chunks(const ScoringEngine& labeler, Session& se
                                        const std::vector<std::vector<std::string>>& items_of,
                                        const ScoringOptions& options, const char* what, int64_t done_before,
                                        const RowProgressFn& progress) {
-  const int64_t budget = labeler.limits(options).max_call_tokens;
+  const int64_t budget = labeler.call_tokens(options);
   std::vector<RowResult> results;
   results.reserve(rows.size());
   for (size_t begin = 0; begin < rows.size();) {

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "io/json_parse.h"
+#include "scoring/plan.h"
 
 namespace sift {
 namespace {
@@ -31,8 +32,7 @@ PendingRow read_pending_row(const ScoringEngine& engine, std::string& line, int6
     if (mode != ScoringMode::Generate) {
       pending.tokens = engine.tokenize(pending.row.query, pending.row.items);
       if (!pending.tokens.error.empty()) fail("{}", pending.tokens.error);
-      pending.cost = static_cast<int64_t>(pending.tokens.query.size());
-      for (const TokenIds& item : pending.tokens.items) pending.cost += static_cast<int64_t>(item.size());
+      pending.cost = prompt_tokens(pending.tokens.tokens());
     }
   } catch (const std::exception& e) {  // whatever went wrong, it is this row's error
     pending.error = e.what();

@@ -52,7 +52,7 @@ StreamStats score_stream(const ScoringEngine& labeler, LineReader& in, const std
                          const ScoringOptions& options, const StreamHooks& hooks) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
-  const int64_t call_budget = labeler.limits(options).max_call_tokens;
+  const int64_t call_budget = labeler.call_tokens(options);
   const nlohmann::ordered_json provenance = artifact_provenance_json(labeler.artifact(), options);
 
   // Reader: lines -> parsed, tokenized rows, queued in input order (at most two calls' worth

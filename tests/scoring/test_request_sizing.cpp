@@ -93,5 +93,21 @@ TEST(RequestSizing, DefaultIsTheSmallerOfPositionsAndMemory) {
   EXPECT_EQ(default_max_request_tokens(config), 512);
 }
 
+TEST(RequestSizing, DefaultCallHoldsAboutACacheOfActivations) {
+  ModelConfig config;  // Qwen3-0.6B's shape
+  config.hidden_size = 1024;
+  config.n_heads = 16;
+  config.n_kv_heads = 8;
+  config.head_dim = 128;
+  config.intermediate_size = 3072;
+  config.max_position_embeddings = 40960;
+  const int64_t per_token = activation_bytes_per_token(config);
+  EXPECT_EQ(default_call_tokens(config, 40960), kDefaultCallActivationBytes / per_token);
+  EXPECT_LT(default_call_tokens(config, 40960), default_max_request_tokens(config));
+  EXPECT_EQ(default_call_tokens(config, 100), 100);  // never more than a request may hold
+  config.hidden_size = int64_t{1} << 40;  // absurd: still at least one token a call
+  EXPECT_EQ(default_call_tokens(config, 40960), 1);
+}
+
 }  // namespace
 }  // namespace sift

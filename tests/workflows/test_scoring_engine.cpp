@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "../scoring/fake_tokenizer.h"
+#include "model/session.h"
 #include "scoring/engine.h"
 #include "scoring/readout.h"
 #include "io/line_reader.h"
@@ -86,6 +87,33 @@ TEST_F(LabelerTest, ThresholdOverrideAndModes) {
   EXPECT_GT(split.requests, 1);
   EXPECT_EQ(split.scores, mis.scores);
   EXPECT_THROW(labeler_->score_row("p", items, options_with({}, {}, 5)), Error);
+}
+
+TEST_F(LabelerTest, RowsGroupedIntoCallsScoreAsEachAlone) {
+  // The default call budget is min(request limit, a cache of activations): with a request
+  // limit of 40 tokens the rows below fall into groups of one to three rows, and the longest
+  // runs alone, split into requests. Every row scores as it does alone.
+  ScoringOptions options = options_with({}, {}, 40);
+  EXPECT_EQ(labeler_->call_tokens(options), 40);
+  ScoringOptions explicit_budget = options;
+  explicit_budget.max_batch_tokens = 25;
+  EXPECT_EQ(labeler_->call_tokens(explicit_budget), 25);
+  EXPECT_GT(labeler_->call_tokens({}), 1000);  // a tiny model: many rows a call
+
+  const std::vector<std::vector<std::string>> items = {
+      {"a"}, {"bb", "c"}, {"alpha", "beta", "gamma", "delta", "epsilon"}, {"d"}, {"e", "f"}, {"g"}};
+  std::vector<TextRow> rows;
+  for (const auto& row_items : items) rows.push_back({"q", row_items});
+  Session session(labeler_->model());
+  const std::vector<RowResult> together = labeler_->score_rows(session, rows, options);
+  ASSERT_EQ(together.size(), rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const RowResult alone = labeler_->score_row("q", items[r], options);
+    EXPECT_EQ(together[r].scores, alone.scores) << "row " << r;
+    EXPECT_EQ(together[r].requests, alone.requests) << "row " << r;
+    EXPECT_TRUE(together[r].error.empty()) << together[r].error;
+  }
+  EXPECT_GT(together[2].requests, 1);  // the long row was split, as alone
 }
 
 TEST_F(LabelerTest, AnswerTokensMustBeInTheModelVocabulary) {
