@@ -1,6 +1,6 @@
 # The commands a newcomer types. `make test` and `make demo` set up and build first, so on a
 # fresh Debian 12 machine (as root) each works as the only command typed.
-.PHONY: build python setup test test-all demo bench fuzz sanitize clean
+.PHONY: build python setup test test-all demo bench fuzz sanitize sanitize-e2e clean
 
 JOBS ?= $(shell nproc)
 APT_PACKAGES := build-essential cmake ninja-build pkg-config git \
@@ -32,6 +32,7 @@ setup: .setup-done
 test: build
 	cd build && OMP_NUM_THREADS=1 ctest --output-on-failure -LE large -j $(JOBS) --timeout 900
 	$(MAKE) fuzz
+	$(MAKE) sanitize-e2e
 
 test-all: build
 	cd build && ctest --output-on-failure -j $(JOBS)
@@ -50,6 +51,16 @@ sanitize: .setup-done
 	cmake --preset sanitize >/dev/null
 	cmake --build build-sanitize -j $(JOBS)
 	cd build-sanitize && ctest --output-on-failure -LE 'large|slow' -j $(JOBS)
+
+# The end-to-end scripts against a sift built with ASan + UBSan (part of `make test`): only
+# the sift binary is built, and the two scripts that time a float64 reference or build a
+# consumer project are left to `make sanitize`.
+SANITIZE_E2E_SKIP := e2e_score_reference|e2e_install_consumer
+sanitize-e2e: .setup-done
+	cmake --preset sanitize -DSIFT_BUILD_BENCH=OFF >/dev/null
+	cmake --build build-sanitize -j $(JOBS) --target sift
+	cd build-sanitize && OMP_NUM_THREADS=1 ctest --output-on-failure -L e2e -E '$(SANITIZE_E2E_SKIP)' \
+	  -j $(JOBS) --timeout 900
 
 bench: build
 	bash bench/run_all.sh

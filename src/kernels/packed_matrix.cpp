@@ -121,7 +121,24 @@ float PackedMatrix::at(int64_t n, int64_t k) const {
 }
 
 void PackedMatrix::copy_row(int64_t n, float* dst) const {
-  for (int64_t k = 0; k < n_cols_; ++k) dst[k] = at(n, k);
+  // Row n is column n % 16 of panel n / 16: one element every kNr, the type chosen once.
+  const int64_t column = n % kNr;
+  const std::byte* element = panel_bytes(n / kNr) + column * element_size();
+  const size_t stride = kNr * element_size();
+  switch (type_) {
+    case PackedType::F32:
+      for (int64_t k = 0; k < n_cols_; ++k, element += stride) dst[k] = load_element<float>(element);
+      return;
+    case PackedType::BF16:
+      for (int64_t k = 0; k < n_cols_; ++k, element += stride) dst[k] = bf16_to_f32(load_element<uint16_t>(element));
+      return;
+    case PackedType::F16:
+      for (int64_t k = 0; k < n_cols_; ++k, element += stride) dst[k] = f16_to_f32(load_element<uint16_t>(element));
+      return;
+    case PackedType::Q8:
+      for (int64_t k = 0; k < n_cols_; ++k) dst[k] = at(n, k);
+      return;
+  }
 }
 
 }  // namespace sift

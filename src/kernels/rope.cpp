@@ -1,5 +1,6 @@
 #include "kernels/rope.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -31,27 +32,45 @@ Rope::Rope(const ModelConfig& config) : head_dim_(config.head_dim), inv_freq_(co
       }
     }
   }
+  table_positions_ = std::clamp<int64_t>(config.max_position_embeddings, 0, kTablePositions);
+  cos_table_.resize(static_cast<size_t>(table_positions_ * half));
+  sin_table_.resize(static_cast<size_t>(table_positions_ * half));
+  for (int64_t p = 0; p < table_positions_; ++p)
+    rotation(static_cast<int32_t>(p), cos_table_.data() + p * half, sin_table_.data() + p * half);
+}
+
+void Rope::rotation(int32_t position, float* cos_out, float* sin_out) const {
+  for (size_t i = 0; i < inv_freq_.size(); ++i) {
+    // The angle in double: at positions in the thousands a float32 product is off by
+    // ~1e-4 rad, which the logits would show.
+    const double angle = static_cast<double>(position) * static_cast<double>(inv_freq_[i]);
+    cos_out[i] = static_cast<float>(std::cos(angle));
+    sin_out[i] = static_cast<float>(std::sin(angle));
+  }
 }
 
 void Rope::apply(float* x, int64_t n_rows, int64_t stride, int64_t n_heads, const int32_t* positions) const {
   const int64_t half = head_dim_ / 2;
   parallel_for(n_rows, [&](int64_t r) {
     thread_local std::vector<float> cos_t, sin_t;  // kept: a forward call allocates nothing once warm
-    cos_t.resize(static_cast<size_t>(half));
-    sin_t.resize(static_cast<size_t>(half));
-    for (int64_t i = 0; i < half; ++i) {
-      // The angle in double: at positions in the thousands a float32 product is off by
-      // ~1e-4 rad, which the logits would show.
-      const double angle = static_cast<double>(positions[r]) * static_cast<double>(inv_freq_[i]);
-      cos_t[i] = static_cast<float>(std::cos(angle));
-      sin_t[i] = static_cast<float>(std::sin(angle));
+    const float* cos_p;
+    const float* sin_p;
+    if (positions[r] >= 0 && positions[r] < table_positions_) {
+      cos_p = cos_table_.data() + positions[r] * half;
+      sin_p = sin_table_.data() + positions[r] * half;
+    } else {
+      cos_t.resize(static_cast<size_t>(half));
+      sin_t.resize(static_cast<size_t>(half));
+      rotation(positions[r], cos_t.data(), sin_t.data());
+      cos_p = cos_t.data();
+      sin_p = sin_t.data();
     }
     for (int64_t h = 0; h < n_heads; ++h) {
       float* v = x + r * stride + h * head_dim_;
       for (int64_t i = 0; i < half; ++i) {
         const float x1 = v[i], x2 = v[i + half];
-        v[i] = x1 * cos_t[i] - x2 * sin_t[i];
-        v[i + half] = x2 * cos_t[i] + x1 * sin_t[i];
+        v[i] = x1 * cos_p[i] - x2 * sin_p[i];
+        v[i + half] = x2 * cos_p[i] + x1 * sin_p[i];
       }
     }
   }, head_dim_ * (n_heads * 3 + 20));

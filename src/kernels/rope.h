@@ -19,8 +19,17 @@ class Rope {
   const std::vector<float>& inv_freq() const { return inv_freq_; }
 
  private:
+  // cos(p f_i) and sin(p f_i) for i < head_dim / 2, the angle p f_i taken in double.
+  void rotation(int32_t position, float* cos_out, float* sin_out) const;
+
+  // The rotations of positions [0, kTablePositions) are computed once (4 MiB at head_dim 128);
+  // later positions on the fly, by the same function, so the bits do not depend on which.
+  static constexpr int64_t kTablePositions = 8192;
+
   int64_t head_dim_;
   std::vector<float> inv_freq_;  // (head_dim / 2)
+  int64_t table_positions_ = 0;
+  std::vector<float> cos_table_, sin_table_;  // (table_positions_, head_dim / 2)
 };
 
 }  // namespace sift
