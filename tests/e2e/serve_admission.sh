@@ -61,8 +61,7 @@ with Server(sift, model, "--threads", "1", "--max-queue-tokens", "20000") as ser
     check(set(codes) <= {200, 429} and codes.count(429) > 0 and codes.count(200) > 0, f"overload statuses: {sorted(set(codes))}")
     check(all(r == "1" and b["type"] == "RateLimitError" for s, r, b in statuses if s == 429), "429 carries Retry-After")
     check(all(len(b["scores"]) == 150 for s, _, b in statuses if s == 200), "admitted requests are answered in full")
-    grown = server.rss_kib() - rss_before
-    check(grown < 200 * 1024, f"RSS grew {grown} KiB under overload")
+    server.check_rss_growth(rss_before, 200 * 1024, "under overload")
     check(server.metric('sift_requests_total{route="/v1/label",status="429"}') == codes.count(429), "429s counted")
     status, _, body = server.post("/v1/label", big(1000))
     check(status == 413 and "more than --max-queue-tokens 20000" in body["message"], f"larger than the queue: {status} {body}")

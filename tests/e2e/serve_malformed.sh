@@ -114,8 +114,7 @@ with Server(sift, model, "--threads", "1", "--max-body-mb", "1") as server:
     n4xx = sum(v for k, v in statuses.items() if isinstance(k, int) and 400 <= k < 500)
     check(n4xx > 8000, f"mostly 4xx: {dict(statuses)}")
     check(server.proc.poll() is None, "the server is still running")
-    grown = server.rss_kib() - rss_before
-    check(grown < 200 * 1024, f"RSS grew {grown} KiB")
+    server.check_rss_growth(rss_before, 200 * 1024, "over the malformed requests")
     row = {"query": "python dev", "items": ["python", "sql"]}
     status, _, body = server.post("/v1/label", row)
     check(status == 200 and body["scores"] == sift_score(sift, model, [row])[0]["scores"], "still scores correctly")
