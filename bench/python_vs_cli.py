@@ -126,6 +126,7 @@ def main():
     def cli(command, rows_file):
         out = work / "out.jsonl"
         out.unlink(missing_ok=True)
+        (work / "out.jsonl.progress").unlink(missing_ok=True)  # sift batch's checkpoint: a new job each time
         subprocess.run([sift_binary, "--threads", "2", command, "--model", model, "--input", rows_file,
                         "--output", out], check=True, capture_output=True)
 
