@@ -44,8 +44,9 @@ std::string library_text_in_words(std::string_view what) {
 std::string json_error_in_words(std::string_view text, size_t position, std::string_view what) {
   // nlohmann counts the failing byte from 1; past the end means "at the end of the text".
   size_t failing = std::min(position > 0 ? position - 1 : 0, text.size());
-  // A number too large is reported at its last byte: point at its first.
-  if (auto number = overflowing_number(what); number && number->size() <= failing + 1)
+  // A number too large is reported at its last byte: point at its first. (The quoted text
+  // can be empty or not the number at all when the input itself contains nlohmann's wording.)
+  if (auto number = overflowing_number(what); number && !number->empty() && number->size() <= failing + 1)
     failing -= number->size() - 1;
   const size_t line_start = failing == 0 ? 0 : text.rfind('\n', failing - 1) + 1;  // npos + 1 == 0
   const size_t column = failing - line_start + 1;

@@ -1,6 +1,7 @@
 #pragma once
 // Which instruction sets the fast kernels may use. Every fast kernel has a plain twin that
 // computes the same operations in the same order, so the answer never changes results.
+#include <cpuid.h>
 
 namespace sift {
 
@@ -9,15 +10,25 @@ inline bool cpu_has_avx2_fma() {
   return has;
 }
 
-// F16C (half-precision widening) comes with every AVX2 CPU sift has met; asked for anyway.
+// CPUID bits that __builtin_cpu_supports does not name in every compiler sift builds with
+// (clang 14 knows neither "f16c" nor "avxvnni"): read from the leaf directly.
+inline bool cpuid_bit(unsigned leaf, unsigned subleaf, int reg, unsigned bit) {
+  unsigned r[4] = {0, 0, 0, 0};  // eax, ebx, ecx, edx
+  if (!__get_cpuid_count(leaf, subleaf, &r[0], &r[1], &r[2], &r[3])) return false;
+  return (r[reg] >> bit) & 1u;
+}
+
+// F16C (half-precision widening; CPUID.1:ECX bit 29) comes with every AVX2 CPU sift has met;
+// asked for anyway.
 inline bool cpu_has_avx2_fma_f16c() {
-  static const bool has = cpu_has_avx2_fma() && __builtin_cpu_supports("f16c");
+  static const bool has = cpu_has_avx2_fma() && cpuid_bit(1, 0, 2, 29);
   return has;
 }
 
-// AVX-VNNI (vpdpbusd on 256-bit vectors): the Q8 kernel's faster integer dot.
+// AVX-VNNI (vpdpbusd on 256-bit vectors; CPUID.(7,1):EAX bit 4): the Q8 kernel's faster
+// integer dot.
 inline bool cpu_has_avx_vnni() {
-  static const bool has = cpu_has_avx2_fma() && __builtin_cpu_supports("avxvnni");
+  static const bool has = cpu_has_avx2_fma() && cpuid_bit(7, 1, 0, 4);
   return has;
 }
 

@@ -58,6 +58,15 @@ TEST(ParseJson, ErrorsAreWordsWithLineAndColumn) {
         << bad;
 }
 
+TEST(ParseJson, TextThatQuotesTheLibrarysOwnWordsIsAnErrorNotAnOverread) {
+  // Found by fuzz_model_config and fuzz_tokenizer_load: an unterminated string holding
+  // nlohmann's "number overflow parsing '" wording, so the error message "quotes" an empty
+  // number; the column arithmetic must not step past the text.
+  for (const char* bad : {"{\n  \"originnumber overflow parsing '", "\n\"number overflow parsing '",
+                          "\"number overflow parsing ''"})
+    EXPECT_THAT([&] { parse_json(bad, "q.json"); }, ThrowsMessage<Error>(HasSubstr("q.json: invalid JSON at "))) << bad;
+}
+
 TEST(ParseJson, SafetensorsHeaderAndIndexAreBounded) {
   const std::string file = test::safetensors_bytes("{\"__metadata__\": " + nested_arrays(100000) + "}", "");
   EXPECT_THAT([&] { SafetensorsFile::from_memory(std::as_bytes(std::span(file)), "deep.safetensors"); },
