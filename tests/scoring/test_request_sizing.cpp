@@ -78,7 +78,8 @@ TEST(RequestSizing, AnItemThatCannotFitWithTheQueryIsAnErrorNamingTheLengths) {
   EXPECT_THROW(split_into_requests(1, lens, 0), Error);
 }
 
-TEST(RequestSizing, DefaultIsTheSmallerOfPositionsAndMemory) {
+// The sizes of Qwen3-0.6B that the activation estimate reads.
+ModelConfig qwen3_0_6b_shape() {
   ModelConfig config;
   config.hidden_size = 1024;
   config.n_heads = 16;
@@ -86,6 +87,11 @@ TEST(RequestSizing, DefaultIsTheSmallerOfPositionsAndMemory) {
   config.head_dim = 128;
   config.intermediate_size = 3072;
   config.max_position_embeddings = 40960;
+  return config;
+}
+
+TEST(RequestSizing, DefaultIsTheSmallerOfPositionsAndMemory) {
+  ModelConfig config = qwen3_0_6b_shape();
   const int64_t by_memory = kDefaultRequestMemoryBytes / activation_bytes_per_token(config);
   EXPECT_EQ(default_max_request_tokens(config), std::min<int64_t>(40960, by_memory));
   EXPECT_GT(by_memory, 744 + 400 * 28);  // the benchmark's N = 400 fits in one 0.6B request
@@ -94,13 +100,7 @@ TEST(RequestSizing, DefaultIsTheSmallerOfPositionsAndMemory) {
 }
 
 TEST(RequestSizing, DefaultCallHoldsAboutACacheOfActivations) {
-  ModelConfig config;  // Qwen3-0.6B's shape
-  config.hidden_size = 1024;
-  config.n_heads = 16;
-  config.n_kv_heads = 8;
-  config.head_dim = 128;
-  config.intermediate_size = 3072;
-  config.max_position_embeddings = 40960;
+  ModelConfig config = qwen3_0_6b_shape();
   const int64_t per_token = activation_bytes_per_token(config);
   EXPECT_EQ(default_call_tokens(config, 40960), kDefaultCallActivationBytes / per_token);
   EXPECT_LT(default_call_tokens(config, 40960), default_max_request_tokens(config));
