@@ -135,6 +135,29 @@ def measure(sift, model, rows, mode, p99_ms, quick, serve_args):
             "saturated_per_cpu_s": saturated_cpu, "saturated_errors": errors, "at_p99": at_p99}
 
 
+def split_experiment(sift, model, rows_path, serve_args):
+    """The query-KV cache: each row of N items (all but the last, a warm-up) sent as two
+    requests of N/2 with the same query, one after the other as a client sends the halves of
+    a round, vs one request of N; with the cache on and off. Labels/s in wall time and per
+    server CPU-second."""
+    whole = [json.loads(l) for l in open(rows_path)]
+    n = len(whole[0]["items"])
+    split = {}
+    for label, halves, cache in [(f"one request of {n}", False, "256"), (f"two of {n // 2}, cache on", True, "256"),
+                                 (f"two of {n // 2}, cache off", True, "0")]:
+        with Server(sift, model, "--kv-cache-mb", cache, *serve_args) as server:
+            server.post("/v1/label", whole[-1])  # warm-up (another query)
+            c, t = server.cpu_seconds(), time.time()
+            for row in whole[:-1]:
+                for part in ((row["items"][:n // 2], row["items"][n // 2:]) if halves else (row["items"],)):
+                    server.post("/v1/label", {"query": row["query"], "items": part})
+            wall, cpu = time.time() - t, server.cpu_seconds() - c
+        labels = n * (len(whole) - 1)
+        split[label] = {"labels_per_s": labels / wall, "labels_per_cpu_s": labels / cpu}
+        print(json.dumps({"split": label, **split[label]}), file=sys.stderr, flush=True)
+    return split
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sift", default=os.path.join(SRC, "build", "sift"))
@@ -182,23 +205,8 @@ def main():
         per_word = tokens_per_word(sift, os.path.join(small, "tokenizer.json"))
     split, batching, row_tokens = {}, {}, None
     if "split" in parts:
-        # The query-KV cache: N=200 as two requests of 100 with the same query (one after the
-        # other, as a client sends the halves of a round), vs one request of 200.
-        whole = [json.loads(l) for l in open(make_rows(os.path.join(args.work, "split.jsonl"), args.split_rows + 1,
-                                                             200, 720, 24, per_word, 7))]
-        for label, halves, cache in [("one request of 200", False, "256"), ("two of 100, cache on", True, "256"),
-                                     ("two of 100, cache off", True, "0")]:
-            with Server(sift, small, "--kv-cache-mb", cache, *serve_args) as server:
-                server.post("/v1/label", whole[-1])  # warm-up (another query)
-                c, t = server.cpu_seconds(), time.time()
-                for row in whole[:-1]:
-                    for part in ((row["items"][:100], row["items"][100:]) if halves else (row["items"],)):
-                        server.post("/v1/label", {"query": row["query"], "items": part})
-                wall, cpu = time.time() - t, server.cpu_seconds() - c
-            labels = 200 * args.split_rows
-            split[label] = {"labels_per_s": labels / wall, "labels_per_cpu_s": labels / cpu}
-            print(json.dumps({"split": label, **split[label]}), file=sys.stderr, flush=True)
-
+        whole = make_rows(os.path.join(args.work, "split.jsonl"), args.split_rows + 1, 200, 720, 24, per_word, 7)
+        split = split_experiment(sift, small, whole, serve_args)
     if "batching" in parts:
         # Dynamic batching: 8 clients at N=20, each sending its requests back to back; calls of
         # up to 8192 tokens vs one request per call (a call budget of exactly the longest request).
