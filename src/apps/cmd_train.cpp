@@ -42,7 +42,8 @@ SIFT_COMMAND(train) {
   cmd->add_flag("--resume", t.resume, "continue from OUT/checkpoint");
   cmd->add_option("--dtype", o->dtype, "model.safetensors dtype: f32 | bf16")->capture_default_str();
   cmd->add_option("--max-sequence-tokens", o->max_sequence_tokens,
-                  "a longer training sequence (query + item, or a packed row) is left out: it bounds a step's memory")
+                  "a longer training sequence (query + item, a packed row, or a generate prompt + answer list) is "
+                  "left out: it bounds a step's memory")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--max-line-bytes", o->max_line_bytes, "as in `sift score`")

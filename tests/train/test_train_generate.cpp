@@ -16,9 +16,7 @@
 #include "scoring/generate_answers.h"
 #include "scoring/generate_mode.h"
 #include "scoring/prompt.h"
-#include "skill_rows.h"
-#include "tiny_config.h"
-#include "tiny_tokenizer.h"
+#include "train_run_fixture.h"
 #include "train/batch_plan.h"
 #include "train/default_artifact.h"
 #include "train/example_set.h"
@@ -42,49 +40,26 @@ class RecordingSession : public Session {
   std::vector<std::vector<int32_t>> calls;
 };
 
-class TrainGenerate : public ::testing::Test {
+class TrainGenerate : public testing::TrainRunFixture {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("sift_train_generate_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    testing::write_skill_rows(dir_ / "train.jsonl", 40, 1);
-    testing::write_tiny_tokenizer(dir_ / "tokenizer.json");
-    std::ofstream(dir_ / "config.json")
-        << model_config_to_json(testing::tiny_config("qwen3", testing::kTinyTokenizerVocab)).dump();
+    TrainRunFixture::SetUp();
     tokenizer_ = Tokenizer::load(dir_ / "tokenizer.json");
     artifact_ = default_artifact(*tokenizer_, "test");
     encoder_ = std::make_unique<PromptEncoder>(*tokenizer_, artifact_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::vector<LabeledRow> labeled_rows() const { return read_labeled_rows((dir_ / "train.jsonl").string()).rows; }
 
   TrainRunOptions options() const {
-    TrainRunOptions o;
+    TrainRunOptions o = base_options();
     o.objective = Objective::Generate;
-    o.train = dir_ / "train.jsonl";
-    o.out = dir_ / "out";
-    o.config = dir_ / "config.json";
-    o.tokenizer = dir_ / "tokenizer.json";
-    o.threads = 1;
     o.quiet = true;
     o.training.steps = 4;
     o.training.batch_size = 12;
-    o.training.lr = 3e-3;
     return o;
   }
 
-  std::string error_of(TrainRunOptions o) {
-    try {
-      run_training(std::move(o));
-    } catch (const Error& e) {
-      return e.what();
-    }
-    return "(no error)";
-  }
-
-  fs::path dir_;
   std::unique_ptr<Tokenizer> tokenizer_;
   ScoringArtifact artifact_;
   std::unique_ptr<PromptEncoder> encoder_;

@@ -12,9 +12,8 @@
 #include "model/model.h"
 #include "scoring/artifact.h"
 #include "scoring/prompt.h"
-#include "skill_rows.h"
 #include "tiny_config.h"
-#include "tiny_tokenizer.h"
+#include "train_run_fixture.h"
 #include "train/sequence_layout.h"
 #include "train/train_run.h"
 
@@ -23,45 +22,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TrainRun : public ::testing::Test {
+class TrainRun : public testing::TrainRunFixture {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("sift_train_run_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    testing::write_skill_rows(dir_ / "train.jsonl", 60, 1);
+    TrainRunFixture::SetUp();
     testing::write_skill_rows(dir_ / "val.jsonl", 20, 2);
-    testing::write_tiny_tokenizer(dir_ / "tokenizer.json");
-    std::ofstream(dir_ / "config.json")
-        << model_config_to_json(testing::tiny_config("qwen3", testing::kTinyTokenizerVocab)).dump();
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   TrainRunOptions options() const {
-    TrainRunOptions o;
-    o.train = dir_ / "train.jsonl";
+    TrainRunOptions o = base_options();
     o.validation = dir_ / "val.jsonl";
-    o.out = dir_ / "out";
-    o.config = dir_ / "config.json";
-    o.tokenizer = dir_ / "tokenizer.json";
-    o.threads = 1;
     o.training.steps = 10;
     o.training.batch_size = 8;
-    o.training.lr = 3e-3;
     o.training.pack = true;
     return o;
   }
-
-  std::string error_of(TrainRunOptions o) {
-    try {
-      run_training(std::move(o));
-    } catch (const Error& e) {
-      return e.what();
-    }
-    return "(no error)";
-  }
-
-  fs::path dir_;
 };
 
 TEST_F(TrainRun, WritesALabelerTheEngineLoads) {
