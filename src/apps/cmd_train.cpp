@@ -1,7 +1,9 @@
 // sift train (the sift-train executable, which `sift train` runs): label-only fine-tuning of a
-// labeler (paper §3.2) with libtorch, writing a Hugging Face directory plus sift.json that
-// `sift score` uses directly. The run itself is train/train_run.h; this file is its flags.
+// labeler (paper §3.2), or of the packed-generation baseline (--objective generate, §2.4),
+// with libtorch, writing a Hugging Face directory plus sift.json that `sift score` uses
+// directly. The run itself is train/train_run.h; this file is its flags.
 #ifdef SIFT_HAVE_TORCH
+#include <map>
 #include <memory>
 #include <string>
 
@@ -20,6 +22,13 @@ SIFT_COMMAND(train) {
   cmd->add_option("--config", o->config, "start from fresh weights of this config.json");
   cmd->add_option("--tokenizer", o->tokenizer, "tokenizer.json (with --config)");
   cmd->add_option("--artifact", o->artifact, "sift.json with the prompt templates and answer tokens");
+  cmd->add_option("--objective", o->objective,
+                  "label: one answer token per pair (scoring, MIS); generate: the packed-generation answer list "
+                  "(the baseline `sift score --mode generate` decodes)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, sift::train::Objective>{{"label", sift::train::Objective::Label},
+                                                        {"generate", sift::train::Objective::Generate}}))
+      ->default_str("label");
   cmd->add_option("--epochs", t.epochs, "passes over the training data (default 1 unless --steps)");
   cmd->add_option("--steps", t.steps, "optimiser steps (cuts the epochs short)");
   cmd->add_option("--batch-size", t.batch_size, "labeled pairs per step")->capture_default_str();
@@ -27,13 +36,14 @@ SIFT_COMMAND(train) {
   cmd->add_option("--warmup", t.warmup, "linear warmup, as a fraction of the steps")->capture_default_str();
   cmd->add_option("--weight-decay", t.weight_decay, "AdamW weight decay (matrices only)")->capture_default_str();
   cmd->add_option("--clip", t.clip, "max gradient norm (0: no clipping)")->capture_default_str();
-  cmd->add_flag("--pack", t.pack, "train on MIS-packed rows: same loss and gradients, fewer tokens");
+  cmd->add_flag("--pack", t.pack, "train on MIS-packed rows: same loss and gradients, fewer tokens (label only)");
   cmd->add_option("--seed", t.seed, "seed of the fresh weights and the data order")->capture_default_str();
   cmd->add_option("--save-every", t.save_every, "steps between checkpoints in OUT/checkpoint (0: at the end)");
   cmd->add_flag("--resume", t.resume, "continue from OUT/checkpoint");
   cmd->add_option("--dtype", o->dtype, "model.safetensors dtype: f32 | bf16")->capture_default_str();
   cmd->add_option("--max-sequence-tokens", o->max_sequence_tokens,
-                  "a longer training sequence (query + item, or a packed row) is left out: it bounds a step's memory")
+                  "a longer training sequence (query + item, a packed row, or a generate prompt + answer list) is "
+                  "left out: it bounds a step's memory")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--max-line-bytes", o->max_line_bytes, "as in `sift score`")
@@ -42,7 +52,9 @@ SIFT_COMMAND(train) {
   cmd->callback([o] {
     o->quiet = sift::apps::global_options().quiet;
     const sift::train::TrainRunResult r = sift::train::run_training(*o);
+    const bool generate = o->objective == sift::train::Objective::Generate;
     nlohmann::ordered_json report = {{"out", o->out.string()},
+                                     {"objective", generate ? "generate" : "label"},
                                      {"step", r.summary.step},
                                      {"total_steps", r.total_steps},
                                      {"steps_this_run", r.summary.steps_done},
@@ -50,10 +62,14 @@ SIFT_COMMAND(train) {
                                      {"pairs_per_second", r.summary.pairs_per_second()},
                                      {"rows_left_out", r.rows_left_out},
                                      {"validation_agreement", nullptr},
-                                     {"validation_pairs", nullptr}};
+                                     {"validation_pairs", nullptr},
+                                     {"validation_agreement_kind", nullptr}};
     if (r.validation) {
       report["validation_agreement"] = r.validation->rate();
       report["validation_pairs"] = r.validation->n_pairs;
+      // scored: the MIS scores at threshold 0.5; teacher_forced: the decision token under the
+      // reference answer list (train/evaluate.h), an upper bound on greedy decoding's agreement.
+      report["validation_agreement_kind"] = generate ? "teacher_forced" : "scored";
     }
     sift::apps::print_report(report);
   });

@@ -35,8 +35,8 @@ std::vector<std::optional<bool>> parse_answer_list(std::string_view text, int64_
     if (number.empty() || error != std::errc() || end != number.data() + number.size()) continue;
     if (index < 1 || index > n_items) continue;
     std::optional<bool> decision;
-    if (answer == yes) decision = true;
-    else if (answer == no) decision = false;
+    if (answer == trim(yes)) decision = true;
+    else if (answer == trim(no)) decision = false;
     else continue;
 
     const size_t item = static_cast<size_t>(index - 1);

@@ -4,7 +4,8 @@
 // The model is asked for one line per candidate, "<number>: <yes>" or "<number>: <no>"
 // (numbers 1..N as listed in the prompt). Parsing is strict and never guesses:
 //   - a line counts when it is  <digits> ':' <answer>  with optional spaces around each
-//     part, and <answer> is exactly the artifact's yes or no string;
+//     part, and <answer> is exactly the artifact's yes or no string, less its own spaces
+//     (a " YES" answer token is written "1:  YES", as format_answer_list writes it);
 //   - any other line is ignored;
 //   - an item with no counted line, or with lines that disagree, is unparsed (nullopt).
 #include <cstdint>

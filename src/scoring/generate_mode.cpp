@@ -79,13 +79,10 @@ GenerateDecisions generate_decisions(Session& session, const PromptEncoder& prom
   const int64_t limit = std::min(max_request_tokens, session.model().config().max_position_embeddings);
 
   for (const ItemRange& range : split_into_requests(shared_len, item_costs, limit)) {
-    std::vector<int32_t> prompt(query.begin(), query.end());
+    const std::vector<int32_t> prompt =
+        prompts.generate_prompt(query, std::span(costs.item_lines).subspan(static_cast<size_t>(range.begin), static_cast<size_t>(range.size())));
     int64_t budget = 0;
-    for (int64_t i = range.begin; i < range.end; ++i) {
-      prompt.insert(prompt.end(), costs.item_lines[i].begin(), costs.item_lines[i].end());
-      budget += costs.answer_budgets[i];
-    }
-    prompt.insert(prompt.end(), answer_instruction.begin(), answer_instruction.end());
+    for (int64_t i = range.begin; i < range.end; ++i) budget += costs.answer_budgets[i];
 
     // Stop once the model has written as many lines as the request has items.
     const Tokenizer& tokenizer = prompts.tokenizer();

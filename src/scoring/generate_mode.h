@@ -10,6 +10,9 @@
 //   query_tokens(q) ++ generate_item_tokens(b+1, c_b) ++ ... ++ generate_item_tokens(e, c_{e-1})
 //                   ++ generate_answer_tokens()
 //
+// assembled by PromptEncoder::generate_prompt, the same call `sift train --objective
+// generate` builds its training prompts with.
+//
 // Decoding on a Session: the prompt is prefilled ({0, P, [0,0)}), then one token per step
 // ({0, 1, [0, C)} at position C), argmax over the full vocabulary (ties to the lowest id). It
 // stops at the model's EOS, after as many newlines as items, or at the answer budget: the

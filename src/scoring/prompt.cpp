@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "scoring/generate_answers.h"
 
 namespace sift {
 namespace {
@@ -58,7 +59,9 @@ PromptEncoder::PromptEncoder(const Tokenizer& tokenizer, const ScoringArtifact& 
       query_parts_(split_template(artifact.query_template, kQueryPlaceholder)),
       item_parts_(split_template(artifact.item_template, kItemPlaceholder)),
       generate_item_parts_(split_template(artifact.generate_item_template, kItemPlaceholder)),
-      generate_answer_(encode_part(tokenizer, render_part({artifact.generate_answer_template, ""}, ""))) {}
+      generate_answer_(encode_part(tokenizer, render_part({artifact.generate_answer_template, ""}, ""))),
+      yes_(artifact.yes),
+      no_(artifact.no) {}
 
 std::vector<int32_t> PromptEncoder::query_tokens(std::string_view query) const {
   std::vector<int32_t> ids = bos_;
@@ -80,6 +83,18 @@ std::vector<int32_t> PromptEncoder::generate_item_tokens(int64_t index, std::str
   TemplateParts parts = generate_item_parts_;
   parts.before.replace(parts.before.find(kIndexPlaceholder), kIndexPlaceholder.size(), std::to_string(index));
   return encode_part(tokenizer_, render_part(parts, item));
+}
+
+std::vector<int32_t> PromptEncoder::generate_prompt(std::span<const int32_t> query,
+                                                    std::span<const std::vector<int32_t>> item_lines) const {
+  std::vector<int32_t> prompt(query.begin(), query.end());
+  for (const std::vector<int32_t>& line : item_lines) append(prompt, line);
+  append(prompt, generate_answer_);
+  return prompt;
+}
+
+std::vector<int32_t> PromptEncoder::generate_answer_list_tokens(const std::vector<bool>& decisions) const {
+  return encode_part(tokenizer_, render_part({format_answer_list(decisions, yes_, no_), ""}, ""));
 }
 
 }  // namespace sift

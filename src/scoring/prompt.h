@@ -16,6 +16,7 @@
 // The parts stay separate (as SGLang's /v1/score concatenates a query and its items as ids):
 // an item's ids never depend on the query or on the other items.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,16 @@ class PromptEncoder {
   std::vector<int32_t> generate_item_tokens(int64_t index, std::string_view item) const;
   // generate_answer_template (template text only): the instruction that closes the prompt.
   const std::vector<int32_t>& generate_answer_tokens() const { return generate_answer_; }
+  // The whole packed-generation prompt of one request, the ONE assembly that `sift score
+  // --mode generate` prefills and `sift train --objective generate` trains on:
+  //   query ++ item_lines[0] ++ ... ++ item_lines[n-1] ++ generate_answer_tokens()
+  // query = query_tokens(q); item_lines[k] = generate_item_tokens(number of item k, item k).
+  std::vector<int32_t> generate_prompt(std::span<const int32_t> query,
+                                       std::span<const std::vector<int32_t>> item_lines) const;
+  // The answer list a model should write after generate_prompt, as ids: the text
+  // format_answer_list(decisions, yes, no) ("1: <yes>\n2: <no>\n...", generate_answers.h)
+  // encoded as one template-text part (special tokens recognised, as yes/no themselves).
+  std::vector<int32_t> generate_answer_list_tokens(const std::vector<bool>& decisions) const;
 
   const Tokenizer& tokenizer() const { return tokenizer_; }
 
@@ -59,6 +70,7 @@ class PromptEncoder {
   TemplateParts query_parts_, item_parts_;
   TemplateParts generate_item_parts_;  // split around "{item}"; "{index}" is in .before
   std::vector<int32_t> generate_answer_;
+  std::string yes_, no_;
 };
 
 // A prompt part: template text with the user's text in place of its placeholder.

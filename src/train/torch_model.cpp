@@ -223,12 +223,17 @@ torch::Tensor TorchModel::hidden_at(const torch::Tensor& ids, const torch::Tenso
   const torch::Tensor cos = angle.cos().to(torch::kFloat32), sin = angle.sin().to(torch::kFloat32);
   torch::Tensor additive_mask = additive(mask);
 
+  // The rows-only last layer copies each row's sequence keys and values, (n, nkv, T, hd) each:
+  // it pays while rows are few per sequence (an answer position per candidate), not when
+  // most tokens are read (every answer-list token of packed generation): then the last
+  // layer runs whole and the rows are picked from it.
+  const bool rows_only = rows.batch_index.size(0) * kRowsOnlyTokensPerRow <= B * T;
   torch::Tensor x = torch::embedding(embed_, ids);  // (B, T, H)
   for (size_t l = 0; l < layers_.size(); ++l) {
     const bool last = l + 1 == layers_.size();
-    x = layer_forward(layers_[l], x, cos, sin, additive_mask, last ? &rows : nullptr);
+    x = layer_forward(layers_[l], x, cos, sin, additive_mask, last && rows_only ? &rows : nullptr);
   }
-  return x;
+  return rows_only ? x : x.index({rows.batch_index, rows.token_index});
 }
 
 torch::Tensor TorchModel::logits(const torch::Tensor& hidden, const torch::Tensor& vocab_rows) const {

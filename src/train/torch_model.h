@@ -39,6 +39,8 @@ struct ReadoutRows {
   torch::Tensor token_index;  // (n) int64
 };
 
+inline constexpr int64_t kRowsOnlyTokensPerRow = 8;
+
 class TorchModel {
  public:
   // Fresh weights: projections and embeddings N(0, 0.02^2), norm weights 1, biases 0;
@@ -56,7 +58,8 @@ class TorchModel {
   //   (additive, 0 or -inf). Every query row must see at least one key.
   //   -> (n, H) float32 for the n readout rows, in their order.
   // The last layer computes attention and MLP only for those rows (their K/V inputs are
-  // complete after the previous layer), which saves 1/n_layers of the work.
+  // complete after the previous layer), which saves 1/n_layers of the work, while there is
+  // at most one row per kRowsOnlyTokensPerRow tokens of the batch (B * T); else it runs whole.
   torch::Tensor hidden_at(const torch::Tensor& ids, const torch::Tensor& positions, const torch::Tensor& mask,
                           const ReadoutRows& rows) const;
 

@@ -89,6 +89,10 @@ TrainProgress load_train_checkpoint(const fs::path& requested, TorchModel& model
       fail("{}: cannot resume: the checkpoint was made with {} = {}, this run has {}", dir.string(), key,
            saved.contains(key) ? saved[key].dump() : "nothing", value.dump());
   }
+  for (const auto& [key, value] : saved.items())
+    if (!fingerprint.contains(key))
+      fail("{}: cannot resume: the checkpoint was made with {} = {}, this run has nothing", dir.string(), key,
+           value.dump());
 
   // libtorch's errors carry a C++ backtrace: one line naming the file instead.
   const fs::path state = dir / "state.pt";

@@ -32,7 +32,8 @@ void save_train_checkpoint(const std::filesystem::path& dir, const TorchModel& m
                            const nlohmann::json& fingerprint);
 
 // Restores model, optimizer and RNG; Error when there is no checkpoint or its fingerprint
-// differs from `fingerprint` (naming the first field that differs).
+// differs from `fingerprint` (naming the first field that differs): a field either side has
+// and the other lacks differs too (a generate run's "objective" against a label run's none).
 TrainProgress load_train_checkpoint(const std::filesystem::path& dir, TorchModel& model,
                                     torch::optim::Optimizer& optimizer, const nlohmann::json& fingerprint);
 

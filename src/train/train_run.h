@@ -4,10 +4,15 @@
 // contract, train (trainer.h), write the labeler directory (labeler_export.h) and measure
 // validation agreement with the libtorch model (evaluate.h).
 //
+// Objective: label (label-only scoring, §3.2: the examples of example_set.h; --pack packs a
+// row's pairs) or generate (packed generation, §2.4: generate_examples.h; validation is then
+// teacher-forced agreement, evaluate.h). Both plan the same steps over the same rows.
+//
 // Model source: init_model (a Hugging Face directory with tokenizer.json) or config +
 // tokenizer (fresh weights from the seed). Prompt artifact: artifact, else init_model's
 // sift.json, else default_artifact(). The written sift.json is that artifact with
-// threshold 0.5 and version "trained-seed<seed>-step<step>".
+// threshold 0.5 and version "trained-seed<seed>-step<step>" (label) or
+// "trained-generate-seed<seed>-step<step>" (generate).
 //
 // A training or validation row that cannot be read or is too long (examples.h) is left out
 // with a warning naming file:line. --out is locked for the run, and refused when one of the
@@ -24,7 +29,10 @@
 
 namespace sift::train {
 
+enum class Objective { Label, Generate };
+
 struct TrainRunOptions {
+  Objective objective = Objective::Label;
   std::filesystem::path train, validation, out;
   std::filesystem::path init_model, config, tokenizer, artifact;
   std::string dtype = "f32";  // of model.safetensors: f32 | bf16
@@ -39,7 +47,7 @@ struct TrainRunResult {
   TrainSummary summary;
   int64_t total_steps = 0;
   int64_t rows_left_out = 0;  // training and validation rows
-  std::optional<Agreement> validation;
+  std::optional<Agreement> validation;  // teacher-forced for the generate objective
 };
 
 TrainRunResult run_training(TrainRunOptions options);

@@ -29,27 +29,13 @@ std::unique_ptr<torch::optim::AdamW> make_optimizer(const TorchModel& model, con
 }  // namespace
 
 Trainer::Trainer(TorchModel& model, const std::vector<EncodedRow>& rows, TrainOptions options)
-    : model_(model), rows_(rows), options_(std::move(options)) {
+    : Trainer(model, label_examples(rows, options.pack), options) {}
+
+Trainer::Trainer(TorchModel& model, ExampleSet examples, TrainOptions options)
+    : model_(model), examples_(std::move(examples)), options_(std::move(options)) {
   if (options_.resume && options_.checkpoint_dir.empty()) fail("resume needs a checkpoint directory");
-  std::vector<ExampleSize> sizes;
-  for (size_t r = 0; r < rows_.size(); ++r) {
-    const EncodedRow& row = rows_[r];
-    const auto query_len = static_cast<int32_t>(row.query.size());
-    if (options_.pack) {
-      if (row.items.empty()) continue;
-      int32_t n_tokens = query_len;
-      for (const auto& item : row.items) n_tokens += static_cast<int32_t>(item.size());
-      examples_.push_back({static_cast<int32_t>(r), -1});
-      sizes.push_back({n_tokens, static_cast<int32_t>(row.items.size())});
-    } else {
-      for (size_t i = 0; i < row.items.size(); ++i) {
-        examples_.push_back({static_cast<int32_t>(r), static_cast<int32_t>(i)});
-        sizes.push_back({query_len + static_cast<int32_t>(row.items[i].size()), 1});
-      }
-    }
-  }
-  if (examples_.empty()) fail("no labeled pairs to train on");
-  plan_ = run_batches(sizes, options_.batch_size, options_.seed, options_.epochs, options_.steps);
+  if (examples_.sizes.empty()) fail("no labeled pairs to train on");
+  plan_ = run_batches(examples_.sizes, options_.batch_size, options_.seed, options_.epochs, options_.steps);
   optimizer_ = make_optimizer(model_, options_);
   if (options_.resume) {
     const TrainProgress p = load_train_checkpoint(options_.checkpoint_dir, model_, *optimizer_, fingerprint());
@@ -65,18 +51,15 @@ Trainer::~Trainer() = default;
 
 nlohmann::json Trainer::fingerprint() const {
   // What fixes the trajectory: a resumed run must agree on all of it.
-  return {{"n_examples", examples_.size()}, {"total_steps", total_steps()}, {"batch_size", options_.batch_size},
-          {"pack", options_.pack},          {"seed", options_.seed},         {"lr", options_.lr},
-          {"warmup", options_.warmup},      {"weight_decay", options_.weight_decay},
-          {"clip", options_.clip},          {"n_parameters", model_.named_parameters().size()}};
-}
-
-SequenceLayout Trainer::layout(int32_t example) const {
-  const Example& e = examples_[static_cast<size_t>(example)];
-  const EncodedRow& row = rows_[static_cast<size_t>(e.row)];
-  if (e.item < 0) return packed_layout(row.query, row.items, row.targets);
-  return single_candidate_layout(row.query, row.items[static_cast<size_t>(e.item)],
-                                 row.targets[static_cast<size_t>(e.item)]);
+  nlohmann::json run = {{"n_examples", examples_.sizes.size()}, {"total_steps", total_steps()},
+                        {"batch_size", options_.batch_size},    {"pack", options_.pack},
+                        {"seed", options_.seed},                {"lr", options_.lr},
+                        {"warmup", options_.warmup},            {"weight_decay", options_.weight_decay},
+                        {"clip", options_.clip},                {"n_parameters", model_.named_parameters().size()}};
+  // Label runs predate the field: their checkpoints carry none and still resume; a generate
+  // checkpoint carries it, so neither objective resumes the other's (train_checkpoint.h).
+  if (examples_.objective != "label") run["objective"] = examples_.objective;
+  return run;
 }
 
 Batch Trainer::batch(int64_t s) const {
@@ -106,7 +89,7 @@ void Trainer::train_step(int64_t s, TrainSummary& summary) {
 
   loss_ema_ = kLossEmaDecay * loss_ema_ + (1 - kLossEmaDecay) * loss;
   loss_ema_weight_ = kLossEmaDecay * loss_ema_weight_ + (1 - kLossEmaDecay);
-  summary.n_pairs += out.n_rows;
+  for (int32_t e : plan_[static_cast<size_t>(s)]) summary.n_pairs += examples_.sizes[static_cast<size_t>(e)].n_labels;
   summary.n_tokens += b.n_tokens;
   summary.n_padded_tokens += b.n_padded_tokens;
 }

@@ -3,7 +3,9 @@
 //
 //   for step s in [start, stop):
 //     batch  = collate(layouts of run_batches(...)[s])       (batch_plan.h: fixed by the seed)
-//     loss   = label_only_loss(model, batch)                  (loss.h)
+//     loss   = label_only_loss(model, batch)                  (loss.h: mean NLL of the readout rows'
+//                                                              targets; which rows depends on the
+//                                                              objective, example_set.h)
 //     grads  = d loss / d params;  clip_grad_norm_(params, clip)
 //     lr     = LrSchedule(lr, warmup, total).at(s)            (linear warmup, cosine decay)
 //     AdamW step (decoupled weight decay on matrices only; norms and biases undecayed)
@@ -24,6 +26,7 @@
 
 #include "core/progress.h"
 #include "train/batch_plan.h"
+#include "train/example_set.h"
 #include "train/examples.h"
 #include "train/sequence_layout.h"
 #include "train/torch_model.h"
@@ -38,7 +41,7 @@ struct TrainOptions {
   double warmup = 0.05;  // fraction of the steps
   double weight_decay = 0.01;
   double clip = 1.0;     // max global gradient norm; <= 0 disables clipping
-  bool pack = false;     // MIS-packed rows instead of single-candidate pairs
+  bool pack = false;     // MIS-packed rows instead of single-candidate pairs (objective label)
   uint64_t seed = 1;
   int64_t save_every = 0;                 // steps between checkpoints; 0 = only at the end
   std::filesystem::path checkpoint_dir;   // empty = no checkpoints
@@ -49,7 +52,7 @@ struct TrainSummary {
   int64_t steps_done = 0;        // optimiser steps run by this call
   int64_t step = 0;              // the global step reached
   double loss_ema = 0;
-  int64_t n_pairs = 0;           // labeled pairs trained on by this call
+  int64_t n_pairs = 0;           // labeled pairs trained on by this call (ExampleSize.n_labels)
   int64_t n_tokens = 0;          // real tokens processed by this call
   int64_t n_padded_tokens = 0;   // tokens including padding
   double seconds = 0;
@@ -58,8 +61,11 @@ struct TrainSummary {
 
 class Trainer {
  public:
-  // rows must outlive the trainer. With options.resume, the state is read from
-  // options.checkpoint_dir (Error if there is none or it belongs to another run setup).
+  // Trains on `examples`. With options.resume, the state is read from
+  // options.checkpoint_dir (Error if there is none or it belongs to another run setup, the
+  // objective included).
+  Trainer(TorchModel& model, ExampleSet examples, TrainOptions options);
+  // Label-only training on rows (which must outlive the trainer): label_examples(rows, options.pack).
   Trainer(TorchModel& model, const std::vector<EncodedRow>& rows, TrainOptions options);
   ~Trainer();
 
@@ -72,25 +78,20 @@ class Trainer {
   // Writes the training state to options.checkpoint_dir now.
   void save_checkpoint();
 
-  // The sequence of example e (a pair, or a packed row).
-  SequenceLayout layout(int32_t example) const;
+  // The sequence of example e (a pair, a packed row, a generation row).
+  SequenceLayout layout(int32_t example) const { return examples_.layout(example); }
   // All sequences of plan step s, collated.
   Batch batch(int64_t s) const;
 
  private:
-  struct Example {
-    int32_t row = 0;
-    int32_t item = -1;  // -1: the whole row, packed
-  };
   nlohmann::json fingerprint() const;
   void train_step(int64_t s, TrainSummary& summary);
   // Error: the run diverged at step s, naming the last good checkpoint.
   [[noreturn]] void diverged(const std::string& what, int64_t s) const;
 
   TorchModel& model_;
-  const std::vector<EncodedRow>& rows_;
+  ExampleSet examples_;
   TrainOptions options_;
-  std::vector<Example> examples_;
   std::vector<std::vector<int32_t>> plan_;
   std::unique_ptr<torch::optim::AdamW> optimizer_;
   int64_t step_ = 0;

@@ -13,6 +13,14 @@ TEST(GenerateAnswers, ParsesAWellFormedList) {
             (Decisions{false, true}));
 }
 
+// An answer token with its own leading space (the compact preset's " YES" / " NO"): the list
+// a perfect model writes ("1:  YES") parses back.
+TEST(GenerateAnswers, AnswersWithTheirOwnSpaceRoundTrip) {
+  EXPECT_EQ(format_answer_list({true, false}, " YES", " NO"), "1:  YES\n2:  NO\n");
+  EXPECT_EQ(parse_answer_list(format_answer_list({true, false}, " YES", " NO"), 2, " YES", " NO"),
+            (Decisions{true, false}));
+}
+
 TEST(GenerateAnswers, ToleratesSpacingAndOrder) {
   EXPECT_EQ(parse_answer_list("  2 :NO \r\n1:   YES", 2, "YES", "NO"), (Decisions{true, false}));
 }

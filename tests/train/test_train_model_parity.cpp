@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
 
 #include "../model/golden_checkpoints.h"
 #include "model/model.h"
@@ -94,6 +95,22 @@ TEST_P(TorchEngineParity, SameLogitsAsTheEngine) {
     EXPECT_LE(max_diff(expected[p], batched.narrow(0, row, n)), tolerance) << GetParam() << " batched " << probes[p].name;
     row += n;
   }
+}
+
+// Every token read out (as packed-generation training reads its answer list): more rows than
+// one per kRowsOnlyTokensPerRow tokens, so the last layer runs whole; still the engine's logits.
+TEST_P(TorchEngineParity, EveryTokenReadOutGivesTheEnginesLogits) {
+  const std::filesystem::path dir = sift::testing::golden_root() / GetParam();
+  const auto engine = Model::load(dir);
+  const TorchModel model = TorchModel::load_from_checkpoint(dir);
+  SequenceLayout causal = golden_probes(sift::testing::read_golden(GetParam()))[0].layout;
+  causal.readout.resize(causal.ids.size());
+  std::iota(causal.readout.begin(), causal.readout.end(), 0);
+  causal.targets.assign(causal.readout.size(), 0);
+  ASSERT_GT(static_cast<int64_t>(causal.readout.size()) * kRowsOnlyTokensPerRow, static_cast<int64_t>(causal.ids.size()));
+  const std::vector<float> expected = engine_logits(*engine, causal);
+  const double tolerance = 1e-4 * std::max(1.0, max_abs(expected));
+  EXPECT_LE(max_diff(expected, torch_logits(model, {&causal})), tolerance) << GetParam();
 }
 
 TEST_P(TorchEngineParity, SomeVocabularyRowsEqualTheFullProjection) {

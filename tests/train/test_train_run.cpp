@@ -7,14 +7,13 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "core/error.h"
 #include "model/model.h"
 #include "scoring/artifact.h"
 #include "scoring/prompt.h"
 #include "tiny_config.h"
-#include "tiny_tokenizer.h"
+#include "train_run_fixture.h"
 #include "train/sequence_layout.h"
 #include "train/train_run.h"
 
@@ -23,67 +22,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Rows in the synth format: a profile listing some skills; an item is supported when listed.
-void write_jsonl(const fs::path& path, int n_rows, uint32_t seed) {
-  static const std::vector<std::string> skills = {"Python", "Spark", "Kubernetes", "Welding", "Excel", "Java"};
-  std::mt19937 rng(seed);
-  std::ofstream out(path);
-  for (int r = 0; r < n_rows; ++r) {
-    std::vector<std::string> held;
-    for (const std::string& s : skills)
-      if (rng() % 2) held.push_back(s);
-    std::string query = "Skills:";
-    for (const std::string& s : held) query += " " + s;
-    nlohmann::json items = nlohmann::json::array(), labels = nlohmann::json::array();
-    for (int i = 0; i < 3; ++i) {
-      const std::string& s = skills[rng() % skills.size()];
-      items.push_back({{"id", s}, {"text", s}});
-      labels.push_back(std::find(held.begin(), held.end(), s) != held.end() ? 1 : 0);
-    }
-    out << nlohmann::json{{"id", r}, {"query", query}, {"items", items}, {"labels", labels}, {"truth", labels}}.dump()
-        << "\n";
-  }
-}
-
-class TrainRun : public ::testing::Test {
+class TrainRun : public testing::TrainRunFixture {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("sift_train_run_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    write_jsonl(dir_ / "train.jsonl", 60, 1);
-    write_jsonl(dir_ / "val.jsonl", 20, 2);
-    testing::write_tiny_tokenizer(dir_ / "tokenizer.json");
-    std::ofstream(dir_ / "config.json")
-        << model_config_to_json(testing::tiny_config("qwen3", testing::kTinyTokenizerVocab)).dump();
+    TrainRunFixture::SetUp();
+    testing::write_skill_rows(dir_ / "val.jsonl", 20, 2);
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   TrainRunOptions options() const {
-    TrainRunOptions o;
-    o.train = dir_ / "train.jsonl";
+    TrainRunOptions o = base_options();
     o.validation = dir_ / "val.jsonl";
-    o.out = dir_ / "out";
-    o.config = dir_ / "config.json";
-    o.tokenizer = dir_ / "tokenizer.json";
-    o.threads = 1;
     o.training.steps = 10;
     o.training.batch_size = 8;
-    o.training.lr = 3e-3;
     o.training.pack = true;
     return o;
   }
-
-  std::string error_of(TrainRunOptions o) {
-    try {
-      run_training(std::move(o));
-    } catch (const Error& e) {
-      return e.what();
-    }
-    return "(no error)";
-  }
-
-  fs::path dir_;
 };
 
 TEST_F(TrainRun, WritesALabelerTheEngineLoads) {

@@ -1,0 +1,39 @@
+#pragma once
+// What the trainer trains on: a list of examples, each one training sequence (a
+// SequenceLayout with its readout rows and target ids) of known size. The trainer only
+// plans batches over the sizes (batch_plan.h) and asks for the layouts of each step, so a
+// training objective is a way of turning rows into examples:
+//
+//   label (paper §3.2)    one [q; c] per labeled pair, or with pack one MIS-packed row
+//                         [q; c1..cN]; one readout per pair (its answer position)
+//   generate (§2.4)       one causal sequence per row: the packed-generation prompt and the
+//                         answer list; a readout per answer-list token (generate_examples.h)
+//
+// ExampleSize.n_labels is the labeled pairs an example carries (1 per candidate), so
+// --batch-size counts the same supervision, pairs, whatever the objective.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "train/batch_plan.h"
+#include "train/examples.h"
+#include "train/sequence_layout.h"
+
+namespace sift::train {
+
+struct ExampleSet {
+  std::string objective;                          // "label" or "generate": part of the resume fingerprint
+  std::vector<ExampleSize> sizes;                 // one per example
+  std::function<SequenceLayout(int32_t)> layout;  // example e as the model sees it
+};
+
+// The size of a row as one MIS-packed example: {Lq + sum_i Li, N}.
+ExampleSize packed_example_size(const std::vector<int32_t>& query, const std::vector<std::vector<int32_t>>& items);
+
+// Label-only examples of rows (which must outlive the set): single-candidate pairs
+// ({Lq + Li, 1} each), or with pack one MIS-packed row per example (packed_example_size).
+// Rows without items give no example.
+ExampleSet label_examples(const std::vector<EncodedRow>& rows, bool pack);
+
+}  // namespace sift::train
