@@ -73,13 +73,15 @@ def quality_section(res, out_dir):
              "Agreement with the reference labels on the held-out test split (member-disjoint), "
              f"{scoring[0]['n_items']:,} pairs per labeler (95% interval +-{pct(scoring[0]['ci95'])} at the first size); "
              "truth = agreement with the synthetic world's clean labels (the reference flips 5% of them). "
-             "Order inconsistency: share of labels that change when a row's candidates are re-scored in 3 random "
+             "Scoring thresholds: the best-F1 point on validation rows (`sift calibrate`); generation makes hard "
+             "decisions (an unparsed answer counts as a disagreement). Order inconsistency: share of labels that change when a row's candidates are re-scored in 3 random "
              f"orders ({scoring[0]['order_compared']:,} labels compared per labeler).", "",
-             "| training pairs | steps | scoring agreement | generation agreement | scoring truth | generation truth "
-             "| generation unparsed | scoring inconsistency | generation inconsistency |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| training pairs | steps | scoring threshold | scoring agreement | generation agreement | scoring truth "
+             "| generation truth | generation unparsed | scoring inconsistency | generation inconsistency |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for s, g in zip(scoring, generate):
-        lines.append(f"| {s['pairs']:,} | {s['steps']} | {pct(s['agreement'])} | {pct(g['agreement'])} | "
+        threshold = "-" if s.get("threshold") is None else f"{s['threshold']:.3f}"
+        lines.append(f"| {s['pairs']:,} | {s['steps']} | {threshold} | {pct(s['agreement'])} | {pct(g['agreement'])} | "
                      f"{pct(s['truth_agreement'])} | {pct(g['truth_agreement'])} | {g['n_unparsed']:,} | "
                      f"{pct(s['inconsistency'], 3)} ({s['order_changed']}) | {pct(g['inconsistency'], 3)} "
                      f"({g['order_changed']}) |")
@@ -96,9 +98,15 @@ def quality_section(res, out_dir):
                  f"{pct(plateau['agreement'])}; {ratio_text} (paper: {PAPER['data_ratio']}x).")
     worst_scoring = max(r["inconsistency"] for r in scoring)
     least_generate = min(r["inconsistency"] for r in generate)
+    last = generate[-1]
+    blind = 2 * last["yes_rate"] * (1 - last["yes_rate"])  # P(two independent draws differ)
     lines.append(f"Order inconsistency: scoring at most {pct(worst_scoring, 3)} at every size (MIS isolates each "
                  f"candidate, so its score does not depend on the others or their order, bit for bit); generation at "
-                 f"least {pct(least_generate, 3)} at any size.")
+                 f"least {pct(least_generate, 3)} at any size. For scale: decisions drawn blind to the candidate, "
+                 f"YES at generation's own rate ({pct(last['yes_rate'], 1)} at the largest size), would change "
+                 f"2p(1-p) = {pct(blind, 1)} of labels; generation's {pct(last['inconsistency'], 1)} there says how much "
+                 f"of its answer list follows the list's position rather than the candidate written at it "
+                 f"(candidates arrive in BM25 order, so position alone predicts the label somewhat).")
     data = {"quality.tsv": [(s["pairs"], s["agreement"], g["agreement"], s["inconsistency"], g["inconsistency"])
                             for s, g in zip(scoring, generate)]}
     lines += ["", plot(out_dir, "agreement", "set logscale x\nset xlabel 'training pairs'\n"

@@ -13,10 +13,12 @@ Steps (sizes in labeled (profile, qualification) pairs; each row holds K = 20 pa
                scoring    sift train --pack                  (label-only, paper §3.2)
                generate   sift train --objective generate    (packed generation, §2.4)
              steps = max(min_steps, epochs * S / batch)
+             scoring labelers get the best-F1 threshold on validation rows (sift calibrate, as
+             the bundled labeler's recipe)
   quality    sift eval on the test split: agreement with the reference labels (and with the
              clean truth) on `eval_rows` rows, order inconsistency over 3 shuffles on
-             `shuffle_rows` rows; scoring in mis mode at its threshold 0.5, generation by
-             greedy decoding (hard decisions)
+             `shuffle_rows` rows; scoring in mis mode at its calibrated threshold, generation
+             by greedy decoding (hard decisions)
   offline    sift score on test rows, 2 threads, 3 interleaved repetitions: mis and
              independent with the largest scoring labeler, generate with the largest
              generation labeler; labels/s (wall, median)
@@ -27,6 +29,7 @@ Steps (sizes in labeled (profile, qualification) pairs; each row holds K = 20 pa
              with the same steps; quality and offline labels/s beside the small one
 """
 import argparse
+import itertools
 import json
 import math
 import os
@@ -44,11 +47,11 @@ import serve_bench  # noqa: E402  (Server, measure, split_experiment)
 
 # What each run measures. The full run is sized to fit well inside 2 hours on 2 cores.
 CONFIGS = {
-    "full": dict(members=8000, sizes=[2500, 6000, 15000, 40000, 100000], min_steps=150, epochs=2,
-                 eval_rows=800, shuffle_rows=250, offline_rows=800, serve_rows=12, split_rows=40,
+    "full": dict(members=8000, sizes=[2500, 6000, 15000, 40000, 100000], min_steps=450, epochs=3,
+                 eval_rows=800, shuffle_rows=250, offline_rows=800, serve_rows=12, split_rows=150,
                  serve_ns=[20, 50, 100, 200], large_size_index=2),
-    "quick": dict(members=2500, sizes=[1000, 2000, 4000, 8000, 16000], min_steps=60, epochs=2,
-                  eval_rows=200, shuffle_rows=60, offline_rows=200, serve_rows=6, split_rows=10,
+    "quick": dict(members=2500, sizes=[1000, 2000, 4000, 8000, 16000], min_steps=150, epochs=2,
+                  eval_rows=200, shuffle_rows=60, offline_rows=200, serve_rows=6, split_rows=60,
                   serve_ns=[20, 100, 200], large_size_index=2),
 }
 BATCH_PAIRS = 200  # labeled pairs per optimiser step, both objectives
@@ -70,6 +73,10 @@ def run(*args, stdout=None, **kw):
         sys.stderr.write(r.stderr[-4000:])
         raise SystemExit(f"failed ({r.returncode}): {' '.join(map(str, args))}")
     return r.stdout
+
+
+def count_items(rows_path):
+    return sum(len(json.loads(line)["items"]) for line in open(rows_path))
 
 
 def last_json(text):
@@ -124,7 +131,7 @@ class Study:
         if not os.path.exists(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(source) as f:
-                lines = [next(f) for _ in range(n_rows)]
+                lines = list(itertools.islice(f, n_rows))  # all of them when the file is shorter
             with open(path + ".tmp", "w") as f:
                 f.writelines(lines)
             os.replace(path + ".tmp", path)
@@ -148,8 +155,13 @@ class Study:
                 "--tokenizer", self.path("tokenizer.json"), *objective, "--steps", self.steps_for(pairs),
                 "--batch-size", BATCH_PAIRS, "--lr", LR, "--seed", SEED, "--threads", THREADS))
             shutil.rmtree(os.path.join(out, "checkpoint"), ignore_errors=True)
+            threshold = None
+            if method == "scoring":  # as the bundled labeler's recipe: the best-F1 threshold on validation
+                validation = self.subset("validation", self.path("data", "validation.jsonl"), self.cfg["eval_rows"])
+                run(self.sift, "calibrate", "--model", out, "--input", validation, "--target", "f1", "--in-place")
+                threshold = json.load(open(os.path.join(out, "sift.json")))["threshold"]
             return {"method": method, "pairs": pairs, "steps": report["step"], "loss": report["loss"],
-                    "pairs_per_second": report["pairs_per_second"]}
+                    "pairs_per_second": report["pairs_per_second"], "threshold": threshold}
         result = self.step(name, fit)
         result["dir"] = out
         return result
@@ -167,6 +179,7 @@ class Study:
             n = agree["n_items"]
             return {"agreement": agree["agreement"], "truth_agreement": agree.get("truth_agreement"),
                     "f1": agree["f1"], "n_items": n, "n_unparsed": agree.get("n_unparsed", 0),
+                    "yes_rate": (agree["reference"]["true_positives"] + agree["reference"]["false_positives"]) / max(1, n),
                     "ci95": 1.96 * math.sqrt(agree["agreement"] * (1 - agree["agreement"]) / max(1, n)),
                     "inconsistency": order["order_inconsistency"], "order_compared": order["order"]["compared"],
                     "order_changed": order["order"]["changed"], "eval_labels_per_s": agree["labels_per_second"]}
@@ -185,7 +198,7 @@ class Study:
                     run(self.sift, "--threads", THREADS, "score", "--model", labeler, "--mode", mode,
                         "--input", rows, "--output", self.path("offline.out"))
                     times[key].append(time.time() - t)
-            labels = self.cfg["offline_rows"] * K
+            labels = count_items(rows)
             return {k: {"seconds": v, "labels_per_s": labels / statistics.median(v)} for k, v in times.items()} | \
                 {"labels": labels}
         return self.step("offline", measure)
@@ -255,7 +268,7 @@ class Study:
                 run(self.sift, "--threads", THREADS, "score", "--model", labeler, "--input", rows,
                     "--output", self.path("offline.out"))
                 times[key].append(time.time() - t)
-        labels = self.cfg["offline_rows"] * K
+        labels = count_items(rows)
         return {k: {"seconds": v, "labels_per_s": labels / statistics.median(v)} for k, v in times.items()}
 
 
