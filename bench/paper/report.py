@@ -100,6 +100,11 @@ def quality_section(res, out_dir):
                  f"{pct(plateau['agreement'])}; {ratio_text} (paper: {PAPER['data_ratio']}x).")
     worst_scoring = max(r["inconsistency"] for r in scoring)
     least_generate = min(r["inconsistency"] for r in generate)
+    base = res.get("baselines")
+    if base:
+        lines.append(f"Candidate-blind baselines on the same test pairs: every label NO agrees {pct(base['all_no'])}; "
+                     f"the best fixed answer per list position (YES where most training rows are YES at that BM25 "
+                     f"rank) agrees {pct(base['by_position'])}. A labeler above these reads the candidates.")
     weakest = scoring[0]
     if weakest.get("threshold") is not None and weakest.get("yes_rate") is not None:
         lines.append(f"Scoring's threshold is the best-F1 point on validation rows: where its scores are still weak it "
@@ -186,7 +191,10 @@ def request_size_section(res):
     off = split[keys[2]]["labels_per_s"] / one["labels_per_s"] - 1
     on = split[keys[1]]["labels_per_s"] / one["labels_per_s"] - 1
     lines += ["", f"Paper: {PAPER['serving_n200']}; {PAPER['split']} (SGLang, no prefix reuse with MIS). "
-              f"sift: {100 * on:+.1f}% with the cache, {100 * off:+.1f}% without.", ""]
+              f"sift: {100 * on:+.1f}% with the cache, {100 * off:+.1f}% without. One measurement per configuration "
+              f"of {res['config']['split_rows']} rows, client and server on the same 2 cores: differences of a few "
+              "percent are within this machine's run-to-run noise. The study's profiles are short (about 100 tokens "
+              "against the paper's 744), so prefilling the query twice costs little here.", ""]
     return lines
 
 
@@ -254,7 +262,7 @@ def write(res, path):
     head = ["# sift reproduces the paper's research questions", "",
             f"Output of `bench/paper/run.sh{' --quick' if res['quick'] else ''}`: commit `{res['commit']}`"
             f"{' (with uncommitted changes)' if res['dirty'] else ''}, {res['date']}, on {res['machine']}; "
-            f"**wall time {res['wall_seconds'] / 60:.1f} min**. Regenerate with the same command; "
+            f"**wall time {res['wall_seconds'] / 60:.1f} min** (the sum of its steps). Regenerate with the same command; "
             "bench/paper/README.md says what each step does.", "",
             f"World: `sift synth --members {cfg['members']} --seed 11` ({res['world']['train_pairs']:,} training pairs, "
             f"K = 20 BM25 candidates per profile, 5% label noise), a 3,000-token BPE trained on its training split. "

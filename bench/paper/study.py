@@ -29,6 +29,7 @@ Steps (sizes in labeled (profile, qualification) pairs; each row holds K = 20 pa
              with the same steps; quality and offline labels/s beside the small one
 """
 import argparse
+import collections
 import itertools
 import json
 import math
@@ -254,10 +255,31 @@ class Study:
         large_quality = self.evaluate("scoring", large["dir"], f"quality_scoring_large_{mid}")
         sizes_offline = self.step("sizes_offline", lambda: self.sizes_offline(labelers[("scoring", mid)], large["dir"]))
         return {"config": self.cfg, "quick": self.args.quick, "world": world, "quality": quality,
+                "baselines": self.step("baselines", self.baselines),
                 "offline": offline, "serving": serving,
                 "sizes": {"pairs": mid, "small": next(q for q in quality if q["method"] == "scoring" and q["pairs"] == mid),
                           "large": {**large, **large_quality}, "offline": sizes_offline},
                 "wall_seconds_this_invocation": time.time() - t0}
+
+    def baselines(self):
+        """Candidate-blind baselines on the evaluation rows: every label NO (the majority), and
+        the best fixed answer per list position (YES at position k when most training rows'
+        reference labels at k are YES): what a labeler that reads only the candidates' order
+        (BM25 rank) could reach."""
+        yes, total = collections.Counter(), collections.Counter()
+        for line in open(self.path("data", "train.jsonl")):
+            for k, label in enumerate(json.loads(line)["labels"]):
+                yes[k] += bool(label)
+                total[k] += 1
+        says_yes = {k: 2 * yes[k] > total[k] for k in total}
+        n = by_position = all_no = 0
+        for line in open(self.subset("test_eval", self.path("data", "test.jsonl"), self.cfg["eval_rows"])):
+            for k, label in enumerate(json.loads(line)["labels"]):
+                n += 1
+                by_position += says_yes.get(k, False) == bool(label)
+                all_no += not label
+        return {"all_no": all_no / n, "by_position": by_position / n,
+                "yes_rate_by_position": [yes[k] / total[k] for k in sorted(total)]}
 
     def sizes_offline(self, small_dir, large_dir):
         rows = self.subset("test_offline", self.path("data", "test.jsonl"), self.cfg["offline_rows"])
@@ -285,11 +307,11 @@ def main():
     if args.fresh:
         shutil.rmtree(args.work, ignore_errors=True)
     study = Study(args)
-    meta_path = os.path.join(study.results, "meta.json")  # when the run began (a resumed run keeps it)
-    if not os.path.exists(meta_path):
-        json.dump({"started": time.time()}, open(meta_path, "w"))
     results = study.run()
-    results["wall_seconds"] = time.time() - json.load(open(meta_path))["started"]
+    # Wall time: the sum of the steps' own times, so a run resumed after an interruption (or
+    # extended by a new step) does not count the pause.
+    results["wall_seconds"] = sum(json.load(open(os.path.join(study.results, f)))["seconds"]
+                                  for f in os.listdir(study.results) if f.endswith(".json"))
     results["commit"] = subprocess.run(["git", "-C", SRC, "rev-parse", "--short", "HEAD"], capture_output=True,
                                        text=True).stdout.strip()
     results["dirty"] = bool(subprocess.run(["git", "-C", SRC, "status", "--porcelain", "--untracked-files=no"],
