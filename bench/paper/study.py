@@ -310,7 +310,7 @@ def main():
     results = study.run()
     # Wall time: the sum of the steps' own times, so a run resumed after an interruption (or
     # extended by a new step) does not count the pause.
-    results["wall_seconds"] = sum(json.load(open(os.path.join(study.results, f)))["seconds"]
+    results["wall_seconds"] = sum(json.load(open(os.path.join(study.results, f))).get("seconds", 0)
                                   for f in os.listdir(study.results) if f.endswith(".json"))
     results["commit"] = subprocess.run(["git", "-C", SRC, "rev-parse", "--short", "HEAD"], capture_output=True,
                                        text=True).stdout.strip()
