@@ -79,8 +79,9 @@ GenerateDecisions generate_decisions(Session& session, const PromptEncoder& prom
   const int64_t limit = std::min(max_request_tokens, session.model().config().max_position_embeddings);
 
   for (const ItemRange& range : split_into_requests(shared_len, item_costs, limit)) {
-    const std::vector<int32_t> prompt =
-        prompts.generate_prompt(query, std::span(costs.item_lines).subspan(static_cast<size_t>(range.begin), static_cast<size_t>(range.size())));
+    const auto lines =
+        std::span(costs.item_lines).subspan(static_cast<size_t>(range.begin), static_cast<size_t>(range.size()));
+    const std::vector<int32_t> prompt = prompts.generate_prompt(query, lines);
     int64_t budget = 0;
     for (int64_t i = range.begin; i < range.end; ++i) budget += costs.answer_budgets[i];
 

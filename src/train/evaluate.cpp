@@ -21,9 +21,7 @@ std::vector<std::vector<float>> score_rows(const TorchModel& model, const std::v
       members.push_back(r);
     }
     if (layouts.empty()) continue;
-    std::vector<const SequenceLayout*> pointers;
-    for (const SequenceLayout& l : layouts) pointers.push_back(&l);
-    const torch::Tensor s = answer_scores(model, collate(pointers), answer.yes, answer.no).contiguous();
+    const torch::Tensor s = answer_scores(model, collate(layouts), answer.yes, answer.no).contiguous();
     const float* data = s.data_ptr<float>();
     for (size_t r : members) {
       scores[r].assign(data, data + rows[r].items.size());
@@ -73,10 +71,9 @@ Agreement teacher_forced_agreement(const TorchModel& model, const std::vector<Ge
       layouts.push_back(std::move(s));
     }
     if (layouts.empty()) continue;
-    std::vector<const SequenceLayout*> pointers;
-    for (const SequenceLayout& l : layouts) pointers.push_back(&l);
-    const Batch batch = collate(pointers);
-    const torch::Tensor logits = model.logits(model.hidden_at(batch.ids, batch.positions, batch.mask, batch.rows));  // (n, V)
+    const Batch batch = collate(layouts);
+    const torch::Tensor hidden = model.hidden_at(batch.ids, batch.positions, batch.mask, batch.rows);
+    const torch::Tensor logits = model.logits(hidden);  // (n, V)
     const torch::Tensor rows_n = torch::arange(logits.size(0));
     const torch::Tensor l_reference = logits.index({rows_n, torch::tensor(reference)}).contiguous();  // (n)
     const torch::Tensor l_other = logits.index({rows_n, torch::tensor(other)}).contiguous();

@@ -57,6 +57,13 @@ torch::Tensor layout_mask(const std::vector<Segment>& segments, int64_t n_tokens
   return mask;
 }
 
+Batch collate(const std::vector<SequenceLayout>& sequences) {
+  std::vector<const SequenceLayout*> pointers;
+  pointers.reserve(sequences.size());
+  for (const SequenceLayout& s : sequences) pointers.push_back(&s);
+  return collate(pointers);
+}
+
 Batch collate(const std::vector<const SequenceLayout*>& sequences) {
   if (sequences.empty()) fail("collate: empty batch");
   const auto B = static_cast<int64_t>(sequences.size());

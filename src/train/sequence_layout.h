@@ -48,5 +48,7 @@ struct Batch {
 };
 
 Batch collate(const std::vector<const SequenceLayout*>& sequences);
+// The same, for sequences held in one vector.
+Batch collate(const std::vector<SequenceLayout>& sequences);
 
 }  // namespace sift::train

@@ -65,9 +65,7 @@ nlohmann::json Trainer::fingerprint() const {
 Batch Trainer::batch(int64_t s) const {
   std::vector<SequenceLayout> layouts;
   for (int32_t e : plan_[static_cast<size_t>(s)]) layouts.push_back(layout(e));
-  std::vector<const SequenceLayout*> pointers;
-  for (const SequenceLayout& l : layouts) pointers.push_back(&l);
-  return collate(pointers);
+  return collate(layouts);
 }
 
 void Trainer::train_step(int64_t s, TrainSummary& summary) {

@@ -46,9 +46,7 @@ struct LossAndGrads {
 };
 
 LossAndGrads loss_and_grads(const TorchModel& model, const std::vector<SequenceLayout>& layouts) {
-  std::vector<const SequenceLayout*> pointers;
-  for (const SequenceLayout& l : layouts) pointers.push_back(&l);
-  const Batch batch = collate(pointers);
+  const Batch batch = collate(layouts);
   for (torch::Tensor p : model.parameters()) p.mutable_grad() = torch::Tensor();
   const LossOutput out = label_only_loss(model, batch);
   out.loss.backward();
