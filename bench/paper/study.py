@@ -188,21 +188,24 @@ class Study:
 
     # ---- throughput --------------------------------------------------------------------
     def offline(self, scoring_dir, generate_dir):
-        def measure():
-            rows = self.subset("test_offline", self.path("data", "test.jsonl"), self.cfg["offline_rows"])
-            runs = {"mis": (scoring_dir, "mis"), "independent": (scoring_dir, "independent"),
-                    "generate": (generate_dir, "generate")}
-            times = {k: [] for k in runs}
-            for _ in range(3):  # interleaved repetitions
-                for key, (labeler, mode) in runs.items():
-                    t = time.time()
-                    run(self.sift, "--threads", THREADS, "score", "--model", labeler, "--mode", mode,
-                        "--input", rows, "--output", self.path("offline.out"))
-                    times[key].append(time.time() - t)
-            labels = count_items(rows)
-            return {k: {"seconds": v, "labels_per_s": labels / statistics.median(v)} for k, v in times.items()} | \
-                {"labels": labels}
-        return self.step("offline", measure)
+        return self.step("offline", lambda: self.time_scoring({
+            "mis": (scoring_dir, "mis"), "independent": (scoring_dir, "independent"),
+            "generate": (generate_dir, "generate")}))
+
+    def time_scoring(self, runs):
+        """`sift score` over the offline test rows for each {key: (labeler, mode)}, 3 interleaved
+        repetitions; labels/s from the median wall time (load included)."""
+        rows = self.subset("test_offline", self.path("data", "test.jsonl"), self.cfg["offline_rows"])
+        times = {k: [] for k in runs}
+        for _ in range(3):
+            for key, (labeler, mode) in runs.items():
+                t = time.time()
+                run(self.sift, "--threads", THREADS, "score", "--model", labeler, "--mode", mode,
+                    "--input", rows, "--output", self.path("offline.out"))
+                times[key].append(time.time() - t)
+        labels = count_items(rows)
+        return {k: {"seconds": v, "labels_per_s": labels / statistics.median(v)} for k, v in times.items()} | \
+            {"labels": labels}
 
     def serving(self, scoring_dir, generate_dir):
         source = [l for f in ("train", "validation", "test")
@@ -253,7 +256,8 @@ class Study:
         mid = sizes[self.cfg["large_size_index"]]
         large = self.train("scoring", mid, os.path.join(HERE, "config_large.json"), tag="_large")
         large_quality = self.evaluate("scoring", large["dir"], f"quality_scoring_large_{mid}")
-        sizes_offline = self.step("sizes_offline", lambda: self.sizes_offline(labelers[("scoring", mid)], large["dir"]))
+        sizes_offline = self.step("sizes_offline", lambda: self.time_scoring(
+            {"small": (labelers[("scoring", mid)], "mis"), "large": (large["dir"], "mis")}))
         return {"config": self.cfg, "quick": self.args.quick, "world": world, "quality": quality,
                 "baselines": self.step("baselines", self.baselines),
                 "offline": offline, "serving": serving,
@@ -281,17 +285,6 @@ class Study:
         return {"all_no": all_no / n, "by_position": by_position / n,
                 "yes_rate_by_position": [yes[k] / total[k] for k in sorted(total)]}
 
-    def sizes_offline(self, small_dir, large_dir):
-        rows = self.subset("test_offline", self.path("data", "test.jsonl"), self.cfg["offline_rows"])
-        times = {"small": [], "large": []}
-        for _ in range(3):
-            for key, labeler in (("small", small_dir), ("large", large_dir)):
-                t = time.time()
-                run(self.sift, "--threads", THREADS, "score", "--model", labeler, "--input", rows,
-                    "--output", self.path("offline.out"))
-                times[key].append(time.time() - t)
-        labels = count_items(rows)
-        return {k: {"seconds": v, "labels_per_s": labels / statistics.median(v)} for k, v in times.items()}
 
 
 def main():
