@@ -60,6 +60,10 @@ LR = "3e-3"
 THREADS = "2"
 SEED = "1"
 K = 20  # candidates per row of the study's world
+# What the study's steps write into WORK (--fresh removes these and nothing else; the report
+# and its plots are rewritten at the end of every run).
+STUDY_OUTPUTS = ("results", "data", "serve-data", "subsets", "labelers", "serve", "tokenizer.json", "offline.out",
+                 "study.json")
 
 
 def log(msg):
@@ -293,12 +297,14 @@ def main():
     ap.add_argument("--work", help="working directory (default build/paper-study, or build/paper-study-quick)")
     ap.add_argument("--sift", default=os.path.join(SRC, "build", "sift"))
     ap.add_argument("--report", help="the report (default bench/paper/REPORT.md; with --quick WORK/REPORT.md)")
-    ap.add_argument("--fresh", action="store_true", help="discard WORK's cached results first")
+    ap.add_argument("--fresh", action="store_true", help="discard what an earlier run wrote into WORK first")
     args = ap.parse_args()
     args.work = args.work or os.path.join(SRC, "build", "paper-study-quick" if args.quick else "paper-study")
     args.report = args.report or (os.path.join(args.work, "REPORT.md") if args.quick else os.path.join(HERE, "REPORT.md"))
-    if args.fresh:
-        shutil.rmtree(args.work, ignore_errors=True)
+    if args.fresh:  # only what the study writes there: a --work that holds other files keeps them
+        for name in STUDY_OUTPUTS:
+            path = os.path.join(args.work, name)
+            shutil.rmtree(path) if os.path.isdir(path) else (os.path.exists(path) and os.remove(path))
     study = Study(args)
     results = study.run()
     # Wall time: the sum of the steps' own times, so a run resumed after an interruption (or
