@@ -135,17 +135,19 @@ kills, injected = kill_chain(rows_gz, f"{work}/killed.jsonl.zst", ref_zst_bytes,
 check(kills >= 10, f"only {kills} kills")
 print(f"batch_resume: gzip -> zstd: {kills} kills ({injected} at fsync/rename), output identical", file=sys.stderr)
 
-# 3. The rows of (1) with "\r\n" endings (gzip members that end between a "\r" and its "\n",
-#    so a read chunk ends there) and with bare "\r" endings (plain): the same lines, so the same
-#    output as (1), through kills and resumes (a resume that started at the "\n" of a "\r\n"
-#    would read an extra empty line and shift every line number after it).
+# 3. The rows of (1) with "\r\n" endings (one gzip member per line, each ending between the
+#    "\r" and the "\n" of a pair, so every line's read chunk ends at its "\r") and with bare
+#    "\r" endings (plain): the same lines, so the same output as (1), through kills and resumes
+#    (a resume that started at the "\n" of a "\r\n" would read an extra empty line and shift
+#    every line number after it).
 lf_text = make_rows(2000, seed=1, bad_every=97)
-crlf = lf_text.replace("\n", "\r\n").encode()
-cuts = [crlf.index(b"\r\n", len(crlf) * k // 5) + 1 for k in range(1, 5)]
+crlf_pieces = lf_text.replace("\n", "\r\n").encode().split(b"\r")  # each piece after the first starts with "\n"
 rows_crlf = f"{work}/rows_crlf.jsonl.gz"
 with open(rows_crlf, "wb") as f:
-    for begin, end in zip([0] + cuts, cuts + [len(crlf)]):
-        f.write(gzip.compress(crlf[begin:end]))
+    for k, piece in enumerate(crlf_pieces):
+        member = piece + (b"\r" if k + 1 < len(crlf_pieces) else b"")
+        if member:
+            f.write(gzip.compress(member, compresslevel=1))
 rows_cr = write(f"{work}/rows_cr.jsonl", lf_text.replace("\n", "\r"))
 for name, path in (("\\r\\n, gzip members cut inside pairs", rows_crlf), ("bare \\r, plain", rows_cr)):
     ref_other = f"{work}/ref_{os.path.basename(path)}.jsonl"
