@@ -29,8 +29,9 @@ void run_label_command(LabelArgs& args) {
   args.run.shard = sift::label::Shard::parse(args.shard);
   args.run.rounds.validate();
 
+  sift::label::JsonlFile{args.run.profiles};  // an Error naming it now, before any work, when it cannot be read
   sift::ProgressReporter progress =
-      sift::apps::progress_reporter("sift label", "profiles", sift::label::count_lines(args.run.profiles));
+      sift::apps::progress_reporter("sift label", "profiles", sift::count_lines(args.run.profiles));
   const sift::label::LabelRunSummary summary = sift::label::run_label(args.run, progress);
   const sift::store::RunCounts& c = summary.counts;
   const double labels_per_second = summary.seconds > 0 ? double(c.pairs_judged) / summary.seconds : 0.0;

@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "batch/input_codecs.h"
 #include "core/error.h"
@@ -32,7 +34,8 @@ std::string_view compression_name(Compression compression) {
   return "?";
 }
 
-InputFile::InputFile(const std::filesystem::path& path) : path_(path), buffer_(kReadBlockBytes) {
+InputFile::InputFile(const std::filesystem::path& path)
+    : path_(path), buffer_(std::make_unique_for_overwrite<char[]>(kReadBlockBytes)) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) fail("{}: cannot open the input: {}", path.string(), std::strerror(errno));
   struct stat info{};
@@ -56,14 +59,14 @@ int64_t InputFile::file_offset() const { return buffer_offset_ + int64_t(buffer_
 
 bool InputFile::fill() {
   if (buffer_begin_ > 0) {  // keep the unconsumed bytes at the front
-    std::memmove(buffer_.data(), buffer_.data() + buffer_begin_, buffer_end_ - buffer_begin_);
+    std::memmove(buffer_.get(), buffer_.get() + buffer_begin_, buffer_end_ - buffer_begin_);
     buffer_offset_ += int64_t(buffer_begin_);
     buffer_end_ -= buffer_begin_;
     buffer_begin_ = 0;
   }
-  if (buffer_end_ == buffer_.size()) return true;
+  if (buffer_end_ == kReadBlockBytes) return true;
   for (;;) {
-    const ssize_t n = ::read(fd_, buffer_.data() + buffer_end_, buffer_.size() - buffer_end_);
+    const ssize_t n = ::read(fd_, buffer_.get() + buffer_end_, kReadBlockBytes - buffer_end_);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail("{}: read error at byte {}: {}", path_.string(), file_offset(), std::strerror(errno));
     buffer_end_ += size_t(n);
@@ -83,7 +86,7 @@ void InputFile::seek(const InputPosition& position) {
   chunk_start_ = {target, 0};
   if (plain) return;
   stream_open_ = false;  // the next read starts a member/frame at `target`
-  std::vector<char> scratch(kReadBlockBytes);
+  std::vector<char> scratch(size_t(std::min<int64_t>(position.skip_bytes, int64_t(kReadBlockBytes))));
   for (int64_t left = position.skip_bytes; left > 0;) {
     const size_t n = read(scratch.data(), size_t(std::min<int64_t>(left, int64_t(scratch.size()))));
     if (n == 0 || chunk_start_.restart_offset != position.restart_offset)
@@ -97,7 +100,7 @@ size_t InputFile::read(char* buffer, size_t capacity) {
   if (compression_ != Compression::none) return read_compressed(buffer, capacity);
   if (buffer_begin_ == buffer_end_ && !fill()) return 0;
   const size_t n = std::min(capacity, buffer_end_ - buffer_begin_);
-  std::memcpy(buffer, buffer_.data() + buffer_begin_, n);
+  std::memcpy(buffer, buffer_.get() + buffer_begin_, n);
   chunk_start_ = {file_offset(), 0};
   buffer_begin_ += n;
   return n;
@@ -118,7 +121,7 @@ size_t InputFile::read_compressed(char* buffer, size_t capacity) {
            format, stream_start_);
     CodecStep step;
     try {
-      step = codec_->decode(buffer_.data() + buffer_begin_, buffer_end_ - buffer_begin_, buffer, capacity);
+      step = codec_->decode(buffer_.get() + buffer_begin_, buffer_end_ - buffer_begin_, buffer, capacity);
     } catch (const Error& e) {
       fail("{}: byte {}: {}", path_.string(), file_offset(), e.what());
     }

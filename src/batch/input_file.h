@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <memory>
 #include <string_view>
-#include <vector>
 
 namespace sift::batch {
 
@@ -61,7 +60,7 @@ class InputFile {
   int64_t file_size_ = 0;
   Compression compression_ = Compression::none;
   std::unique_ptr<StreamCodec> codec_;
-  std::vector<char> buffer_;          // file bytes [buffer_offset_, buffer_offset_ + buffer_end_)
+  std::unique_ptr<char[]> buffer_;    // file bytes [buffer_offset_, buffer_offset_ + buffer_end_)
   int64_t buffer_offset_ = 0;
   size_t buffer_begin_ = 0, buffer_end_ = 0;  // unconsumed: [buffer_begin_, buffer_end_)
   bool stream_open_ = false;          // inside a member/frame (compressed input)

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/parallel.h"
-#include "label/jsonl_file.h"
+#include "io/line_splitter.h"
 
 namespace sift::batch {
 namespace {
@@ -50,7 +50,7 @@ void tokenize_chunks(const ScoringEngine& engine, ScoringMode mode, BoundedQueue
       BatchRow row;
       row.end = end_of(line);
       row.pending = line.too_long ? pending_error_row(line.number, fmt::format("line longer than {} MiB",
-                                                                               label::kMaxLineBytes >> 20))
+                                                                               kDefaultMaxLineBytes >> 20))
                                   : read_pending_row(engine, line.text, line.number, mode);
       const int64_t cost = queue_cost(row.pending, line.text.size());
       read.emplace_back(std::move(row), cost);

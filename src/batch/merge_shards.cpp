@@ -19,7 +19,7 @@
 namespace sift::batch {
 namespace {
 
-constexpr size_t kMaxOutputLineBytes = size_t(1) << 30;  // output lines outgrow input lines by the scores
+constexpr int64_t kMaxOutputLineBytes = int64_t(1) << 30;  // output lines outgrow input lines by the scores
 
 struct ShardFile {
   std::filesystem::path path;

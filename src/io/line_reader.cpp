@@ -10,10 +10,16 @@
 #include "core/error.h"
 
 namespace sift {
+namespace {
 
-LineReader::LineReader(std::istream& in, int64_t max_line_bytes) : in_(in), max_line_bytes_(max_line_bytes) {
-  if (max_line_bytes_ < 1) fail("--max-line-bytes must be at least 1, got {}", max_line_bytes_);
+LineSplitter checked_splitter(int64_t max_line_bytes) {
+  if (max_line_bytes < 1) fail("--max-line-bytes must be at least 1, got {}", max_line_bytes);
+  return LineSplitter(max_line_bytes);
 }
+
+}  // namespace
+
+LineReader::LineReader(std::istream& in, int64_t max_line_bytes) : in_(in), splitter_(checked_splitter(max_line_bytes)) {}
 
 bool LineReader::refill() {
   std::streambuf& buffer = *in_.rdbuf();
@@ -27,7 +33,7 @@ bool LineReader::refill() {
   const int c = buffer.sbumpc();
   if (c == std::char_traits<char>::eof()) {
     chunk_end_ = 0;
-    if (in_.bad()) fail("input: read error after line {}", number_);
+    if (in_.bad()) fail("input: read error after line {}", splitter_.lines());
     return false;
   }
   chunk_[0] = static_cast<char>(c);
@@ -36,41 +42,13 @@ bool LineReader::refill() {
 }
 
 bool LineReader::next(InputLine& line) {
-  line.text.clear();
-  line.bytes = 0;
-  line.too_long = false;
-  bool any = false;  // a byte of this line (or its ending) was read
-  while (chunk_begin_ < chunk_end_ || refill()) {
-    const char* begin = chunk_.data() + chunk_begin_;
-    const char* end = chunk_.data() + chunk_end_;
-    if (after_cr_) {
-      after_cr_ = false;
-      if (*begin == '\n') {  // the "\n" of "\r\n"
-        ++chunk_begin_;
-        continue;
-      }
-    }
-    const char* stop = std::find_if(begin, end, [](char c) { return c == '\n' || c == '\r'; });
-    const auto n = static_cast<int64_t>(stop - begin);
-    if (n > 0) any = true;
-    if (!line.too_long && line.bytes + n <= max_line_bytes_) {
-      line.text.append(begin, stop);
-    } else if (!line.too_long) {
-      line.too_long = true;
-      std::string().swap(line.text);  // frees it
-    }
-    line.bytes += n;
-    chunk_begin_ += static_cast<size_t>(n);
-    if (stop != end) {
-      after_cr_ = *stop == '\r';
-      ++chunk_begin_;
-      line.number = ++number_;
-      return true;
-    }
+  for (;;) {
+    if (chunk_begin_ == chunk_end_ && !refill()) return splitter_.finish(line);
+    std::string_view unread(chunk_.data() + chunk_begin_, chunk_end_ - chunk_begin_);
+    const bool ended = splitter_.take(unread, line);
+    chunk_begin_ = chunk_end_ - unread.size();
+    if (ended) return true;
   }
-  if (!any) return false;
-  line.number = ++number_;
-  return true;
 }
 
 std::string too_long_line_message(const InputLine& line, int64_t max_line_bytes) {
@@ -82,19 +60,16 @@ std::optional<int64_t> count_lines(const std::filesystem::path& path) {
   if (!std::filesystem::is_regular_file(path, error)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
+  LineSplitter splitter(0);  // keeps no text: only the count is wanted
+  InputLine line;
   std::array<char, 1 << 16> block{};
-  int64_t lines = 0;
-  char previous = '\n';
   while (in) {
     in.read(block.data(), block.size());
-    const std::streamsize n = in.gcount();
-    for (std::streamsize i = 0; i < n; ++i) {
-      const char c = block[static_cast<size_t>(i)];
-      if (c == '\r' || (c == '\n' && previous != '\r')) ++lines;
-      previous = c;
-    }
+    std::string_view piece(block.data(), static_cast<size_t>(in.gcount()));
+    while (!piece.empty()) splitter.take(piece, line);
   }
-  return lines + (previous != '\n' && previous != '\r' ? 1 : 0);
+  splitter.finish(line);
+  return splitter.lines();
 }
 
 }  // namespace sift

@@ -1,8 +1,8 @@
 #pragma once
-// Reading a JSON-lines input file line by line with bounded memory: a line longer than
-// kMaxLineBytes is reported (its bytes are skipped, not stored), never read whole. CRLF
-// endings are accepted. Each line's number (from 1) goes with it, for "file:line: what"
-// messages.
+// Reading a JSON-lines input file of `sift label` (profiles, catalog) line by line, split by
+// LineSplitter's rule (io/line_splitter.h) with memory bounded by kDefaultMaxLineBytes: a
+// longer line is reported (its bytes are skipped, not stored), never read whole. Each line's
+// number (from 1) goes with it, for "file:line: what" messages.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -10,30 +10,30 @@
 
 #include <nlohmann/json.hpp>
 
-namespace sift::label {
+#include "io/line_reader.h"
 
-inline constexpr size_t kMaxLineBytes = size_t(16) << 20;  // 16 MiB
+namespace sift::label {
 
 class JsonlFile {
  public:
-  explicit JsonlFile(const std::filesystem::path& path);  // Error when it cannot be opened
+  // An Error when it cannot be opened. max_line_bytes: the limit (sift label keeps the
+  // default, which parse_object_line's message quotes).
+  explicit JsonlFile(const std::filesystem::path& path, int64_t max_line_bytes = kDefaultMaxLineBytes);
 
-  // Reads the next line into `text`; false at the end. too_long(): the line was cut off.
+  // Reads the next line into `text`; false at the end. too_long(): the line was over the
+  // limit and `text` is empty.
   bool next(std::string& text);
-  int64_t line_number() const { return line_number_; }
-  bool too_long() const { return too_long_; }
+  int64_t line_number() const { return line_.number; }
+  bool too_long() const { return line_.too_long; }
   // "path:line" of the line last read.
   std::string where() const;
 
  private:
   std::filesystem::path path_;
   std::ifstream stream_;
-  int64_t line_number_ = 0;
-  bool too_long_ = false;
+  LineReader reader_;
+  InputLine line_;
 };
-
-// Lines in the file (a last line without a newline counts), read in blocks.
-int64_t count_lines(const std::filesystem::path& path);
 
 // Parses one line as a JSON object; an Error saying why not (too long, blank, invalid JSON,
 // not an object).

@@ -28,7 +28,7 @@ env = dict(os.environ, OMP_NUM_THREADS="1")
 Q = ["--threads", "1", "--quiet"]
 
 text = make_rows(600, seed=5, bad_every=50)
-long_line = '{"id": "huge", "query": "' + "x" * (17 << 20) + '", "items": ["a"]}\n'  # over the 16 MiB line limit
+long_line = '{"id": "huge", "query": "' + "x" * (65 << 20) + '", "items": ["a"]}\n'  # over the 64 MiB line limit
 lines = text.splitlines(keepends=True)
 lines.insert(300, long_line)
 text = "".join(lines)
@@ -51,7 +51,7 @@ scored = subprocess.run([sift_bin, "--threads", "1", "score", "--model", model, 
                         capture_output=True, text=True, env=env)
 check(scored.returncode == 0, scored.stderr)
 score_lines = [json.loads(l) for l in scored.stdout.splitlines()]
-score_lines.insert(300, None)  # sift score reads any length; sift batch stops at 16 MiB
+score_lines.insert(300, None)  # the long line's error is worded by each command (sift score names --max-line-bytes)
 for s in score_lines[301:]:
     if "line" in s:
         s["line"] += 1
@@ -68,7 +68,7 @@ for i, (b, s) in enumerate(zip(out, score_lines)):
     check(b["member_id"] == inputs[i]["member_id"] and b["meta"] == inputs[i]["meta"], f"pass-through: {b}")
     rest = {k: v for k, v in b.items() if k not in ("member_id", "meta")}
     check(rest == s, f"line {i + 1}: not sift score's line: {rest} vs {s}")
-check(out[300]["line"] == 301 and "longer than 16 MiB" in out[300]["error"], f"the long line: {out[300]}")
+check(out[300]["line"] == 301 and "longer than 64 MiB" in out[300]["error"], f"the long line: {out[300]}")
 check(any(e.get("id") == "bad-query" for e in errors), "an error line keeps the row's id")
 check("sift batch: " in err or summary, "stderr")
 

@@ -4,7 +4,8 @@
 # time continued with --resume, ends with an output byte-identical to one uninterrupted run:
 # no row lost, none repeated. After every kill the progress file must describe a prefix of
 # the reference output. Once with plain input and output, once with gzip input (several
-# members) and zstd output (several frames, so kills land around closing frames too).
+# members) and zstd output (several frames, so kills land around closing frames too), and
+# with "\r\n" and bare "\r" line endings.
 # Usage: bash batch_resume.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -17,7 +18,7 @@ source "$SRC/tests/e2e/lib/tiny_labeler.sh"
 make_tiny_labeler "$SIFT" "$SRC" "$MODEL" 5
 
 PYTHONPATH="$SRC/tests/e2e/lib" python3 - "$SIFT" "$MODEL" "$WORK" <<'PY'
-import os, random, shutil, subprocess, sys, time
+import gzip, os, random, shutil, subprocess, sys, time
 from batch_checks import Batch, check, make_rows, write, write_gzip_members, read_bytes, progress_of, zstd_decompress
 sift_bin, model, work = sys.argv[1:4]
 batch = Batch(sift_bin, model)
@@ -133,6 +134,29 @@ check(read_bytes(plain_ref) == ref_content, "the zstd output holds other lines t
 kills, injected = kill_chain(rows_gz, f"{work}/killed.jsonl.zst", ref_zst_bytes, ref_content, seconds, True, 12)
 check(kills >= 10, f"only {kills} kills")
 print(f"batch_resume: gzip -> zstd: {kills} kills ({injected} at fsync/rename), output identical", file=sys.stderr)
+
+# 3. The rows of (1) with "\r\n" endings (one gzip member per line, each ending between the
+#    "\r" and the "\n" of a pair, so every line's read chunk ends at its "\r") and with bare
+#    "\r" endings (plain): the same lines, so the same output as (1), through kills and resumes
+#    (a resume that started at the "\n" of a "\r\n" would read an extra empty line and shift
+#    every line number after it).
+lf_text = make_rows(2000, seed=1, bad_every=97)
+crlf_pieces = lf_text.replace("\n", "\r\n").encode().split(b"\r")  # each piece after the first starts with "\n"
+rows_crlf = f"{work}/rows_crlf.jsonl.gz"
+with open(rows_crlf, "wb") as f:
+    for k, piece in enumerate(crlf_pieces):
+        member = piece + (b"\r" if k + 1 < len(crlf_pieces) else b"")
+        if member:
+            f.write(gzip.compress(member, compresslevel=1))
+rows_cr = write(f"{work}/rows_cr.jsonl", lf_text.replace("\n", "\r"))
+for name, path in (("\\r\\n, gzip members cut inside pairs", rows_crlf), ("bare \\r, plain", rows_cr)):
+    ref_other = f"{work}/ref_{os.path.basename(path)}.jsonl"
+    summary, seconds = reference(path, ref_other)
+    check(read_bytes(ref_other) == ref_bytes, f"{name}: the output differs from the \\n input's")
+    kills, injected = kill_chain(path, f"{work}/killed_{os.path.basename(path)}.jsonl", ref_bytes, ref_bytes, seconds,
+                                 False, 8)
+    check(kills >= 6, f"{name}: only {kills} kills")
+    print(f"batch_resume: {name}: {kills} kills ({injected} at fsync/rename), output identical", file=sys.stderr)
 if not STRACE:
     print("batch_resume: strace cannot trace here: the kills were at random moments only", file=sys.stderr)
 PY

@@ -71,6 +71,13 @@ check(summary["judged"] == 0 and summary["skipped_unchanged"] == 30 and summary[
       and summary["model_seconds"] == 0, f"re-run: {summary}")
 check("no model work" in err, f"the re-run says it did no model work: {err}")
 check(sift.export(store) == rows, "an unchanged re-run rewrote the store")
+# The same profiles with old Mac line endings (bare "\r") are the same 30 rows, all unchanged.
+cr_profiles = f"{work}/profiles_cr.jsonl"
+with open(cr_profiles, "w", newline="") as f:
+    f.write(open(profiles).read().replace("\n", "\r"))
+summary, _ = sift.label(cr_profiles, store, *OPTS)
+check(summary["profiles"] == 30 and summary["skipped_unchanged"] == 30 and summary["errors"] == 0,
+      f"bare-CR profiles: {summary}")
 
 # 5. A changed text and a new profile are judged; nothing else is.
 changed = [dict(p) for p in profiles_rows]

@@ -158,9 +158,9 @@ TEST(Shard, ParsesKOverNAndSplitsMembersEvenlyAndDisjointly) {
 }
 
 TEST(JsonlFile, CountsLinesReadsCrlfAndCutsRunawayLines) {
-  const std::string huge(kMaxLineBytes + 10, 'x');
+  const std::string huge(sift::kDefaultMaxLineBytes + 10, 'x');
   TempFile file("{\"a\": 1}\r\n" + huge + "\n\nlast");
-  EXPECT_EQ(count_lines(file.path()), 4);
+  EXPECT_EQ(sift::count_lines(file.path()), 4);
   JsonlFile reader(file.path());
   std::string text;
   ASSERT_TRUE(reader.next(text));
@@ -169,7 +169,12 @@ TEST(JsonlFile, CountsLinesReadsCrlfAndCutsRunawayLines) {
   ASSERT_TRUE(reader.next(text));
   EXPECT_TRUE(reader.too_long());
   EXPECT_TRUE(text.empty()) << "a runaway line is not kept";
-  EXPECT_THROW(parse_object_line(text, reader.too_long()), sift::Error);
+  try {
+    parse_object_line(text, reader.too_long());
+    ADD_FAILURE() << "a runaway line parsed";
+  } catch (const sift::Error& e) {
+    EXPECT_STREQ(e.what(), "line longer than 64 MiB");
+  }
   ASSERT_TRUE(reader.next(text));
   EXPECT_FALSE(reader.too_long());
   EXPECT_EQ(text, "");
@@ -177,8 +182,20 @@ TEST(JsonlFile, CountsLinesReadsCrlfAndCutsRunawayLines) {
   EXPECT_EQ(text, "last");
   EXPECT_EQ(reader.line_number(), 4);
   EXPECT_FALSE(reader.next(text));
+  EXPECT_EQ(reader.line_number(), 4) << "the end keeps the last line's number";
   TempFile empty("");
-  EXPECT_EQ(count_lines(empty.path()), 0);
+  EXPECT_EQ(sift::count_lines(empty.path()), 0);
+}
+
+TEST(JsonlFile, ABareCrEndsALineAsInEveryOtherCommand) {
+  // Old Mac endings: three lines, not one; a "\r\n" is one ending, "\n\r" two.
+  TempFile file("{\"a\": 1}\r{\"a\": 2}\r\n{\"a\": 3}\n\r{\"a\": 4}\r");
+  EXPECT_EQ(sift::count_lines(file.path()), 5);
+  JsonlFile reader(file.path());
+  std::vector<std::string> lines;
+  for (std::string text; reader.next(text);) lines.push_back(text);
+  EXPECT_EQ(lines, (std::vector<std::string>{"{\"a\": 1}", "{\"a\": 2}", "{\"a\": 3}", "", "{\"a\": 4}"}));
+  EXPECT_EQ(reader.where(), file.path().string() + ":5");
 }
 
 TEST(JsonlFile, DeeplyNestedOrInvalidJsonIsAnErrorNotACrash) {
