@@ -95,7 +95,7 @@ SIFT_COMMAND(batch) {
   cmd->add_option("--shard", args->shard, "K/N: label input lines K, K+N, K+2N, ... (from 1); merge with `sift batch merge`")
       ->capture_default_str();
   cmd->add_flag("--resume", args->resume,
-                "continue the job in OUT from OUT.progress (refused if the labeler, threshold, mode, shard or input "
+                "continue the job in OUT from OUT.progress (refused if the labeler, threshold, mode, --weights, shard or input "
                 "differ); a complete job is left as it is");
   cmd->add_option("--threads", args->threads,
                   "inference threads, >= 1 (default: the global --threads, else all cores; capped as --threads)")
