@@ -10,6 +10,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/weights_option.h"
 #include "core/error.h"
 #include "scoring/engine.h"
 #include "workflows/evaluation_run.h"
@@ -18,7 +19,7 @@
 namespace {
 
 struct EvalArgs {
-  std::string model, input, mode = "mis";
+  std::string model, input, mode = "mis", weights = "auto";
   int64_t shuffles = 3;
   uint64_t seed = 0;
   std::optional<double> threshold;
@@ -51,7 +52,8 @@ void run_eval(const EvalArgs& args) {
   eval.shuffles = args.shuffles;
   eval.seed = args.seed;
 
-  std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(args.model);
+  std::unique_ptr<sift::ScoringEngine> labeler =
+      sift::ScoringEngine::load(args.model, sift::apps::weight_storage_of(args.weights));
   labeler->limits(eval.scoring);  // reject a bad limit before reading input
   const sift::LabeledRows input = sift::read_labeled_rows(args.input, args.max_line_bytes);
   const std::string input_name = args.input.empty() || args.input == "-" ? "stdin" : args.input;
@@ -93,6 +95,7 @@ SIFT_COMMAND(eval) {
       ->check(sift::apps::kProbability);
   cmd->add_option("--max-request-tokens", args->max_request_tokens, "as in `sift score`")
       ->check(CLI::PositiveNumber);
+  sift::apps::add_weights_option(cmd, args->weights);
   cmd->add_option("--max-line-bytes", args->max_line_bytes, "as in `sift score`")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
