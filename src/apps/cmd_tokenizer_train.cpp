@@ -45,6 +45,7 @@ SIFT_COMMAND(tokenizer) {
     std::string specials = "<|endoftext|>,<|im_start|>,<|im_end|>";
     std::string single_tokens = "YES,NO";
     bool prefix_space = false;
+    int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
   };
   auto options = std::make_shared<Options>();
   CLI::App* tokenizer = app.add_subcommand("tokenizer", "Tokenizer tools");
@@ -70,6 +71,9 @@ SIFT_COMMAND(tokenizer) {
                   "every word gets a leading space (ByteLevel add_prefix_space), so a word is one token id "
                   "whether it starts a text or not: use it for labelers, whose query and items are encoded "
                   "separately");
+  train->add_option("--max-line-bytes", options->max_line_bytes,
+                    "a longer corpus line is an error naming its file and line (default 64 MiB)")
+      ->check(CLI::PositiveNumber);
   train->callback([options] {
     const auto start = std::chrono::steady_clock::now();
     sift::BpeTrainerOptions trainer_options;
@@ -84,12 +88,12 @@ SIFT_COMMAND(tokenizer) {
     sift::refuse_output_over_inputs(options->out, inputs);
     const sift::PathLock lock(options->out);
     int64_t corpus_bytes = 0;
-    for (const sift::NamedInput& input : inputs) {
+    for (const std::string& input : options->inputs) {
       const sift::CorpusStats stats = sift::read_corpus_file(
-          input.path, [&trainer](std::string_view document) { trainer.add_document(document); });
+          input, options->max_line_bytes, [&trainer](std::string_view document) { trainer.add_document(document); });
       corpus_bytes += stats.bytes;
-      fmt::print(stderr, "sift tokenizer train: {}: {} documents, {:.1f} MB\n", input.path.string(), stats.documents,
-                 static_cast<double>(stats.bytes) / 1e6);
+      fmt::print(stderr, "sift tokenizer train: {}: {} documents, {:.1f} MB\n", input == "-" ? "stdin" : input,
+                 stats.documents, static_cast<double>(stats.bytes) / 1e6);
     }
     if (trainer.n_documents() == 0) sift::fail("the corpus is empty: no document in {}", fmt::join(options->inputs, ", "));
     const double read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
