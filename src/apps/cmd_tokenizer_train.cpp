@@ -15,6 +15,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/max_line_bytes_option.h"
 #include "core/error.h"
 #include "io/atomic_file.h"
 #include "io/file_identity.h"
@@ -71,9 +72,8 @@ SIFT_COMMAND(tokenizer) {
                   "every word gets a leading space (ByteLevel add_prefix_space), so a word is one token id "
                   "whether it starts a text or not: use it for labelers, whose query and items are encoded "
                   "separately");
-  train->add_option("--max-line-bytes", options->max_line_bytes,
-                    "a longer corpus line is an error naming its file and line (default 64 MiB)")
-      ->check(CLI::PositiveNumber);
+  sift::apps::add_max_line_bytes_option(train, options->max_line_bytes,
+                                        "a longer corpus line is an error naming its file and line");
   train->callback([options] {
     const auto start = std::chrono::steady_clock::now();
     sift::BpeTrainerOptions trainer_options;

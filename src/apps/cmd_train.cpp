@@ -9,6 +9,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/max_line_bytes_option.h"
 #include "train/train_run.h"
 
 SIFT_COMMAND(train) {
@@ -46,9 +47,7 @@ SIFT_COMMAND(train) {
                   "left out: it bounds a step's memory")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_option("--max-line-bytes", o->max_line_bytes, "as in `sift score`")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  sift::apps::add_max_line_bytes_option(cmd, o->max_line_bytes, "a longer line is left out, with a warning naming it");
   cmd->callback([o] {
     o->quiet = sift::apps::global_options().quiet;
     const sift::train::TrainRunResult r = sift::train::run_training(*o);

@@ -162,9 +162,11 @@ import subprocess
 rows_file = f"{work}/rows.jsonl"
 with open(rows_file, "w") as f:
     for r in rows: f.write(json.dumps(r) + "\n")
-def loadgen(*args):
-    out = subprocess.run([sift, "loadgen", "--url", f"http://127.0.0.1:{server.port}", "--rows", rows_file, *args],
-                         capture_output=True, text=True)
+def run_loadgen(*args, rows=rows_file):
+    return subprocess.run([sift, "loadgen", "--url", f"http://127.0.0.1:{server.port}", "--rows", rows, *args],
+                          capture_output=True, text=True)
+def loadgen(*args, rows=rows_file):
+    out = run_loadgen(*args, rows=rows)
     check(out.returncode == 0, f"loadgen {args}: {out.stderr}")
     return json.loads(out.stdout)
 with Server(sift, model, "--threads", "1") as server:
@@ -183,5 +185,20 @@ with Server(sift, model, "--threads", "1") as server:
     held = [t for t in r["trials"] if t["errors"] == {} and t["latency_ms"]["p99"] <= 300]
     check(r["max_rate"] == max(t["rate"] for t in held) and len(r["trials"]) >= 2 and r["labels_per_s"] > 0,
           f"find-max: {r}")
+    # Rows split by the one line rule: bare "\r" endings are three rows, not one unreadable line.
+    cr_file = f"{work}/rows_cr.jsonl"
+    with open(cr_file, "w", newline="") as f:
+        f.write("\r".join(json.dumps(row) for row in rows[:3]) + "\r")
+    r = loadgen("--rate", "20", "--duration", "0.5", rows=cr_file)
+    check(r["ok"] > 0 and r["errors"] == {} and r["labels"] == sum(len(rows[k % 3]["items"]) for k in range(r["sent"])),
+          f"bare-CR rows: {r}")
+    # A row longer than --max-line-bytes is named by its line, not parsed.
+    long_row = json.dumps({"query": "x" * 200, "items": ["a"]})
+    long_file = f"{work}/rows_long.jsonl"
+    with open(long_file, "w") as f:
+        f.write("\n".join(['{"query": "q", "items": ["a"]}', long_row, '{"query": "r", "items": ["b"]}']) + "\n")
+    out = run_loadgen("--rate", "20", "--duration", "0.5", "--max-line-bytes", "100", rows=long_file)
+    want = f"rows_long.jsonl:2: line of {len(long_row)} bytes is longer than --max-line-bytes 100 (not parsed)"
+    check(want in out.stderr, f"a too-long row: {out.returncode} {out.stderr}")
 PY
 echo "serve_api: ok"
