@@ -97,7 +97,7 @@ class Labeler {
 
   const std::string& version() const;  // sift.json "version"
   double threshold() const;            // sift.json "threshold"
-  std::string artifact_json() const;   // sift.json as loaded, a JSON object
+  std::string artifact_json() const;   // sift.json as loaded, a JSON object (every field, unknown ones too)
   int threads() const;
 
   const ScoringEngine& engine() const;  // internal: sift's own tools reach the engine here

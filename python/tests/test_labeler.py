@@ -58,9 +58,21 @@ def test_threshold_option_overrides_sift_json(labeler, tmp_path):
 def test_version_and_artifact_are_sift_json(labeler):
     sift_json = json.loads((pathlib.Path(MODEL_DIR) / "sift.json").read_text())
     assert labeler.version == sift_json["version"]
-    for field in ("version", "threshold", "query_template", "item_template", "yes", "no"):
-        assert labeler.artifact[field] == sift_json[field]
+    assert "calibrations" in sift_json
+    assert labeler.artifact == sift_json  # as loaded: every field, the calibrations included
     assert labeler.mode == "mis" and labeler.threads == 1
+
+
+def test_artifact_keeps_unknown_fields_and_a_numeric_version(tmp_path):
+    model = tmp_path / "labeler"
+    shutil.copytree(MODEL_DIR, model)
+    sift_json = json.loads((model / "sift.json").read_text())
+    sift_json.update(version=3, owner={"team": "search", "ticket": [1, 2.5, None]})
+    (model / "sift.json").write_text(json.dumps(sift_json))
+    loaded = sift.Labeler(str(model), threads=1)
+    assert loaded.artifact == sift_json
+    assert isinstance(loaded.artifact["version"], int)
+    assert loaded.version == "3"  # the version stamped on lines is its text
 
 
 def test_bad_rows_get_their_own_errors_and_the_others_are_scored(labeler, tmp_path):

@@ -113,6 +113,7 @@ ScoringArtifact parse_scoring_artifact(const json& object, const std::string& wh
       replace_all(optional_string(object, "generate_answer_template", kDefaultGenerateAnswerTemplate, where),
                   "{yes}", a.yes),
       "{no}", a.no);
+  a.source_json = object.dump();
   return a;
 }
 
