@@ -85,12 +85,12 @@ def test_bad_rows_get_their_own_errors_and_the_others_are_scored(labeler, tmp_pa
     errors = [r.error for r in results]
     reference = reference_outputs([good[0], too_long, good[1], good[2]], tmp_path)
     assert errors[1] == reference[1]["error"]  # the engine's own message, as the CLI prints it
-    assert errors[1:6] == [reference[1]["error"], "items[1] must be a string or a dict with \"text\", got int", 'missing field "query"',
+    assert errors[1:6] == [reference[1]["error"], "items[1] must be a string or an object with \"text\", got int", 'missing field "query"',
                            'a row must be a (query, items) pair or a mapping with "query" and "items", got int',
-                           'field "items" must be a list of strings, got str']
+                           'field "items" must be a list, got str']
     assert errors[7].startswith("the query is not valid UTF-8 text")
     assert errors[8].startswith("invalid UTF-8")
-    assert errors[9] == 'field "items" must be a list of strings, got NoneType'
+    assert errors[9] == 'field "items" must be a list, got NoneType'
     for bad in (1, 2, 3, 4, 5, 7, 8, 9):
         assert results[bad].scores is None and results[bad].labels is None
     scored = [results[0], results[6], results[10]]
@@ -105,9 +105,9 @@ def test_score_raises_the_engines_error_as_value_error(labeler, tmp_path):
     assert str(raised.value) == reference_outputs([too_long], tmp_path)[0]["error"]
     with pytest.raises(ValueError, match="^invalid UTF-8"):
         labeler.score(b"\xff", ["a"])
-    with pytest.raises(TypeError, match='^field "items" must be a list of strings, got str$'):
+    with pytest.raises(TypeError, match='^field "items" must be a list, got str$'):
         labeler.score("q", "abc")
-    with pytest.raises(TypeError, match='^items\\[0\\] must be a string or a dict with "text", got float$'):
+    with pytest.raises(TypeError, match='^items\\[0\\] must be a string or an object with "text", got float$'):
         labeler.score("q", [1.5])
     with pytest.raises(TypeError, match='^items\\[1\\] must have a string field "text"$'):
         labeler.score("q", [{"text": "a"}, {"id": 1}])

@@ -9,6 +9,7 @@
 #include "io/input_file.h"
 #include "io/json_parse.h"
 #include "io/line_reader.h"
+#include "io/row_items.h"
 
 namespace sift {
 namespace {
@@ -34,30 +35,20 @@ bool has_document_fields(const json& object) {
 // The documents of one JSONL row.
 void add_row_documents(const json& row, const std::string& where, const CorpusDocument& add,
                        CorpusStats& stats) {
-  auto add_text = [&](const json& text, const std::string& field) {
-    if (!text.is_string()) fail("{}: field {} must be a string, got {}", where, field, text.type_name());
-    const std::string& document = text.get_ref<const std::string&>();
+  const auto add_document = [&](std::string_view document) {
     stats.documents += 1;
     stats.bytes += static_cast<int64_t>(document.size());
     add(document);
   };
+  const auto add_text = [&](const json& text, std::string_view field) {
+    if (!text.is_string()) fail("{}: field {} must be a string, got {}", where, field, text.type_name());
+    add_document(text.get_ref<const std::string&>());
+  };
   if (!has_document_fields(row)) fail("{}: a row needs \"query\", \"items\" or \"text\"", where);
   if (auto query = row.find("query"); query != row.end()) add_text(*query, "\"query\"");
   if (auto text = row.find("text"); text != row.end()) add_text(*text, "\"text\"");
-  if (auto items = row.find("items"); items != row.end()) {
-    if (!items->is_array()) fail("{}: field \"items\" must be a list, got {}", where, items->type_name());
-    for (size_t i = 0; i < items->size(); ++i) {
-      const json& item = (*items)[i];
-      const std::string field = fmt::format("items[{}]", i);
-      if (item.is_object()) {
-        auto text = item.find("text");
-        if (text == item.end()) fail("{}: {} has no \"text\"", where, field);
-        add_text(*text, field + ".text");
-      } else {
-        add_text(item, field);
-      }
-    }
-  }
+  if (auto items = row.find("items"); items != row.end())
+    for_each_row_item<JsonFormat>(*items, "items", [&](const std::string& item, const json*) { add_document(item); });
 }
 
 }  // namespace
