@@ -5,8 +5,8 @@
 
 #include "batch/durable_file.h"
 #include "core/error.h"
+#include "core/utc_time.h"
 #include "io/json_parse.h"
-#include "label/run_identity.h"
 
 namespace sift::batch {
 namespace {
@@ -44,7 +44,7 @@ void write_checkpoint(const std::filesystem::path& progress_path, const Checkpoi
   out["errors"] = c.totals.errors;
   out["prefill_tokens"] = c.totals.prefill_tokens;
   out["complete"] = c.complete;
-  out["updated_at"] = label::utc_timestamp();
+  out["updated_at"] = utc_timestamp();
   replace_file_atomically(progress_path, out.dump(1) + "\n");
 }
 
