@@ -29,7 +29,7 @@ std::filesystem::path progress_file_path(const std::filesystem::path& output) {
   return path;
 }
 
-void write_checkpoint(const std::filesystem::path& progress_path, const Checkpoint& c) {
+void write_checkpoint(const std::filesystem::path& progress_path, const JobProgress& c) {
   nlohmann::ordered_json out;
   out["format"] = kProgressFormat;
   out["job"] = c.job;
@@ -48,7 +48,7 @@ void write_checkpoint(const std::filesystem::path& progress_path, const Checkpoi
   replace_file_atomically(progress_path, out.dump(1) + "\n");
 }
 
-std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& progress_path) {
+std::optional<JobProgress> read_checkpoint(const std::filesystem::path& progress_path) {
   std::ifstream in(progress_path, std::ios::binary);
   if (!in) {
     if (!std::filesystem::exists(progress_path)) return std::nullopt;
@@ -64,7 +64,7 @@ std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& progress_
   }
   if (!object.is_object() || object.value("format", "") != kProgressFormat)
     fail("{}: not a sift batch progress file (\"format\" is not \"{}\")", progress_path.string(), kProgressFormat);
-  Checkpoint c;
+  JobProgress c;
   const auto job = object.find("job");
   if (job == object.end() || !job->is_object()) fail("{}: field \"job\" must be an object", progress_path.string());
   c.job = *job;
