@@ -26,13 +26,15 @@ std::vector<double> arrival_times(double rate, double duration, uint64_t seed) {
   return times;
 }
 
-}  // namespace
-
+// Value at quantile q (0..1) of sorted samples: the nearest-rank definition,
+// element ceil(q * n) - 1.
 double quantile(const std::vector<double>& sorted, double q) {
   if (sorted.empty()) return 0;
   const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(sorted.size())));
   return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
 }
+
+}  // namespace
 
 LoadResult run_load(const LoadOptions& options) {
   if (options.requests.empty()) fail("loadgen: no requests to send");
