@@ -70,8 +70,9 @@ SIFT_COMMAND(tokenizer) {
       ->capture_default_str();
   train->add_flag("--prefix-space", options->prefix_space,
                   "every word gets a leading space (ByteLevel add_prefix_space), so a word is one token id "
-                  "whether it starts a text or not: use it for labelers, whose query and items are encoded "
-                  "separately");
+                  "whether it starts a text or not. A labeler seldom needs it: each prompt part is tokenized as one "
+                  "rendered text, template and user text together; it matters only where user text starts a part "
+                  "or follows a newline (the bundled labeler is trained without it)");
   sift::apps::add_max_line_bytes_option(train, options->max_line_bytes,
                                         "a longer corpus line is an error naming its file and line");
   train->callback([options] {
