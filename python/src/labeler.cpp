@@ -20,18 +20,22 @@ ScoringOptions scoring_options(const std::string& mode, std::optional<int> threa
   if (!parsed) throw py::value_error(fmt::format("mode must be mis, independent, prefix or generate, got '{}'", mode));
   options.mode = *parsed;
   if (threads && *threads < 1) throw py::value_error(fmt::format("threads must be at least 1, got {}", *threads));
-  if (threshold && !(*threshold >= 0.0 && *threshold <= 1.0))  // NaN fails too
-    throw py::value_error(fmt::format("threshold must be in [0, 1], got {}", *threshold));
-  options.threshold = threshold;
-  options.max_request_tokens = max_request_tokens;  // checked by the engine once loaded
+  options.threshold = threshold;  // the threshold and token limits: checked by the engine once loaded
+  options.max_request_tokens = max_request_tokens;
   options.max_batch_tokens = max_batch_tokens;
   return options;
 }
 
-Labeler load_labeler(const std::filesystem::path& dir, int threads) {
+LoadOptions load_options(std::optional<int> threads, const std::string& weights) {
+  const std::optional<WeightStorage> storage = parse_weight_storage(weights);
+  if (!storage) throw py::value_error(fmt::format("weights must be auto, f32, bf16 or q8, got '{}'", weights));
+  return LoadOptions{.threads = threads.value_or(0), .weights = *storage};
+}
+
+Labeler load_labeler(const std::filesystem::path& dir, const LoadOptions& options) {
   try {
     const py::gil_scoped_release release;
-    return Labeler::load(dir, threads);
+    return Labeler::load(dir, options);
   } catch (const Error& e) {
     if (std::filesystem::is_directory(dir)) throw;  // a broken labeler: ValueError
     PyErr_SetString(PyExc_FileNotFoundError, e.what());
@@ -43,11 +47,12 @@ Labeler load_labeler(const std::filesystem::path& dir, int threads) {
 
 PyLabeler::PyLabeler(const std::filesystem::path& model_dir, const std::string& mode, std::optional<int> threads,
                      std::optional<double> threshold, std::optional<int64_t> max_request_tokens,
-                     std::optional<int64_t> max_batch_tokens)
+                     std::optional<int64_t> max_batch_tokens, const std::string& weights)
     : model_dir_(model_dir),
       options_(scoring_options(mode, threads, threshold, max_request_tokens, max_batch_tokens)),
-      labeler_(load_labeler(model_dir, threads.value_or(0))) {
-  labeler_.score_rows({}, options_);  // the engine checks the token limits against the model
+      load_(load_options(threads, weights)),
+      labeler_(load_labeler(model_dir, load_)) {
+  labeler_.score_rows({}, options_);  // the engine checks the threshold and token limits
 }
 
 Result PyLabeler::score(py::handle query, py::handle items) const {
@@ -112,12 +117,13 @@ void bind_labeler(py::module_& module) {
   using namespace pybind11::literals;
   py::class_<PyLabeler>(module, "Labeler", "A labeler directory loaded once; scores (query, items) rows.")
       .def(py::init<const std::filesystem::path&, const std::string&, std::optional<int>, std::optional<double>,
-                    std::optional<int64_t>, std::optional<int64_t>>(),
+                    std::optional<int64_t>, std::optional<int64_t>, const std::string&>(),
            "model_dir"_a, "mode"_a = "mis", "threads"_a = py::none(), "threshold"_a = py::none(), py::kw_only(),
-           "max_request_tokens"_a = py::none(), "max_batch_tokens"_a = py::none(),
+           "max_request_tokens"_a = py::none(), "max_batch_tokens"_a = py::none(), "weights"_a = "auto",
            "Loads model_dir (config.json, weights, tokenizer.json, sift.json). mode: mis | independent | prefix | "
            "generate; threads: OpenMP threads (None: OMP_NUM_THREADS or all cores); threshold: overrides "
-           "sift.json's; max_request_tokens / max_batch_tokens: as sift score's options.")
+           "sift.json's; max_request_tokens / max_batch_tokens: as sift score's options; weights: auto | f32 | "
+           "bf16 | q8, how weight matrices are held (sift score --weights).")
       .def("score", &PyLabeler::score, "query"_a, "items"_a,
            "Scores one row: a Result with .scores and .labels. Raises ValueError for a row that cannot be scored.")
       .def("score_rows", &PyLabeler::score_rows, "rows"_a,
@@ -134,6 +140,7 @@ void bind_labeler(py::module_& module) {
       .def_property_readonly("threads", &PyLabeler::threads)
       .def_property_readonly("max_request_tokens", &PyLabeler::max_request_tokens)
       .def_property_readonly("max_batch_tokens", &PyLabeler::max_batch_tokens)
+      .def_property_readonly("weights", &PyLabeler::weights, "how weight matrices are held: auto, f32, bf16 or q8")
       .def("__repr__", &PyLabeler::repr);
 }
 

@@ -21,7 +21,7 @@ class PyLabeler {
  public:
   PyLabeler(const std::filesystem::path& model_dir, const std::string& mode, std::optional<int> threads,
             std::optional<double> threshold, std::optional<int64_t> max_request_tokens,
-            std::optional<int64_t> max_batch_tokens);
+            std::optional<int64_t> max_batch_tokens, const std::string& weights);
 
   // One row; a bad row raises (TypeError for a wrong type, ValueError with the engine's message).
   Result score(py::handle query, py::handle items) const;
@@ -38,11 +38,13 @@ class PyLabeler {
   int threads() const { return labeler_.threads(); }
   std::optional<int64_t> max_request_tokens() const { return options_.max_request_tokens; }
   std::optional<int64_t> max_batch_tokens() const { return options_.max_batch_tokens; }
+  std::string_view weights() const { return weight_storage_name(load_.weights); }
   std::string repr() const;
 
  private:
   std::filesystem::path model_dir_;
   ScoringOptions options_;
+  LoadOptions load_;
   Labeler labeler_;
 };
 

@@ -10,8 +10,8 @@ import time
 import pytest
 
 import sift
-from conftest import (MODEL_DIR, SIFT_BINARY, assert_bitwise_equal, batch_input_lines, columns_of, has_sift_batch,
-                      reference_outputs, sift_batch_output, synthetic_rows)
+from conftest import (MODEL_DIR, SIFT_BINARY, assert_bitwise_equal, batch_input_lines, bits, columns_of,
+                      has_sift_batch, reference_outputs, sift_batch_output, synthetic_rows)
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +53,16 @@ def test_threshold_option_overrides_sift_json(labeler, tmp_path):
     for r in results:
         assert r.labels == [s >= 0.9 for s in r.scores]
     assert_bitwise_equal(columns_of(results), reference_outputs(rows, tmp_path, "--threshold", "0.9"))
+
+
+def test_weights_option_holds_q8_as_the_cli_does(tmp_path):
+    rows = synthetic_rows(30, seed=9)
+    q8 = sift.Labeler(MODEL_DIR, threads=1, weights="q8")
+    assert q8.weights == "q8" and sift.Labeler(MODEL_DIR, threads=1).weights == "auto"
+    reference = reference_outputs(rows, tmp_path, "--weights", "q8")  # sift score and sift batch
+    assert_bitwise_equal(columns_of(q8.score_rows(rows)), reference)
+    (tmp_path / "f32").mkdir()
+    assert bits(reference[0]["scores"]) != bits(reference_outputs(rows[:1], tmp_path / "f32")[0]["scores"])
 
 
 def test_version_and_artifact_are_sift_json(labeler):
@@ -138,8 +148,9 @@ def test_loading_errors_carry_the_engines_message(tmp_path):
 @pytest.mark.parametrize("options, message", [
     ({"mode": "fast"}, "mode must be mis, independent, prefix or generate, got 'fast'"),
     ({"threads": 0}, "threads must be at least 1, got 0"),
-    ({"threshold": 1.5}, "threshold must be in \\[0, 1\\], got 1.5"),
-    ({"threshold": float("nan")}, "threshold must be in \\[0, 1\\], got nan"),
+    ({"threshold": 1.5}, "threshold must be a number in \\[0, 1\\], got 1.5"),
+    ({"threshold": float("nan")}, "threshold must be a number in \\[0, 1\\], got nan"),
+    ({"weights": "q4"}, "weights must be auto, f32, bf16 or q8, got 'q4'"),
     ({"max_batch_tokens": 0}, "max-batch-tokens must be positive, got 0"),
     ({"max_request_tokens": -1}, "max-request-tokens must be positive, got -1"),
 ])

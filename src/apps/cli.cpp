@@ -1,17 +1,59 @@
 #include "apps/cli.h"
 
+#include <omp.h>
+
+#include <cmath>
 #include <cstdio>
+
+#include "core/log.h"
 
 namespace sift::apps {
 
-const CLI::Validator kProbability(
+namespace {
+
+// A finite number x with min <= x <= max, or min < x when min_open. NaN fails every
+// comparison, and infinities are refused by name.
+CLI::Validator decimal_range(double min, double max, bool min_open) {
+  const bool unbounded = max == std::numeric_limits<double>::max();
+  const std::string range = unbounded ? fmt::format("{} {}", min_open ? ">" : ">=", min)
+                                      : fmt::format("in {}{}, {}]", min_open ? "(" : "[", min, max);
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double value = 0;
+        const bool number = CLI::detail::lexical_cast(text, value) && std::isfinite(value);
+        if (!number || (min_open ? !(value > min) : !(value >= min)) || !(value <= max))
+          return fmt::format("must be a {} {}, got {}", unbounded ? "finite number" : "number", range, text);
+        return std::string();
+      },
+      range);
+}
+
+}  // namespace
+
+CLI::Validator decimal_in(double min, double max) { return decimal_range(min, max, false); }
+CLI::Validator positive_decimal(double max) { return decimal_range(0, max, true); }
+const CLI::Validator kProbability = decimal_in(0, 1);
+
+const CLI::Validator kThreadCount(
     [](std::string& text) -> std::string {
-      double value = 0;
-      if (!CLI::detail::lexical_cast(text, value) || !(value >= 0.0 && value <= 1.0))
-        return "must be a number in [0, 1], got " + text;
+      int value = 0;
+      if (!CLI::detail::lexical_cast(text, value) || value < 1) return "must be at least 1, got " + text;
       return std::string();
     },
-    "in [0, 1]");
+    ">= 1");
+
+int capped_threads(std::string_view flag, int requested) {
+  const int cores = omp_get_num_procs();
+  const int most = kMaxThreadsPerCore * cores;
+  if (requested <= most) return requested;
+  spdlog::warn("{} {} is more than {} per core on this machine of {} cores: using {}", flag, requested,
+               kMaxThreadsPerCore, cores, most);
+  return most;
+}
+
+int thread_count(std::string_view flag, const std::optional<int>& given) {
+  return given ? capped_threads(flag, *given) : 0;
+}
 
 GlobalOptions& global_options() {
   static GlobalOptions options;

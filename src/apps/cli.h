@@ -2,7 +2,9 @@
 // What every sift command shares on the command line:
 //  - the global options (--threads, -v, -q/--quiet, --pretty), accepted before or after the
 //    subcommand (set in main.cpp, read here by the commands);
-//  - usage errors (exit status 2) apart from runtime errors (exit status 1);
+//  - usage errors (exit status 2) apart from runtime errors (exit status 1): CLI11's, those of
+//    usage_error below, and a sift::OptionError thrown by the library for a bad option value;
+//  - the checks of decimal flags and thread-count flags, one rule each;
 //  - JSON reports on stdout: one line, or indented with --pretty;
 //  - the progress reporter of long commands, silent with --quiet.
 #include <CLI/CLI.hpp>
@@ -10,8 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/progress.h"
 
@@ -21,7 +25,7 @@ struct GlobalOptions {
   bool verbose = false;
   bool quiet = false;
   bool pretty = false;
-  std::optional<int> threads;  // --threads as given (checked >= 1 in main.cpp)
+  std::optional<int> threads;  // --threads as given (kThreadCount)
 };
 GlobalOptions& global_options();
 
@@ -32,8 +36,26 @@ template <typename... Args>
   throw CLI::ValidationError(fmt::format(format, std::forward<Args>(args)...));
 }
 
-// A threshold on the command line: a finite number in [0, 1] (CLI::Range lets NaN through).
+// A decimal flag: a finite number in a range, checked by one of these (never by CLI::Range,
+// PositiveNumber or NonNegativeNumber, which let NaN through). A bad value is a usage error
+// naming the flag: "--noise: must be a number in [0, 0.5], got nan".
+//   decimal_in(min, max):     min <= x <= max (without max: any finite x >= min)
+//   positive_decimal(max):    0 < x <= max (without max: any finite x > 0)
+CLI::Validator decimal_in(double min, double max = std::numeric_limits<double>::max());
+CLI::Validator positive_decimal(double max = std::numeric_limits<double>::max());
+// A threshold or a fraction: decimal_in(0, 1).
 extern const CLI::Validator kProbability;
+
+// A thread-count flag (the global --threads, batch's --threads and --tokenize-threads, serve's
+// --threads): an integer >= 1 (kThreadCount). Each thread costs memory and more than
+// kMaxThreadsPerCore per core buys nothing, so a larger count is capped there with a warning.
+constexpr int kMaxThreadsPerCore = 4;
+extern const CLI::Validator kThreadCount;
+// `requested` (>= 1) capped at kMaxThreadsPerCore per core, with a warning naming `flag`.
+int capped_threads(std::string_view flag, int requested);
+// The threads a command's own thread flag asks for: capped_threads of it when given, else
+// 0 (the process default: the global --threads, else all cores).
+int thread_count(std::string_view flag, const std::optional<int>& given);
 
 // The JSON report of a command on stdout: one line, or indented with --pretty. Invalid UTF-8
 // in strings is replaced, never a crash.

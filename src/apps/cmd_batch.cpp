@@ -1,6 +1,6 @@
 // sift batch: label a JSON-lines file of rows offline, streaming, resumable after a crash,
 // split over machines with --shard; `sift batch merge` joins the shards (src/batch/).
-// Progress on stderr; a one-line JSON summary on stdout.
+// Progress on stderr (none with the global --quiet); a JSON summary on stdout (--pretty).
 #include <fmt/format.h>
 
 #include <csignal>
@@ -11,7 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/weights_option.h"
 #include "batch/merge_shards.h"
 #include "batch/run_batch.h"
 #include "core/error.h"
@@ -20,13 +22,17 @@
 namespace {
 
 struct BatchArgs {
-  std::string model, input, output, mode = "mis", shard = "1/1";
+  std::string model, input, output, mode = "mis", shard = "1/1", weights = "auto";
   std::optional<double> threshold;
   std::optional<int64_t> max_request_tokens, max_batch_tokens, errors_max;
-  int threads = 0, tokenize_threads = 1;
+  std::optional<int> threads;
+  int tokenize_threads = 1;
   double checkpoint_seconds = 2.0;
-  bool resume = false, quiet = false;
+  bool resume = false;
 };
+
+// The longest --checkpoint-seconds: a day between checkpoints.
+constexpr double kMaxCheckpointSeconds = 86400;
 
 struct MergeArgs {
   std::string output;
@@ -35,7 +41,7 @@ struct MergeArgs {
 
 void run_batch_command(const BatchArgs& args) {
   for (const auto& [value, flag] : {std::pair{&args.model, "--model"}, {&args.input, "--input"}, {&args.output, "--output"}})
-    if (value->empty()) sift::fail("sift batch: {} is required (or `sift batch merge` to join shard outputs)", flag);
+    if (value->empty()) sift::apps::usage_error("{} is required (or `sift batch merge` to join shard outputs)", flag);
   sift::batch::BatchOptions options;
   options.model_dir = args.model;
   options.input = args.input;
@@ -46,14 +52,15 @@ void run_batch_command(const BatchArgs& args) {
   options.scoring.max_batch_tokens = args.max_batch_tokens;
   options.shard = sift::label::Shard::parse(args.shard);
   options.resume = args.resume;
-  options.inference_threads = args.threads;
-  options.tokenize_threads = args.tokenize_threads;
+  options.weights = sift::apps::weight_storage_of(args.weights);
+  options.inference_threads = sift::apps::thread_count("--threads", args.threads);
+  options.tokenize_threads = sift::apps::capped_threads("--tokenize-threads", args.tokenize_threads);
   options.errors_max = args.errors_max;
   options.checkpoint_seconds = args.checkpoint_seconds;
   // A file-size limit (ulimit -f) is a write error naming the file, not a silent death.
   std::signal(SIGXFSZ, SIG_IGN);
 
-  sift::ProgressReporter progress = sift::ProgressReporter::to_stderr("sift batch", "rows", std::nullopt, args.quiet);
+  sift::ProgressReporter progress = sift::apps::progress_reporter("sift batch", "rows", std::nullopt);
   const sift::batch::BatchSummary summary = sift::batch::run_batch(options, progress);
   if (summary.already_complete)
     progress.finish(fmt::format("{} is complete ({} rows, {} errors): nothing to do", args.output, summary.job.rows,
@@ -64,7 +71,7 @@ void run_batch_command(const BatchArgs& args) {
                                 sift::format_duration(summary.seconds),
                                 summary.seconds > 0 ? double(summary.run.labels) / summary.seconds : 0.0, args.output,
                                 summary.job.rows, summary.resumed ? " (resumed)" : ""));
-  fmt::print("{}\n", summary.to_json(args.output).dump());
+  sift::apps::print_report(summary.to_json(args.output));
 }
 
 }  // namespace
@@ -84,17 +91,19 @@ SIFT_COMMAND(batch) {
   cmd->add_option("--mode", args->mode, "mis (default) | independent | prefix (the same scores, other costs)")
       ->check(CLI::IsMember({"mis", "independent", "prefix"}));
   cmd->add_option("--threshold", args->threshold, "label = score >= T (ties YES); default: sift.json's")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(sift::apps::kProbability);
   cmd->add_option("--shard", args->shard, "K/N: label input lines K, K+N, K+2N, ... (from 1); merge with `sift batch merge`")
       ->capture_default_str();
   cmd->add_flag("--resume", args->resume,
-                "continue the job in OUT from OUT.progress (refused if the labeler, threshold, mode, shard or input "
+                "continue the job in OUT from OUT.progress (refused if the labeler, threshold, mode, --weights, shard or input "
                 "differ); a complete job is left as it is");
-  cmd->add_option("--threads", args->threads, "inference threads (default: the global --threads, else all cores)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--tokenize-threads", args->tokenize_threads, "threads parsing and tokenizing rows ahead of inference")
+  cmd->add_option("--threads", args->threads,
+                  "inference threads, >= 1 (default: the global --threads, else all cores; capped as --threads)")
+      ->check(sift::apps::kThreadCount);
+  cmd->add_option("--tokenize-threads", args->tokenize_threads,
+                  "threads parsing and tokenizing rows ahead of inference, >= 1 (capped as --threads)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(sift::apps::kThreadCount);
   cmd->add_option("--max-request-tokens", args->max_request_tokens,
                   "most tokens of one request (query + its items); longer rows are split. Default: as sift score")
       ->check(CLI::PositiveNumber);
@@ -107,8 +116,8 @@ SIFT_COMMAND(batch) {
   cmd->add_option("--checkpoint-seconds", args->checkpoint_seconds,
                   "longest time between checkpoints (OUT synced, OUT.progress replaced); 0: after every batch")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--quiet", args->quiet, "no progress lines on stderr");
+      ->check(sift::apps::decimal_in(0, kMaxCheckpointSeconds));
+  sift::apps::add_weights_option(cmd, args->weights);
 
   CLI::App* merge_cmd = cmd->add_subcommand(
       "merge", "Join the outputs of `sift batch --shard K/N` (K = 1..N) into one output in input order");
@@ -116,9 +125,11 @@ SIFT_COMMAND(batch) {
   merge_cmd->add_option("shards", merge->shards, "the N shard outputs, in any order")->required();
   merge_cmd->callback([merge] {
     std::vector<std::filesystem::path> shards(merge->shards.begin(), merge->shards.end());
+    sift::ProgressReporter progress = sift::apps::progress_reporter("sift batch merge", "rows", std::nullopt);
     const sift::batch::MergeSummary summary = sift::batch::merge_shards(shards, merge->output);
-    fmt::print(stderr, "sift batch merge: {} shards, {} rows into {}\n", summary.shards, summary.rows, merge->output);
-    fmt::print("{}\n", nlohmann::ordered_json{{"output", merge->output}, {"shards", summary.shards}, {"rows", summary.rows}}.dump());
+    progress.finish(fmt::format("{} shards, {} rows into {}", summary.shards, summary.rows, merge->output));
+    sift::apps::print_report(
+        nlohmann::ordered_json{{"output", merge->output}, {"shards", summary.shards}, {"rows", summary.rows}});
   });
   cmd->callback([args, merge_cmd] {
     if (!merge_cmd->parsed()) run_batch_command(*args);

@@ -13,6 +13,7 @@
 #include "apps/cli.h"
 #include "apps/command.h"
 #include "apps/max_line_bytes_option.h"
+#include "apps/weights_option.h"
 #include "core/error.h"
 #include "core/utc_time.h"
 #include "io/path_lock.h"
@@ -33,7 +34,7 @@ constexpr int64_t kFewItems = 1000;
 constexpr int64_t kFewPositives = 100;
 
 struct CalibrateArgs {
-  std::string model, input, target = "f1", mode = "mis", out, out_dir;
+  std::string model, input, target = "f1", mode = "mis", out, out_dir, weights = "auto";
   bool dry_run = false, in_place = false, strict = false;
   std::optional<int64_t> max_request_tokens;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
@@ -55,8 +56,6 @@ void run_calibrate(const CalibrateArgs& args) {
   sift::ScoringOptions scoring;
   scoring.mode = *sift::parse_scoring_mode(args.mode);
   scoring.max_request_tokens = args.max_request_tokens;
-  if (scoring.mode == sift::ScoringMode::Generate)
-    sift::apps::usage_error("--mode generate gives hard 0/1 decisions, not scores: there is no threshold to calibrate");
   if (!args.dry_run) sift::require_gnuplot();  // fail before the long part
 
   const fs::path model_dir = args.model;
@@ -65,7 +64,8 @@ void run_calibrate(const CalibrateArgs& args) {
   if (args.in_place) lock = std::make_unique<sift::PathLock>(model_dir);
   if (!args.out.empty()) lock = std::make_unique<sift::PathLock>(fs::path(args.out));
 
-  std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(model_dir);
+  std::unique_ptr<sift::ScoringEngine> labeler =
+      sift::ScoringEngine::load(model_dir, sift::apps::weight_storage_of(args.weights));
   labeler->limits(scoring);
   const sift::LabeledRows input = sift::read_labeled_rows(args.input, args.max_line_bytes);
   const std::string input_name = args.input.empty() || args.input == "-" ? "stdin" : args.input;
@@ -104,6 +104,7 @@ void run_calibrate(const CalibrateArgs& args) {
   nlohmann::ordered_json record = {{"target", target.name()},
                                    {"input", input_name},
                                    {"mode", args.mode},
+                                   {"weights", args.weights},
                                    {"n_items", curve.n_items},
                                    {"n_positive", curve.n_positive},
                                    {"precision", chosen.precision},
@@ -171,9 +172,11 @@ SIFT_COMMAND(calibrate) {
   cmd->add_flag("--dry-run", args->dry_run, "print the chosen operating point; write nothing");
   cmd->add_option("--out", args->out, "write a calibrated copy of the labeler to this new folder");
   cmd->add_flag("--in-place", args->in_place, "rewrite MODEL/sift.json (the old version stays in its history)");
-  cmd->add_option("--mode", args->mode, "mis | independent | prefix (all give the same scores)")
-      ->check(CLI::IsMember({"mis", "independent", "prefix", "generate"}))
+  cmd->add_option("--mode", args->mode,
+                  "mis | independent | prefix (all give the same scores; generate gives no scores to calibrate)")
+      ->check(CLI::IsMember({"mis", "independent", "prefix"}))
       ->capture_default_str();
+  sift::apps::add_weights_option(cmd, args->weights);
   cmd->add_option("--out-dir", args->out_dir, "where the curve files go (default: the labeler's calibration/)");
   cmd->add_option("--max-request-tokens", args->max_request_tokens, "as in `sift score`")
       ->check(CLI::PositiveNumber);

@@ -11,6 +11,7 @@
 #include "apps/cli.h"
 #include "apps/command.h"
 #include "apps/max_line_bytes_option.h"
+#include "apps/weights_option.h"
 #include "core/error.h"
 #include "scoring/engine.h"
 #include "workflows/evaluation_run.h"
@@ -19,7 +20,7 @@
 namespace {
 
 struct EvalArgs {
-  std::string model, input, mode = "mis";
+  std::string model, input, mode = "mis", weights = "auto";
   int64_t shuffles = 3;
   uint64_t seed = 0;
   std::optional<double> threshold;
@@ -52,7 +53,8 @@ void run_eval(const EvalArgs& args) {
   eval.shuffles = args.shuffles;
   eval.seed = args.seed;
 
-  std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(args.model);
+  std::unique_ptr<sift::ScoringEngine> labeler =
+      sift::ScoringEngine::load(args.model, sift::apps::weight_storage_of(args.weights));
   labeler->limits(eval.scoring);  // reject a bad limit before reading input
   const sift::LabeledRows input = sift::read_labeled_rows(args.input, args.max_line_bytes);
   const std::string input_name = args.input.empty() || args.input == "-" ? "stdin" : args.input;
@@ -94,6 +96,7 @@ SIFT_COMMAND(eval) {
       ->check(sift::apps::kProbability);
   cmd->add_option("--max-request-tokens", args->max_request_tokens, "as in `sift score`")
       ->check(CLI::PositiveNumber);
+  sift::apps::add_weights_option(cmd, args->weights);
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
   cmd->add_flag("--strict", args->strict, "exit 1 when any row was left out");
   cmd->callback([args] { run_eval(*args); });

@@ -97,7 +97,7 @@ SIFT_COMMAND(init) {
   cmd->add_option("--instruction", args->instruction, "the task text (default: the preset's)");
   cmd->add_option("--yes", args->yes, "the YES answer word (default: the preset's); must be one token");
   cmd->add_option("--no", args->no, "the NO answer word (default: the preset's); must be one token");
-  cmd->add_option("--version", args->version, "sift.json \"version\" (default: <preset>-1)");
+  cmd->add_option("--artifact-version", args->version, "sift.json \"version\" (default: <preset>-1)");
   cmd->add_flag("--force", args->force, "replace an existing sift.json");
   cmd->callback([args] { run_init(*args); });
 }

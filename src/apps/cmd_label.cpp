@@ -11,6 +11,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/weights_option.h"
 #include "core/progress.h"
 #include "label/jsonl_file.h"
 #include "label/label_run.h"
@@ -19,7 +20,7 @@ namespace {
 
 struct LabelArgs {
   sift::label::LabelRunOptions run;
-  std::string model, catalog, profiles, shard = "1/1";
+  std::string model, catalog, profiles, shard = "1/1", weights = "auto";
 };
 
 void run_label_command(LabelArgs& args) {
@@ -27,6 +28,7 @@ void run_label_command(LabelArgs& args) {
   args.run.catalog = args.catalog;
   args.run.profiles = args.profiles;
   args.run.shard = sift::label::Shard::parse(args.shard);
+  args.run.weights = sift::apps::weight_storage_of(args.weights);
   args.run.rounds.validate();
 
   sift::label::JsonlFile{args.run.profiles};  // an Error naming it now, before any work, when it cannot be read
@@ -82,9 +84,11 @@ SIFT_COMMAND(label) {
   cmd->add_option("--max-rounds", args->run.rounds.max_rounds, "most rounds per profile")->capture_default_str();
   cmd->add_option("--stop-below", args->run.rounds.stop_below,
                   "stop after a round whose accepted fraction is below this (0: never stop early)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(sift::apps::kProbability);
   cmd->add_flag("--refresh", args->run.refresh, "judge every profile again, even those whose labels are current");
   cmd->add_option("--shard", args->shard, "K/N: label only the members of shard K of N (by a hash of the id)")
       ->capture_default_str();
+  sift::apps::add_weights_option(cmd, args->weights);
   cmd->callback([args] { run_label_command(*args); });
 }

@@ -1,16 +1,17 @@
 // sift loadgen: open-loop Poisson load against a running `sift serve` (serve/loadgen.h).
 // Rows are `sift score` input lines {"query", "items": [str | {"text"}]}; each becomes one
 // request of the chosen route. Prints one JSON object: achieved labels/s, p50/p90/p99
-// latency, error counts; with --find-max, the highest rate that holds p99 <= --p99-ms.
+// latency, error counts, rows left out; with --find-max, the highest rate that holds
+// p99 <= --p99-ms. A bad row is a warning naming file:line, and the others are sent.
 #include <fmt/format.h>
 
 #include <fstream>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "apps/cli.h"
 #include "apps/command.h"
 #include "apps/max_line_bytes_option.h"
 #include "core/error.h"
@@ -20,6 +21,9 @@
 #include "serve/loadgen.h"
 
 namespace {
+
+// Request bodies kept from --rows (cycled through): rows past this many bytes are not read.
+constexpr int64_t kMaxRequestBytes = int64_t(256) << 20;
 
 struct LoadgenCliOptions {
   std::string url, rows, route = "label", mode, api_key_file;
@@ -49,20 +53,31 @@ sift::serve::LoadRequest request_of(const sift::ScoringRow& row, const LoadgenCl
   return {body.dump(), static_cast<int64_t>(row.items.size())};
 }
 
-std::vector<sift::serve::LoadRequest> read_requests(const LoadgenCliOptions& o) {
+// The request of each row of --rows (lines by the one line rule, io/line_reader.h), up to
+// kMaxRequestBytes of bodies; a bad row (a line over --max-line-bytes too) is warned about
+// ("file:line: what (row left out)") and counted in `left_out`.
+std::vector<sift::serve::LoadRequest> read_requests(const LoadgenCliOptions& o, int64_t& left_out) {
   sift::InputFile input(o.rows);
   sift::LineReader reader(input.stream(), o.max_line_bytes);
   std::vector<sift::serve::LoadRequest> requests;
+  int64_t bytes = 0;
   for (sift::InputLine line; reader.next(line);) {
     if (!line.too_long && line.text.find_first_not_of(" \t") == std::string::npos) continue;
     try {
       if (line.too_long) sift::fail("{}", sift::too_long_line_message(line, o.max_line_bytes));
       requests.push_back(request_of(sift::parse_scoring_row(line.text), o));
     } catch (const sift::Error& e) {
-      sift::fail("{}:{}: {}", o.rows, line.number, e.what());
+      sift::apps::warn("sift loadgen", fmt::format("{}:{}: {} (row left out)", o.rows, line.number, e.what()));
+      ++left_out;
+      continue;
+    }
+    if ((bytes += int64_t(requests.back().body.size())) >= kMaxRequestBytes) {
+      sift::apps::warn("sift loadgen", fmt::format("{}: the first {} rows hold {} MiB of requests: the rest is not read",
+                                                   o.rows, requests.size(), kMaxRequestBytes >> 20));
+      break;
     }
   }
-  if (requests.empty()) sift::fail("{}: no rows", o.rows);
+  if (requests.empty()) sift::fail("{}: no rows to send", o.rows);
   return requests;
 }
 
@@ -82,10 +97,15 @@ SIFT_COMMAND(loadgen) {
   cmd->add_option("--url", o->url, "server, e.g. http://127.0.0.1:8000")->required();
   cmd->add_option("--rows", o->rows, "JSON-lines rows {\"query\", \"items\"} (sift score input); one request each, cycled")
       ->required()->check(CLI::ExistingFile);
-  sift::apps::add_max_line_bytes_option(cmd, o->max_line_bytes, "a longer row is an error naming its line");
+  sift::apps::add_max_line_bytes_option(cmd, o->max_line_bytes, "a longer row is left out, with a warning naming it");
   cmd->add_option("--route", o->route, "label (default) | score | rerank")->check(CLI::IsMember({"label", "score", "rerank"}));
-  cmd->add_option("--rate", o->rate, "arrivals per second (with --find-max: the first rate tried)")->check(CLI::PositiveNumber);
-  cmd->add_option("--duration", o->duration, "seconds of arrivals per run (default 10)")->check(CLI::PositiveNumber);
+  cmd->add_option("--rate", o->rate,
+                  fmt::format("arrivals per second (with --find-max: the first rate tried); rate x duration at most "
+                              "{:.0f} requests per run",
+                              sift::serve::kMaxRequestsPerRun))
+      ->check(sift::apps::positive_decimal(sift::serve::kMaxRequestsPerRun));
+  cmd->add_option("--duration", o->duration, "seconds of arrivals per run (default 10)")
+      ->check(sift::apps::positive_decimal(sift::serve::kMaxDurationSeconds));
   cmd->add_option("--connections", o->connections, "concurrent connections (default 32)")->check(CLI::Range(1, 1024));
   cmd->add_option("--seed", o->seed, "seed of the arrival times (default 1)");
   cmd->add_option("--mode", o->mode, "label route: the scoring mode sent with each request")
@@ -94,27 +114,32 @@ SIFT_COMMAND(loadgen) {
       ->delimiter(',');
   cmd->add_option("--timeout-ms", o->timeout_ms, "deadline sent with each request")->check(CLI::PositiveNumber);
   cmd->add_option("--api-key-file", o->api_key_file, "send \"Authorization: Bearer <key>\"")->check(CLI::ExistingFile);
-  cmd->add_flag("--closed-loop", o->closed_loop,
-                "instead of Poisson arrivals, each connection sends back to back for --duration (saturation)");
-  cmd->add_flag("--find-max", o->find_max, "search the highest rate whose p99 stays within --p99-ms");
-  cmd->add_option("--p99-ms", o->p99_ms, "p99 target of --find-max in ms (default 1000)")->check(CLI::PositiveNumber);
+  CLI::Option* closed_loop = cmd->add_flag(
+      "--closed-loop", o->closed_loop,
+      "instead of Poisson arrivals, each connection sends back to back for --duration (saturation)");
+  cmd->add_flag("--find-max", o->find_max, "search the highest rate whose p99 stays within --p99-ms")->excludes(closed_loop);
+  cmd->add_option("--p99-ms", o->p99_ms, "p99 target of --find-max in ms (default 1000)")
+      ->check(sift::apps::positive_decimal());
   cmd->add_option("--bisect-steps", o->bisect_steps, "--find-max: halvings between the last rate that held and the first "
                   "that missed (default 4)")->check(CLI::Range(0, 20));
   cmd->callback([o] {
-    if (o->route == "score" && o->label_token_ids.empty()) sift::fail("--route score needs --label-token-ids");
+    if (o->route == "score" && o->label_token_ids.empty())
+      sift::apps::usage_error("--route score needs --label-token-ids (the answer tokens of each request)");
     sift::serve::LoadOptions load;
     load.url = o->url;
     load.path = "/v1/" + o->route;
-    load.requests = read_requests(*o);
     load.rate = o->rate;
     load.duration_s = o->duration;
     load.connections = o->connections;
     load.seed = o->seed;
     load.closed_loop = o->closed_loop;
-    if (o->closed_loop && o->find_max) sift::fail("--closed-loop and --find-max exclude each other");
+    sift::serve::check_load_options(load);  // before the rows are read
+    int64_t rows_left_out = 0;
+    load.requests = read_requests(*o, rows_left_out);
     if (!o->api_key_file.empty()) load.api_key = read_key(o->api_key_file);
-    const nlohmann::json out = o->find_max ? sift::serve::find_max_rate(load, o->p99_ms, o->bisect_steps).to_json(o->p99_ms)
-                                           : sift::serve::run_load(load).to_json();
-    std::cout << out.dump() << std::endl;
+    nlohmann::json out = o->find_max ? sift::serve::find_max_rate(load, o->p99_ms, o->bisect_steps).to_json(o->p99_ms)
+                                     : sift::serve::run_load(load).to_json();
+    out["rows_left_out"] = rows_left_out;
+    sift::apps::print_report(out);
   });
 }

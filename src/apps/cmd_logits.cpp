@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/cli.h"
 #include "apps/command.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
@@ -29,7 +30,7 @@ std::vector<int32_t> parse_id_list(const std::string& text, const char* option) 
       used = 0;
     }
     if (used == 0 || used != item.size() || value < 0 || value > INT32_MAX)
-      sift::fail("{}: \"{}\" is not a non-negative integer (expected a comma-separated list like 1,2,3)", option, item);
+      sift::apps::usage_error("{}: \"{}\" is not a non-negative integer (expected a comma-separated list like 1,2,3)", option, item);
     ids.push_back(static_cast<int32_t>(value));
     begin = end + 1;
   }

@@ -42,7 +42,7 @@ SIFT_COMMAND(make_checkpoint) {
   cmd->add_flag("--untied", o->untied, "write a separate lm_head.weight")->excludes(tied);
   cmd->add_option("--dtype", o->dtype, "f32 | bf16 (default f32)")->check(CLI::IsMember({"f32", "bf16"}));
   cmd->add_option("--seed", o->seed, "random seed (default 0)");
-  cmd->add_option("--rope-theta", o->rope_theta, "rope_theta");
+  cmd->add_option("--rope-theta", o->rope_theta, "rope_theta")->check(sift::apps::positive_decimal());
   cmd->add_flag("--llama3-scaling", o->llama3_scaling,
                 "llama only: rope_scaling llama3 (factor 32, low 1, high 4, original 8192)");
   cmd->callback([o] {

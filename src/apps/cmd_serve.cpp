@@ -11,7 +11,9 @@
 #include <pthread.h>
 #include <thread>
 
+#include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/weights_option.h"
 #include "core/error.h"
 #include "scoring/engine.h"
 #include "serve/http_server.h"
@@ -20,8 +22,9 @@
 namespace {
 
 struct ServeCliOptions {
-  std::string model, host = "127.0.0.1", api_key_file;
-  int port = 8000, threads = 0, http_threads = 64;
+  std::string model, host = "127.0.0.1", api_key_file, weights = "auto";
+  std::optional<int> threads;
+  int port = 8000, http_threads = 64;
   int64_t max_batch_tokens = 8192, max_queue_tokens = 262144;
   double kv_cache_mb = 256, max_body_mb = 8;
 };
@@ -70,14 +73,14 @@ void serve(const ServeCliOptions& o) {
   std::unique_ptr<sift::ScoringEngine> engine;
   std::optional<sift::serve::Service> service;
   try {
-    engine = sift::ScoringEngine::load(o.model);
+    engine = sift::ScoringEngine::load(o.model, sift::apps::weight_storage_of(o.weights));
     const std::string name = std::filesystem::path(o.model).lexically_normal().filename().string();
     service.emplace(*engine,
                     sift::serve::ServiceOptions{.model_name = name.empty() ? o.model : name,
                                                 .max_batch_tokens = o.max_batch_tokens,
                                                 .max_queue_tokens = o.max_queue_tokens,
                                                 .kv_cache_bytes = static_cast<int64_t>(o.kv_cache_mb * 1024 * 1024),
-                                                .threads = o.threads},
+                                                .threads = sift::apps::thread_count("--threads", o.threads)},
                     metrics);
   } catch (...) {
     stop_everything();
@@ -101,8 +104,10 @@ SIFT_COMMAND(serve) {
   cmd->add_option("--model", o->model, "labeler directory: config.json, weights, tokenizer.json, sift.json")->required();
   cmd->add_option("--host", o->host, "address to listen on (default 127.0.0.1: this machine only)");
   cmd->add_option("--port", o->port, "port (default 8000)")->check(CLI::Range(1, 65535));
-  cmd->add_option("--threads", o->threads, "compute threads of the engine (default: --threads, else all cores)")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", o->threads,
+                  "compute threads of the engine, >= 1 (default: the global --threads, else all cores; capped as "
+                  "--threads)")
+      ->check(sift::apps::kThreadCount);
   cmd->add_option("--http-threads", o->http_threads, "connections served at once (default 64)")->check(CLI::Range(1, 4096));
   cmd->add_option("--max-batch-tokens", o->max_batch_tokens,
                   "most new tokens of one forward call; queued requests are packed up to it, and it is each "
@@ -114,11 +119,12 @@ SIFT_COMMAND(serve) {
                   "prompt tokens allowed to wait; past it requests get 429 (default 262144)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--kv-cache-mb", o->kv_cache_mb, "query-KV cache budget in MiB; 0 turns it off (default 256)")
-      ->check(CLI::Range(0.0, 1048576.0));
+      ->check(sift::apps::decimal_in(0, 1048576));
   cmd->add_option("--api-key-file", o->api_key_file,
                   "file holding the API key: every route but /health then needs \"Authorization: Bearer <key>\"")
       ->check(CLI::ExistingFile);
   cmd->add_option("--max-body-mb", o->max_body_mb, "largest request body in MiB; larger get 413 (default 8)")
-      ->check(CLI::Range(0.001, 1024.0));
+      ->check(sift::apps::decimal_in(0.001, 1024));
+  sift::apps::add_weights_option(cmd, o->weights);
   cmd->callback([o] { serve(*o); });
 }

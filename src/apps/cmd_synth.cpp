@@ -1,12 +1,10 @@
 // sift synth: writes the synthetic qualification-labeling world (src/synth/dataset.h).
 #include <chrono>
-#include <filesystem>
 #include <memory>
 
 #include "apps/cli.h"
 #include "apps/command.h"
 #include "core/log.h"
-#include "io/path_lock.h"
 #include "synth/dataset.h"
 
 namespace {
@@ -30,8 +28,6 @@ void run_synth(const SynthArgs& args) {
   options.seed = args.seed;
   options.split = sift::synth::SplitFractions::parse(args.split);
 
-  std::filesystem::create_directories(args.out);
-  const sift::PathLock lock(args.out);  // two runs never write one folder at once
   auto start = Clock::now();
   sift::ProgressReporter progress = sift::apps::progress_reporter("sift synth", "members", args.members);
   options.on_progress = [&progress](int64_t done, int64_t) { progress.update(done); };
@@ -59,8 +55,9 @@ SIFT_COMMAND(synth) {
   cmd->add_option("--members", args->members, "number of member profiles")->capture_default_str();
   cmd->add_option("--candidates,-k", args->candidates, "candidates retrieved per member (top-K by BM25)")
       ->capture_default_str();
-  cmd->add_option("--noise", args->noise, "probability of flipping each reference label, in [0, 0.5]")
-      ->capture_default_str();
+  cmd->add_option("--noise", args->noise, "probability of flipping each reference label")
+      ->capture_default_str()
+      ->check(sift::apps::decimal_in(0, 0.5));
   cmd->add_option("--seed", args->seed, "random seed (same seed, same bytes)")->capture_default_str();
   cmd->add_option("--split", args->split, "train,validation,test fractions of members, summing to 1")
       ->capture_default_str();

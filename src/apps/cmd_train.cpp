@@ -34,10 +34,16 @@ SIFT_COMMAND(train) {
   cmd->add_option("--epochs", t.epochs, "passes over the training data (default 1 unless --steps)");
   cmd->add_option("--steps", t.steps, "optimiser steps (cuts the epochs short)");
   cmd->add_option("--batch-size", t.batch_size, "labeled pairs per step")->capture_default_str();
-  cmd->add_option("--lr", t.lr, "peak learning rate")->capture_default_str();
-  cmd->add_option("--warmup", t.warmup, "linear warmup, as a fraction of the steps")->capture_default_str();
-  cmd->add_option("--weight-decay", t.weight_decay, "AdamW weight decay (matrices only)")->capture_default_str();
-  cmd->add_option("--clip", t.clip, "max gradient norm (0: no clipping)")->capture_default_str();
+  cmd->add_option("--lr", t.lr, "peak learning rate")->capture_default_str()->check(sift::apps::positive_decimal());
+  cmd->add_option("--warmup", t.warmup, "linear warmup, as a fraction of the steps")
+      ->capture_default_str()
+      ->check(sift::apps::kProbability);
+  cmd->add_option("--weight-decay", t.weight_decay, "AdamW weight decay (matrices only)")
+      ->capture_default_str()
+      ->check(sift::apps::decimal_in(0));
+  cmd->add_option("--clip", t.clip, "max gradient norm (0: no clipping)")
+      ->capture_default_str()
+      ->check(sift::apps::decimal_in(0));
   cmd->add_flag("--pack", t.pack, "train on MIS-packed rows: same loss and gradients, fewer tokens (label only)");
   cmd->add_option("--seed", t.seed, "seed of the fresh weights and the data order")->capture_default_str();
   cmd->add_option("--save-every", t.save_every, "steps between checkpoints in OUT/checkpoint (0: at the end)");

@@ -4,8 +4,9 @@
 //   0  success
 //   1  runtime error: "sift: error: <what and where>" (a file, a row, the model)
 //   2  usage error:   "sift: error: <the flag and what is wrong>", then a hint to --help
+//                     (CLI11's parse errors, usage_error, and a sift::OptionError from the
+//                     library: a bad option value such as --k 0 or --shard 3/2)
 #include <CLI/CLI.hpp>
-#include <omp.h>
 
 #include <csignal>
 #include <cstdio>
@@ -30,36 +31,22 @@ namespace {
 
 constexpr int kExitRuntimeError = 1;
 constexpr int kExitUsageError = 2;
-// --threads beyond this many per core only costs memory (each thread has its buffers).
-constexpr int kMaxThreadsPerCore = 4;
 
 void add_global_options(CLI::App& app, GlobalOptions& global) {
   app.add_flag("-v,--verbose", global.verbose, "debug logging on stderr");
   app.add_flag("-q,--quiet", global.quiet, "no progress or info lines on stderr (warnings and errors still are)");
   app.add_flag("--pretty", global.pretty, "JSON reports on stdout indented, not on one line");
-  app.add_option("--threads", global.threads, "worker threads, >= 1 (default: all cores)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            int value = 0;
-            if (!CLI::detail::lexical_cast(text, value) || value < 1) return "must be at least 1, got " + text;
-            return std::string();
-          },
-          ">= 1"));
+  app.add_option("--threads", global.threads,
+                 fmt::format("worker threads, >= 1 (default: all cores; more than {} per core is capped there)",
+                             kMaxThreadsPerCore))
+      ->check(kThreadCount);
 }
 
 // Applies the global options once parsing is done, before the command runs.
 void apply_global_options(const GlobalOptions& global) {
   init_logging(global.verbose);
   if (global.quiet && !global.verbose) spdlog::set_level(spdlog::level::warn);  // warnings and errors only
-  if (!global.threads) return;
-  const int cores = omp_get_num_procs();
-  int threads = *global.threads;
-  if (threads > kMaxThreadsPerCore * cores) {
-    spdlog::warn("--threads {} is more than {} per core on this machine of {} cores: using {}", threads,
-                 kMaxThreadsPerCore, cores, kMaxThreadsPerCore * cores);
-    threads = kMaxThreadsPerCore * cores;
-  }
-  set_n_threads(threads);
+  if (global.threads) set_n_threads(capped_threads("--threads", *global.threads));
 }
 
 // "sift score" for `sift score --bad`: the deepest subcommand the command line reached.
@@ -77,7 +64,7 @@ std::string command_path(const CLI::App& app) {
   }
 }
 
-int usage_failure(const CLI::App& app, const CLI::ParseError& e) {
+int usage_failure(const CLI::App& app, const std::exception& e) {
   std::fprintf(stderr, "sift: error: %s\nRun `%s --help` for the options.\n", e.what(), command_path(app).c_str());
   return kExitUsageError;
 }
@@ -107,6 +94,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // CLI11's "success" exits (help, version) are above; every other parse error is usage.
+    return usage_failure(app, e);
+  } catch (const sift::OptionError& e) {  // the library's verdict on an option value
     return usage_failure(app, e);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "sift: error: out of memory\n");

@@ -33,16 +33,19 @@ nlohmann::ordered_json input_identity(const std::filesystem::path& input) {
 }
 
 nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const ScoringEngine& engine,
-                                       const ScoringOptions& options, const label::Shard& shard,
-                                       const std::filesystem::path& input) {
+                                       const ScoringOptions& options, WeightStorage weights,
+                                       const label::Shard& shard, const std::filesystem::path& input) {
   const PlanLimits limits = engine.limits(options);
-  return {{"artifact", label::artifact_fingerprint(model_dir)},
-          {"version", engine.artifact().version},
-          {"threshold", engine.threshold(options)},
-          {"mode", std::string(scoring_mode_name(options.mode))},
-          {"request_tokens", std::min(limits.max_request_tokens, limits.max_call_tokens)},
-          {"shard", shard.to_string()},
-          {"input", input_identity(input)}};
+  nlohmann::ordered_json job = {{"artifact", label::artifact_fingerprint(model_dir)},
+                                {"version", engine.artifact().version},
+                                {"threshold", engine.threshold(options)},
+                                {"mode", std::string(scoring_mode_name(options.mode))},
+                                {"request_tokens", std::min(limits.max_request_tokens, limits.max_call_tokens)}};
+  if (weights == WeightStorage::BF16 || weights == WeightStorage::Q8)
+    job["weights"] = std::string(weight_storage_name(weights));
+  job["shard"] = shard.to_string();
+  job["input"] = input_identity(input);
+  return job;
 }
 
 void check_same_job(const nlohmann::ordered_json& recorded, const nlohmann::ordered_json& current,
@@ -54,9 +57,13 @@ void check_same_job(const nlohmann::ordered_json& recorded, const nlohmann::orde
     differences += fmt::format("{}{} is {} in this run, {} in the job", differences.empty() ? "" : "; ", field.key(),
                                field.value().dump(), before == recorded.end() ? "absent" : before->dump());
   }
+  for (auto field = recorded.begin(); field != recorded.end(); ++field)  // a field only the job has ("weights")
+    if (!current.contains(field.key()))
+      differences += fmt::format("{}{} is absent in this run, {} in the job", differences.empty() ? "" : "; ",
+                                 field.key(), field.value().dump());
   if (!differences.empty())
     fail("{}: this run is not the job being resumed: {}. --resume continues the same job only (same labeler files, "
-         "version, threshold, mode, request size, shard and input); write a new job to another output",
+         "version, threshold, mode, request size, weights, shard and input); write a new job to another output",
          where.string(), differences);
 }
 

@@ -9,6 +9,8 @@
 //    "mode": "mis",
 //    "request_tokens": n,       min(--max-request-tokens, --max-batch-tokens): how long rows
 //                               are split into requests (it shows in each line's usage)
+//    "weights": "q8",           --weights bf16 or q8 (their scores differ from f32's); absent
+//                               for auto and f32, whose scores are the same bits
 //    "shard": "K/N",
 //    "input": {"bytes": n, "sha256_head_tail": "..."}}   the input file: its size and the
 //                               SHA-256 of its first and last MiB (no pass over a 10 GB file)
@@ -27,8 +29,8 @@ namespace sift::batch {
 nlohmann::ordered_json input_identity(const std::filesystem::path& input);
 
 nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const ScoringEngine& engine,
-                                       const ScoringOptions& options, const label::Shard& shard,
-                                       const std::filesystem::path& input);
+                                       const ScoringOptions& options, WeightStorage weights,
+                                       const label::Shard& shard, const std::filesystem::path& input);
 
 // An Error when `recorded` (from `where`) differs from `current`, naming each field that does.
 void check_same_job(const nlohmann::ordered_json& recorded, const nlohmann::ordered_json& current,

@@ -70,10 +70,10 @@ nlohmann::ordered_json BatchSummary::to_json(const std::filesystem::path& output
 BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) {
   const Clock::time_point load_start = Clock::now();
   std::optional<JobProgress> recorded = preflight(options);
-  const std::unique_ptr<ScoringEngine> engine = ScoringEngine::load(options.model_dir);
+  const std::unique_ptr<ScoringEngine> engine = ScoringEngine::load(options.model_dir, options.weights);
   const int64_t call_tokens = engine->call_tokens(options.scoring);
   const nlohmann::ordered_json job =
-      job_fingerprint(options.model_dir, *engine, options.scoring, options.shard, options.input);
+      job_fingerprint(options.model_dir, *engine, options.scoring, options.weights, options.shard, options.input);
   const std::filesystem::path progress_path = progress_file_path(options.output);
   BatchSummary summary;
   if (recorded) {

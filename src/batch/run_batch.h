@@ -31,6 +31,7 @@ namespace sift::batch {
 struct BatchOptions {
   std::filesystem::path model_dir, input, output;
   ScoringOptions scoring;  // mode mis, independent or prefix; threshold; request and call limits
+  WeightStorage weights = WeightStorage::Auto;  // how the labeler's matrices are held (--weights)
   label::Shard shard;
   bool resume = false;
   int inference_threads = 0;  // <= 0: the process default (--threads)

@@ -3,12 +3,16 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "batch/in_order_gate.h"
 #include "batch/input_stages.h"
 #include "core/bounded_queue.h"
+#include "core/error.h"
 
 namespace sift::batch {
 namespace {
@@ -61,19 +65,32 @@ LineEnd run_stages(const ScoringEngine& engine, const BatchOptions& options, int
     };
   };
 
-  LineEnd input_end = input_start;
-  std::vector<std::thread> threads;
-  threads.emplace_back(guarded([&] {
-    input_end = read_shard_lines(reader, options.shard, chunks, input_start, errors.stop_flag());
-  }));
   const int n_tokenizers = std::max(1, options.tokenize_threads);
+  std::vector<std::thread> threads;
+  threads.reserve(size_t(n_tokenizers) + 3);
+  // A thread that cannot be started (the system's thread limit) is the run's error: every
+  // stage stops, no further one starts, and the started ones are joined below.
+  const auto start = [&](auto&& stage) {
+    if (errors.stop_flag()) return;
+    try {
+      threads.emplace_back(guarded(std::forward<decltype(stage)>(stage)));
+    } catch (const std::system_error& e) {
+      errors.record(std::make_exception_ptr(Error(fmt::format(
+                        "sift batch: cannot start thread {} of {} (--tokenize-threads {}): {}", threads.size() + 1,
+                        n_tokenizers + 3, n_tokenizers, e.what()))),
+                    stop_all);
+    }
+  };
+
+  LineEnd input_end = input_start;
+  start([&] { input_end = read_shard_lines(reader, options.shard, chunks, input_start, errors.stop_flag()); });
   std::atomic<int> tokenizers_left{n_tokenizers};
   for (int t = 0; t < n_tokenizers; ++t)
-    threads.emplace_back(guarded([&] {
+    start([&] {
       tokenize_chunks(engine, options.scoring.mode, chunks, gate, rows, errors.stop_flag());
       if (--tokenizers_left == 0) rows.close();
-    }));
-  threads.emplace_back(guarded([&] {
+    });
+  start([&] {
     Session session(engine.model(), options.inference_threads);
     for (std::vector<BatchRow> taken;
          !errors.stop_flag() && !(taken = rows.pop_batch(call_tokens)).empty();) {
@@ -86,11 +103,11 @@ LineEnd run_stages(const ScoringEngine& engine, const BatchOptions& options, int
       if (!scored.push(std::move(batch), 1)) return;
     }
     scored.close();
-  }));
-  threads.emplace_back(guarded([&] {
+  });
+  start([&] {
     for (std::vector<ScoredBatch> taken; !errors.stop_flag() && !(taken = scored.pop_batch(1)).empty();)
       for (ScoredBatch& batch : taken) writer.write(batch);
-  }));
+  });
   for (std::thread& thread : threads) thread.join();
   errors.rethrow();
   return input_end;

@@ -6,7 +6,7 @@
 //          ─scored batches (4)─▶ writer
 //
 // The first error of any stage stops every stage (queues closed, gate closed) and is rethrown
-// once all threads have ended.
+// once all threads have ended; so is a thread that cannot be started (no further one is).
 #include <cstdint>
 
 #include "batch/batch_writer.h"

@@ -93,6 +93,7 @@ class LabelRun {
     j["stop_below"] = options_.rounds.stop_below;
     j["refresh"] = options_.refresh;
     j["shard"] = options_.shard.to_string();
+    j["weights"] = std::string(weight_storage_name(options_.weights));
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
 
@@ -183,7 +184,7 @@ class LabelRun {
 
   RoundJudge& judge() {
     if (!judge_) {
-      labeler_ = ScoringEngine::load(options_.model_dir);
+      labeler_ = ScoringEngine::load(options_.model_dir, options_.weights);
       if (labeler_->artifact().version != artifact_.version)
         fail("{}: sift.json changed while the run started (version \"{}\", now \"{}\")",
              options_.model_dir.string(), artifact_.version, labeler_->artifact().version);

@@ -16,6 +16,7 @@
 #include "core/progress.h"
 #include "label/rounds.h"
 #include "label/shard.h"
+#include "sift/weights.h"
 #include "store/label_store.h"
 
 namespace sift::label {
@@ -26,6 +27,7 @@ struct LabelRunOptions {
   std::filesystem::path profiles;
   std::string store;  // SQLite file path or postgresql:// URI
   RoundOptions rounds;
+  WeightStorage weights = WeightStorage::Auto;  // how the labeler's matrices are held (--weights)
   bool refresh = false;
   Shard shard;
 };

@@ -9,10 +9,10 @@ namespace sift::label {
 
 void RoundOptions::validate() const {
   constexpr int64_t kMaxK = 10'000, kMaxRounds = 1'000;  // keeps k * max_rounds far from overflow
-  if (k < 1 || k > kMaxK) fail("--k must be in [1, {}], got {}", kMaxK, k);
-  if (max_rounds < 1 || max_rounds > kMaxRounds) fail("--max-rounds must be in [1, {}], got {}", kMaxRounds, max_rounds);
+  if (k < 1 || k > kMaxK) fail_option("--k must be in [1, {}], got {}", kMaxK, k);
+  if (max_rounds < 1 || max_rounds > kMaxRounds) fail_option("--max-rounds must be in [1, {}], got {}", kMaxRounds, max_rounds);
   if (!std::isfinite(stop_below) || stop_below < 0 || stop_below > 1)
-    fail("--stop-below must be in [0, 1], got {}", stop_below);
+    fail_option("--stop-below must be in [0, 1], got {}", stop_below);
 }
 
 std::string_view stop_reason_name(StopReason reason) {

@@ -18,7 +18,7 @@ struct RoundOptions {
   int64_t max_rounds = 5;
   double stop_below = 0.2;
 
-  void validate() const;  // an Error naming the option
+  void validate() const;  // an OptionError naming the option
   int64_t max_candidates() const { return k * max_rounds; }
 };
 

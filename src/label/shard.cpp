@@ -22,7 +22,7 @@ Shard Shard::parse(std::string_view text) {
   if (slash == std::string_view::npos || !parse_int(text.substr(0, slash), shard.index) ||
       !parse_int(text.substr(slash + 1), shard.count) || shard.count < 1 || shard.index < 1 ||
       shard.index > shard.count)
-    fail("--shard: expected K/N with 1 <= K <= N (e.g. 2/4), got \"{}\"", text);
+    fail_option("--shard: expected K/N with 1 <= K <= N (e.g. 2/4), got \"{}\"", text);
   return shard;
 }
 

@@ -12,7 +12,7 @@ struct Shard {
   int64_t index = 1;  // K, 1-based
   int64_t count = 1;  // N
 
-  // "K/N" with 1 <= K <= N; an Error naming --shard otherwise.
+  // "K/N" with 1 <= K <= N; an OptionError naming --shard otherwise.
   static Shard parse(std::string_view text);
   bool contains(std::string_view member) const;
   std::string to_string() const;

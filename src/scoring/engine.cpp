@@ -34,12 +34,20 @@ ScoringEngine::ScoringEngine(std::unique_ptr<Model> model, std::unique_ptr<Token
       fail("{}: field \"{}\" is token {}, outside the model's vocabulary of {}", where, field, id, vocab_size);
 }
 
+double ScoringEngine::threshold(const ScoringOptions& options) const {
+  if (options.threshold && !is_valid_threshold(*options.threshold))
+    fail_option("threshold must be a number in [0, 1], got {}", *options.threshold);
+  return options.threshold.value_or(artifact_.threshold);
+}
+
 PlanLimits ScoringEngine::limits(const ScoringOptions& options) const {
+  threshold(options);
   PlanLimits limits;
   limits.max_request_tokens = options.max_request_tokens.value_or(default_max_request_tokens(model_->config()));
-  if (limits.max_request_tokens <= 0) fail("--max-request-tokens must be positive, got {}", limits.max_request_tokens);
+  if (limits.max_request_tokens <= 0)
+    fail_option("--max-request-tokens must be positive, got {}", limits.max_request_tokens);
   limits.max_call_tokens = options.max_batch_tokens.value_or(limits.max_request_tokens);
-  if (limits.max_call_tokens <= 0) fail("--max-batch-tokens must be positive, got {}", limits.max_call_tokens);
+  if (limits.max_call_tokens <= 0) fail_option("--max-batch-tokens must be positive, got {}", limits.max_call_tokens);
   return limits;
 }
 

@@ -50,8 +50,11 @@ class ScoringEngine {
   const ScoringArtifact& artifact() const { return artifact_; }
   const PromptEncoder& prompts() const { return prompts_; }
   AnswerTokenIds answer_ids() const { return answer_ids_; }
-  double threshold(const ScoringOptions& options) const { return options.threshold.value_or(artifact_.threshold); }
-  // The request and call limits of the options, checked (an Error for a bad one).
+  // The threshold labels use: options.threshold (an OptionError unless is_valid_threshold,
+  // scoring/readout.h), else sift.json's.
+  double threshold(const ScoringOptions& options) const;
+  // The options checked (the threshold, the request and call limits: an OptionError naming a
+  // bad one) and their request and call limits. Every scoring entry point calls it first.
   PlanLimits limits(const ScoringOptions& options) const;
   // The prompt tokens of rows that share one forward call: --max-batch-tokens when given, else
   // default_call_tokens (request_sizing.h: about 64 MiB of activations). score_tokenized

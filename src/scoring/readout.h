@@ -39,4 +39,8 @@ inline std::string not_a_probability_message(std::string_view item, double score
 // label = score >= threshold; a tie goes to YES.
 inline bool label_of(double score, double threshold) { return score >= threshold; }
 
+// A threshold is a number in [0, 1] (NaN is not): the one rule for sift.json's "threshold",
+// ScoringOptions::threshold (checked by the engine) and a /v1/label request's "threshold".
+inline bool is_valid_threshold(double threshold) { return threshold >= 0.0 && threshold <= 1.0; }
+
 }  // namespace sift

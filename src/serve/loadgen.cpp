@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -17,14 +18,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Due times (seconds from the start) of Poisson arrivals at `rate` within `duration`.
-std::vector<double> arrival_times(double rate, double duration, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::exponential_distribution<double> gap(rate);
-  std::vector<double> times;
-  for (double t = gap(rng); t < duration; t += gap(rng)) times.push_back(t);
-  return times;
-}
+// Due times (seconds from the start) of Poisson arrivals at `rate` within `duration`, drawn
+// one at a time: t_k = t_{k-1} + e_k, e_k ~ Exp(rate), until t_k >= duration. Not thread-safe.
+class Arrivals {
+ public:
+  Arrivals(double rate, double duration, uint64_t seed) : rng_(seed), gap_(rate), duration_(duration) {}
+  std::optional<double> next() {
+    t_ += gap_(rng_);
+    if (t_ >= duration_) return std::nullopt;
+    return t_;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  std::exponential_distribution<double> gap_;
+  double duration_;
+  double t_ = 0;
+};
 
 // Value at quantile q (0..1) of sorted samples: the nearest-rank definition,
 // element ceil(q * n) - 1.
@@ -36,16 +46,25 @@ double quantile(const std::vector<double>& sorted, double q) {
 
 }  // namespace
 
+void check_load_options(const LoadOptions& options) {
+  if (!(options.duration_s > 0 && options.duration_s <= kMaxDurationSeconds))
+    fail_option("--duration must be a number in (0, {}] seconds, got {}", kMaxDurationSeconds, options.duration_s);
+  if (!options.closed_loop && !(options.rate > 0 && options.rate * options.duration_s <= kMaxRequestsPerRun))
+    fail_option("--rate {} x --duration {} s: the expected arrivals must be > 0 and at most {} per run", options.rate,
+                options.duration_s, kMaxRequestsPerRun);
+}
+
 LoadResult run_load(const LoadOptions& options) {
+  check_load_options(options);
   if (options.requests.empty()) fail("loadgen: no requests to send");
-  if (!(options.rate > 0)) fail("loadgen: --rate must be positive, got {}", options.rate);
-  const std::vector<double> due = options.closed_loop ? std::vector<double>{} : arrival_times(options.rate, options.duration_s, options.seed);
+  std::optional<Arrivals> arrivals;
+  if (!options.closed_loop) arrivals.emplace(options.rate, options.duration_s, options.seed);
 
   std::mutex mutex;
   std::vector<double> latencies_ms;
   LoadResult result;
   result.rate = options.closed_loop ? 0 : options.rate;
-  std::atomic<size_t> next{0};
+  std::atomic<size_t> next{0};  // closed loop: requests sent; open loop: arrivals taken
   Clock::time_point last_done;
   const Clock::time_point start = Clock::now();
   const auto after = [&](double seconds) { return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)); };
@@ -75,11 +94,19 @@ LoadResult run_load(const LoadOptions& options) {
       }
     };
     if (options.closed_loop) {
-      while (Clock::now() < end) send(next++, Clock::now());
+      for (size_t k; Clock::now() < end && (k = next++) < size_t(kMaxRequestsPerRun);) send(k, Clock::now());
       return;
     }
-    for (size_t k; (k = next++) < due.size();) {
-      const Clock::time_point due_at = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due[k]));
+    while (true) {
+      std::optional<double> due;
+      size_t k = 0;
+      {
+        std::lock_guard lock(mutex);
+        due = arrivals->next();
+        k = next++;
+      }
+      if (!due) return;
+      const Clock::time_point due_at = after(*due);
       if (Clock::now() > give_up) {  // far behind: the run ends
         std::lock_guard lock(mutex);
         ++result.errors["not_sent"];
@@ -126,10 +153,12 @@ MaxRateResult find_max_rate(LoadOptions options, double p99_target_ms, int bisec
     if (ok && trial.rate > out.best.rate) out.best = trial;
     return ok;
   };
-  double low = 0, high = options.rate;
+  const double highest = kMaxRequestsPerRun / options.duration_s;  // the bound of run_load
+  double low = 0, high = std::min(options.rate, highest);
   while (holds(high)) {  // grow until a rate misses
     low = high;
-    high *= 2;
+    if (high == highest) return out;  // held at the highest rate a run may try
+    high = std::min(2 * high, highest);
   }
   for (int step = 0; step < bisect_steps; ++step) {
     const double mid = low > 0 ? (low + high) / 2 : high / 2;

@@ -13,9 +13,15 @@
 // instead has each connection send back to back until `duration_s` (a saturation test:
 // latency then runs from the send).
 //
+// Memory: arrivals are drawn one at a time as workers take them; a run keeps one latency per
+// answered request, so it is bounded to kMaxRequestsPerRun requests: rate x duration (the
+// expected arrivals) above it is an OptionError, and a closed loop stops sending there. A
+// duration is at most kMaxDurationSeconds.
+//
 // find_max_rate searches the highest rate whose p99 stays within a target: double the rate
 // from `rate` until a trial misses (p99 over target, or any error), then bisect between the
-// last rate that held and the first that missed.
+// last rate that held and the first that missed. The rate grows no further than the bound
+// above allows.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -24,6 +30,9 @@
 #include <vector>
 
 namespace sift::serve {
+
+constexpr double kMaxRequestsPerRun = 10'000'000;
+constexpr double kMaxDurationSeconds = 86'400;  // a day of arrivals per run
 
 struct LoadRequest {
   std::string body;    // JSON for the route
@@ -49,6 +58,10 @@ struct LoadResult {
   double labels_per_s = 0, p50_ms = 0, p90_ms = 0, p99_ms = 0, max_ms = 0;
   nlohmann::json to_json() const;
 };
+
+// The rate and duration checked against the bounds above (an OptionError); run_load checks
+// them first, a caller may before it gathers the requests.
+void check_load_options(const LoadOptions& options);
 
 LoadResult run_load(const LoadOptions& options);
 

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "io/atomic_file.h"
+#include "io/path_lock.h"
 #include "retrieval/text_tokens.h"
 #include "synth/catalog_index.h"
 #include "synth/rng.h"
@@ -57,14 +58,14 @@ nlohmann::ordered_json counts_json(const SplitCounts& c) {
 }  // namespace
 
 void SynthOptions::validate(int catalog_size) const {
-  if (out_dir.empty()) fail("--out: an output directory is required");
-  if (n_members < 1) fail("--members must be at least 1, got {}", n_members);
-  if (n_candidates < 1) fail("--candidates (K) must be at least 1, got {}", n_candidates);
+  if (out_dir.empty()) fail_option("--out: an output directory is required");
+  if (n_members < 1) fail_option("--members must be at least 1, got {}", n_members);
+  if (n_candidates < 1) fail_option("--candidates (K) must be at least 1, got {}", n_candidates);
   if (n_candidates > catalog_size)
-    fail("--candidates (K) = {} exceeds the catalog size {}", n_candidates, catalog_size);
+    fail_option("--candidates (K) = {} exceeds the catalog size {}", n_candidates, catalog_size);
   if (!std::isfinite(noise) || noise < 0 || noise > 0.5)
-    fail("--noise must lie in [0, 0.5], got {}", noise);
-  if (chunk_members < 1) fail("chunk size must be at least 1, got {}", chunk_members);
+    fail_option("--noise must lie in [0, 0.5], got {}", noise);
+  if (chunk_members < 1) fail_option("chunk size must be at least 1, got {}", chunk_members);
   split.validate();
 }
 
@@ -196,6 +197,7 @@ SynthSummary write_synth_dataset(const SynthOptions& options, const Catalog& cat
   std::error_code error;
   std::filesystem::create_directories(options.out_dir, error);
   if (error) fail("cannot create output directory {}: {}", options.out_dir.string(), error.message());
+  const PathLock lock(options.out_dir);  // two runs never write one folder at once
 
   // Each file replaces an older one only once it is complete (io/atomic_file.h).
   auto open = [&](const std::string& name) { return std::make_unique<AtomicFile>(options.out_dir / name); };

@@ -36,7 +36,7 @@ struct SynthOptions {
   // Called after each chunk with (members done, members total).
   std::function<void(int64_t, int64_t)> on_progress;
 
-  // Throws sift::Error with a message naming the bad option.
+  // Throws sift::OptionError with a message naming the bad option.
   void validate(int catalog_size) const;
 };
 
@@ -98,7 +98,9 @@ struct SynthSummary {
   nlohmann::ordered_json to_json() const;
 };
 
-// Writes the dataset into options.out_dir (created if needed) and returns its summary.
+// Checks the options (an OptionError, before anything is created), then writes the dataset
+// into options.out_dir (created if needed, locked while written: io/path_lock.h) and returns
+// its summary.
 SynthSummary write_synth_dataset(const SynthOptions& options, const Catalog& catalog = Catalog::builtin());
 
 }  // namespace sift::synth

@@ -34,13 +34,13 @@ SplitFractions SplitFractions::parse(std::string_view text) {
     char* end = nullptr;
     double value = std::strtod(item.c_str(), &end);
     if (item.empty() || end == item.c_str() || *end != '\0')
-      fail("--split '{}': '{}' is not a number (expected three fractions such as 0.8,0.1,0.1)", text, item);
+      fail_option("--split '{}': '{}' is not a number (expected three fractions such as 0.8,0.1,0.1)", text, item);
     values.push_back(value);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   if (values.size() != 3)
-    fail("--split '{}': expected three fractions train,validation,test (such as 0.8,0.1,0.1), got {}", text,
+    fail_option("--split '{}': expected three fractions train,validation,test (such as 0.8,0.1,0.1), got {}", text,
          values.size());
   SplitFractions fractions{values[0], values[1], values[2]};
   fractions.validate();
@@ -50,9 +50,9 @@ SplitFractions SplitFractions::parse(std::string_view text) {
 void SplitFractions::validate() const {
   for (double f : {train, validation, test})
     if (!std::isfinite(f) || f < 0 || f > 1)
-      fail("--split: fractions must lie in [0, 1], got {},{},{}", train, validation, test);
+      fail_option("--split: fractions must lie in [0, 1], got {},{},{}", train, validation, test);
   double sum = train + validation + test;
-  if (std::abs(sum - 1.0) > 1e-6) fail("--split: fractions must sum to 1, got {},{},{} (sum {})", train, validation, test, sum);
+  if (std::abs(sum - 1.0) > 1e-6) fail_option("--split: fractions must sum to 1, got {},{},{} (sum {})", train, validation, test, sum);
 }
 
 Split assign_split(uint64_t seed, int64_t member_index, const SplitFractions& fractions) {

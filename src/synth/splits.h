@@ -17,9 +17,9 @@ struct SplitFractions {
   double validation = 0.1;
   double test = 0.1;
 
-  // "0.8,0.1,0.1"; throws sift::Error unless three non-negative numbers summing to 1.
+  // "0.8,0.1,0.1"; throws sift::OptionError unless three non-negative numbers summing to 1.
   static SplitFractions parse(std::string_view text);
-  void validate() const;  // throws sift::Error
+  void validate() const;  // throws sift::OptionError
 };
 
 // The split of member `member_index`: a pure function of (seed, index, fractions).

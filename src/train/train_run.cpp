@@ -2,6 +2,8 @@
 
 #include <malloc.h>
 
+#include <cmath>
+
 #include <fmt/format.h>
 #include <torch/torch.h>
 
@@ -32,19 +34,22 @@ void require_file(const fs::path& path, const char* what) {
 void check_options(TrainRunOptions& o) {
   const bool from_model = !o.init_model.empty();
   if (from_model && (!o.config.empty() || !o.tokenizer.empty()))
-    fail("give either --init-model DIR or --config config.json with --tokenizer tokenizer.json, not both");
+    fail_option("give either --init-model DIR or --config config.json with --tokenizer tokenizer.json, not both");
   if (!from_model && (o.config.empty() || o.tokenizer.empty()))
-    fail("a fresh model needs both --config config.json and --tokenizer tokenizer.json (or give --init-model DIR)");
-  if (o.out.empty()) fail("--out is required");
-  if (o.dtype != "f32" && o.dtype != "bf16") fail("--dtype must be f32 or bf16, got \"{}\"", o.dtype);
-  if (o.training.batch_size < 1) fail("--batch-size must be at least 1, got {}", o.training.batch_size);
-  if (o.training.epochs < 0 || o.training.steps < 0) fail("--epochs and --steps must not be negative");
+    fail_option("a fresh model needs both --config config.json and --tokenizer tokenizer.json (or give --init-model DIR)");
+  if (o.out.empty()) fail_option("--out is required");
+  if (o.dtype != "f32" && o.dtype != "bf16") fail_option("--dtype must be f32 or bf16, got \"{}\"", o.dtype);
+  if (o.training.batch_size < 1) fail_option("--batch-size must be at least 1, got {}", o.training.batch_size);
+  if (o.training.epochs < 0 || o.training.steps < 0) fail_option("--epochs and --steps must not be negative");
   if (o.training.epochs == 0 && o.training.steps == 0) o.training.epochs = 1;
-  if (!(o.training.lr > 0)) fail("--lr must be positive, got {}", o.training.lr);
-  if (!(o.training.warmup >= 0 && o.training.warmup <= 1)) fail("--warmup must be in [0, 1], got {}", o.training.warmup);
-  if (o.training.save_every < 0) fail("--save-every must not be negative");
+  if (!(o.training.lr > 0 && std::isfinite(o.training.lr))) fail_option("--lr must be a finite number > 0, got {}", o.training.lr);
+  if (!(o.training.warmup >= 0 && o.training.warmup <= 1)) fail_option("--warmup must be in [0, 1], got {}", o.training.warmup);
+  if (!(o.training.weight_decay >= 0 && std::isfinite(o.training.weight_decay)))
+    fail_option("--weight-decay must be a finite number >= 0, got {}", o.training.weight_decay);
+  if (!std::isfinite(o.training.clip)) fail_option("--clip must be a finite number, got {}", o.training.clip);
+  if (o.training.save_every < 0) fail_option("--save-every must not be negative");
   if (o.objective == Objective::Generate && o.training.pack)
-    fail("--pack is for --objective label: --objective generate trains one sequence per row already");
+    fail_option("--pack is for --objective label: --objective generate trains one sequence per row already");
 
   require_file(o.train, "--train");
   if (!o.validation.empty()) require_file(o.validation, "--validation");
@@ -58,7 +63,7 @@ void check_options(TrainRunOptions& o) {
     require_file(o.tokenizer, "--tokenizer");
   }
   o.training.checkpoint_dir = o.out / "checkpoint";
-  if (o.max_sequence_tokens < 1) fail("--max-sequence-tokens must be at least 1, got {}", o.max_sequence_tokens);
+  if (o.max_sequence_tokens < 1) fail_option("--max-sequence-tokens must be at least 1, got {}", o.max_sequence_tokens);
 }
 
 // The files of --out that the run replaces must not be any file it reads.

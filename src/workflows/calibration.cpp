@@ -15,8 +15,8 @@ double parse_target_value(std::string_view text, std::string_view metric) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec != std::errc() || ptr != end || text.empty())
-    fail("--target {}={}: \"{}\" is not a number", metric, text, text);
-  if (!(value > 0.0 && value <= 1.0)) fail("--target {}={}: the value must be in (0, 1]", metric, text);
+    fail_option("--target {}={}: \"{}\" is not a number", metric, text, text);
+  if (!(value > 0.0 && value <= 1.0)) fail_option("--target {}={}: the value must be in (0, 1]", metric, text);
   return value;
 }
 
@@ -126,7 +126,7 @@ CalibrationTarget parse_calibration_target(std::string_view text) {
       return {kind, parse_target_value(text.substr(prefix.size()), metric)};
     }
   }
-  fail("--target \"{}\": expected f1, precision=P or recall=R with P, R in (0, 1]", text);
+  fail_option("--target \"{}\": expected f1, precision=P or recall=R with P, R in (0, 1]", text);
 }
 
 const PrPoint& choose_operating_point(const PrCurve& curve, const CalibrationTarget& target) {

@@ -84,7 +84,7 @@ EvalReport evaluate(const ScoringEngine& labeler, const std::vector<LabeledRow>&
   if (options.shuffles < 0) fail("--shuffles must be >= 0, got {}", options.shuffles);
   EvalReport report;
   report.mode = options.scoring.mode;
-  report.threshold = options.scoring.threshold.value_or(labeler.artifact().threshold);
+  report.threshold = labeler.threshold(options.scoring);
   report.shuffles = options.shuffles;
 
   const ScoredRows scored = score_labeled_rows(labeler, rows, options.scoring, progress);

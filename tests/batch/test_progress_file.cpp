@@ -80,6 +80,13 @@ TEST(JobFingerprint, ADifferentJobNamesWhatDiffers) {
                              HasSubstr("threshold is 0.3 in this run, 0.5 in the job"),
                              HasSubstr("mode is \"prefix\" in this run, \"mis\" in the job")));
   EXPECT_THAT(message, ::testing::Not(HasSubstr("shard is")));  // only what differs
+  // A field only one of them has (--weights q8 is recorded, auto is not) differs either way.
+  nlohmann::ordered_json q8 = job;
+  q8["weights"] = "q8";
+  EXPECT_THAT(error_of([&] { check_same_job(q8, job, "OUT.progress"); }),
+              HasSubstr("weights is absent in this run, \"q8\" in the job"));
+  EXPECT_THAT(error_of([&] { check_same_job(job, q8, "OUT.progress"); }),
+              HasSubstr("weights is \"q8\" in this run, absent in the job"));
 }
 
 TEST(JobFingerprint, InputIdentityIsSizeAndBothEnds) {

@@ -4,8 +4,11 @@
 # the same output as plain; a .zst output decompresses to it; other input fields pass
 # through; bad rows become error lines in place; --errors-max stops and --resume goes on;
 # an existing output is never overwritten; the output may not be the input or a model file;
-# --resume refuses another job (threshold, mode, weights, input, shard) and leaves a complete
-# job alone; the summary line on stdout.
+# --resume refuses another job (threshold, mode, weights, --weights, input, shard) and leaves a
+# complete job alone; --weights q8 gives `sift score --weights q8`'s scores; the summary line on
+# stdout (--pretty), nothing on stderr with the global -q; thread flags checked and capped as
+# the global --threads; a thread that cannot start is one error line and --resume goes on;
+# bad flag values are usage errors (exit 2).
 # Usage: bash batch_cli.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -137,6 +140,7 @@ for what, args, needle in [
         ("shard", ["--shard", "1/2"], 'shard is "1/2" in this run, "1/1" in the job'),
         ("request size", ["--max-batch-tokens", "500"], "request_tokens is 500"),
         ("weights", ["--model", f"{work}/other_weights"], "artifact is"),
+        ("--weights", ["--weights", "q8"], 'weights is "q8" in this run, absent in the job'),
 ]:
     cmd = batch.args(rows, half, *Q, "--resume", *args)
     if args[0] == "--model":
@@ -161,11 +165,52 @@ batch.run(rows, f"{work}/independent.jsonl", *Q, "--mode", "independent", env=en
 for a, b in zip(out, (json.loads(l) for l in open(f"{work}/independent.jsonl"))):
     check(a.get("scores") == b.get("scores"), f"mode independent scores differ: {a} {b}")
 
-# 10. Bad command lines.
-for args, needle in [(["--shard", "3/2"], "--shard"), (["--mode", "generate"], "generate")]:
+# 10. Bad command lines: usage errors (exit 2), before anything is written.
+for args, needle in [(["--shard", "3/2"], "--shard: expected K/N"), (["--mode", "generate"], "generate"),
+                     (["--threshold", "nan"], "--threshold: must be a number in [0, 1], got nan"),
+                     (["--checkpoint-seconds", "nan"], "--checkpoint-seconds: must be a number"),
+                     (["--threads", "0"], "--threads: must be at least 1"),
+                     (["--tokenize-threads", "0"], "--tokenize-threads: must be at least 1"),
+                     (["--weights", "q4"], "--weights")]:
     r = subprocess.run(batch.args(rows, f"{work}/bad.jsonl", *args), capture_output=True, text=True)
-    check(r.returncode != 0 and needle in r.stderr, f"{args}: {r.stderr}")
-r = subprocess.run([sift_bin, "batch", "--input", rows, "--output", f"{work}/x.jsonl"], capture_output=True, text=True)
-check(r.returncode != 0 and "--model is required" in r.stderr, r.stderr)
+    check(r.returncode == 2 and needle in r.stderr and not os.path.exists(f"{work}/bad.jsonl"), f"{args}: {r.stderr}")
+for missing in ["--model", "--input", "--output"]:
+    args = {"--model": model, "--input": rows, "--output": f"{work}/x.jsonl"}
+    del args[missing]
+    r = subprocess.run([sift_bin, "batch", *[a for kv in args.items() for a in kv]], capture_output=True, text=True)
+    check(r.returncode == 2 and f"{missing} is required" in r.stderr, f"missing {missing}: {r.stderr}")
+
+# 11. --weights q8: the scores of `sift score --weights q8`, line for line.
+batch.run(short_rows, f"{work}/q8.jsonl", *Q, "--weights", "q8", env=env)
+q8_score = subprocess.run([sift_bin, "--threads", "1", "-q", "score", "--model", model, "--weights", "q8", "--input",
+                           short_rows], capture_output=True, text=True, env=env, check=True).stdout.splitlines()
+q8_batch = [json.loads(l) for l in open(f"{work}/q8.jsonl")]
+check(len(q8_batch) == len(q8_score) and
+      all(b.get("scores") == json.loads(s).get("scores") for b, s in zip(q8_batch, q8_score)), "batch q8 != score q8")
+check(any(b.get("scores") != o.get("scores") for b, o in zip(q8_batch, out[:300])), "q8 scores equal f32's")
+
+# 12. The global options: -q (before the subcommand) leaves stderr empty, --pretty indents the
+# summary; thread counts over 4 per core are capped with the global --threads' warning.
+r = subprocess.run([sift_bin, "-q", "--pretty", *batch.args(short_rows, f"{work}/pretty.jsonl")[1:], "--threads", "1"],
+                   capture_output=True, text=True, env=env)
+check(r.returncode == 0 and r.stderr == "" and r.stdout.count("\n") > 5 and json.loads(r.stdout)["rows"] == n_lines - 1,
+      f"-q --pretty: {r.returncode} {r.stderr!r} {r.stdout!r}")
+summary, err, _ = batch.run(short_rows, f"{work}/capped_threads.jsonl", "--tokenize-threads", "100000", "--threads",
+                            "100000", env=env)
+check("--tokenize-threads 100000 is more than 4 per core" in err and "--threads 100000 is more than 4 per core" in err,
+      f"thread caps: {err}")
+check(read_bytes(f"{work}/capped_threads.jsonl") == read_bytes(f"{work}/pretty.jsonl"), "capped threads: other output")
+
+# 13. A thread that cannot be started (1 GiB stacks in 3 GiB of address space): one error line,
+# the started stages joined (no abort), and --resume finishes the job. Not under ASan, whose
+# shadow memory needs the address space.
+if b"asan" not in subprocess.run(["ldd", sift_bin], capture_output=True).stdout:
+    limited = f'ulimit -v 3000000; ulimit -s 1000000; exec "{sift_bin}" batch --model "{model}" --input "{short_rows}" ' \
+              f'--output "{work}/no_threads.jsonl" --threads 1 --tokenize-threads 64'
+    r = subprocess.run(["bash", "-c", limited], capture_output=True, text=True, env=env)
+    check(r.returncode == 1 and r.stderr.count("sift: error: ") == 1 and "cannot start thread" in r.stderr,
+          f"a thread that cannot start: {r.returncode} {r.stderr}")
+    batch.run(short_rows, f"{work}/no_threads.jsonl", *Q, "--resume", env=env)
+    check(read_bytes(f"{work}/no_threads.jsonl") == read_bytes(f"{work}/pretty.jsonl"), "resumed after no threads")
 print(f"batch_cli: ok ({n_lines} rows)", file=sys.stderr)
 PY

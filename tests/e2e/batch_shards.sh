@@ -58,6 +58,12 @@ batch.merge(f"{work}/merged.jsonl.zst", *zshards)
 check(read_bytes(f"{work}/merged.jsonl.zst") == read_bytes(f"{work}/whole.jsonl.zst"), "merged .zst differs")
 batch.merge(f"{work}/merged_plain.jsonl", *zshards)
 check(read_bytes(f"{work}/merged_plain.jsonl") == whole, "zstd shards merged into plain differ")
+# The global options reach merge: its line on stderr goes with --quiet, --pretty indents its report.
+out = batch.merge(f"{work}/merged_quiet.jsonl", *zshards, options=("--quiet", "--pretty"))
+check(out.stderr == "" and out.stdout.count("\n") == 5 and json.loads(out.stdout)["rows"] == 700,
+      f"merge --quiet --pretty: {out.stderr!r} {out.stdout!r}")
+check("sift batch merge: 2 shards, 700 rows into" in batch.merge(f"{work}/merged_loud.jsonl", *zshards).stderr,
+      "merge says what it did without --quiet")
 
 # 3. More shards than lines: 6 shards of 5 lines; shard 6/6 is empty.
 few = write(f"{work}/few.jsonl", "".join(text.splitlines(keepends=True)[:5]))

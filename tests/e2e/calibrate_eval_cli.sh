@@ -123,9 +123,10 @@ check(gen["mode"] == "generate" and isinstance(gen["n_unparsed"], int), f"genera
 check(0 <= gen["order_inconsistency"] <= 1, f"generate inconsistency: {gen}")
 
 # Errors
-def expect_error(want, *args, env=None):
+def expect_error(want, *args, env=None, code=1):
     out = run(*args, ok=False, env=env)
-    check(out.returncode != 0 and want in out.stderr, f"sift {' '.join(args)}: expected '{want}' in {out.stderr!r}")
+    check(out.returncode == code and want in out.stderr,
+          f"sift {' '.join(args)}: expected exit {code} and '{want}' in {out.returncode} {out.stderr!r}")
 bad = os.path.join(work, "bad.jsonl")
 # A bad row is left out with a warning naming file:line; the rest is evaluated (--strict: exit 1).
 open(bad, "w").write(json.dumps(rows[0]) + "\n" + json.dumps({"query": "q", "items": ["a"]}) + "\n")
@@ -140,9 +141,13 @@ expect_error("1 labels but the row has 2 items", "eval", "--model", model, "--in
 open(bad, "w").write("\n")
 expect_error("cannot open the input", "calibrate", "--model", model, "--input", val.replace("val", "missing"), "--dry-run")
 expect_error("empty input", "calibrate", "--model", model, "--input", bad, "--dry-run")
-expect_error("--target", "calibrate", "--model", model, "--input", val, "--target", "accuracy", "--dry-run")
-expect_error("no threshold to calibrate", "calibrate", "--model", model, "--input", val, "--mode", "generate",
-             "--dry-run")
+# Bad option values are usage errors (exit 2), found before the labeler loads.
+expect_error("--target \"accuracy\"", "calibrate", "--model", model, "--input", val, "--target", "accuracy",
+             "--dry-run", code=2)
+expect_error("--target precision=nan: the value must be in (0, 1]", "calibrate", "--model", model, "--input", val,
+             "--target", "precision=nan", "--dry-run", code=2)
+expect_error("--mode: generate not in", "calibrate", "--model", model, "--input", val, "--mode", "generate",
+             "--dry-run", code=2)
 empty_path = os.path.join(work, "no_programs")
 os.mkdir(empty_path)
 expect_error("gnuplot", "calibrate", "--model", model, "--input", val, "--in-place", env={"PATH": empty_path})

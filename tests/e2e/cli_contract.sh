@@ -3,7 +3,11 @@
 # global options before or after the subcommand, exit codes 0/1/2 with one "sift: error:" line,
 # stdin for every --input, one-line JSON reports (--pretty), provenance on scored lines,
 # --strict, --quiet, sift --version, calibrate's --dry-run / --out / --in-place and history,
-# --dump-generations, and a scoring binary without libtorch or OpenBLAS.
+# --dump-generations, and a scoring binary without libtorch or OpenBLAS. One rule per kind of
+# flag: every decimal flag of every command (found in its --help) refuses NaN and infinity,
+# every thread-count flag refuses 0, bad values found by the library (--k, --shard, --split,
+# --ids, ...) are usage errors too, all before any work; --weights on every command that loads
+# a model gives the scores of `sift score --weights q8`.
 # Usage: bash cli_contract.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -68,6 +72,50 @@ run("score", "--model", model, "--bogus", code=2)                         # unkn
 run("score", "--model", model, "--mode", "fast", code=2)                  # bad value
 run("eval", "--model", model, "--threshold", "nan", code=2)
 run("nosuchcommand", code=2)
+
+# Every decimal flag (FLOAT in a --help) of every command and subcommand, sift-train's too when
+# built: NaN and infinity are usage errors naming the flag; every thread-count flag refuses 0.
+import re
+def help_of(path):
+    out = subprocess.run([sift, *path, "--help"], capture_output=True, text=True)
+    return out.stdout if out.returncode == 0 else ""  # `sift train` without sift-train
+def command_paths(path=()):
+    yield path
+    usage = help_of(path)
+    listed = usage.split("Subcommands:")[1] if "Subcommands:" in usage else ""
+    for name in re.findall(r"^  ([a-z][a-z-]*)  ", listed, re.M):
+        yield from command_paths(path + (name,))
+decimal_flags, thread_flags = [], []
+for path in command_paths():
+    usage = help_of(path)
+    decimal_flags += [(path, f) for f in re.findall(r"^\s+(?:-\w,)?(--[a-z0-9-]+)(?:,\S+)? FLOAT\b", usage, re.M)]
+    thread_flags += [(path, f) for f in re.findall(r"^\s+(--[a-z-]*threads) INT\b", usage, re.M)]
+for expected in [(("batch",), "--checkpoint-seconds"), (("serve",), "--max-body-mb"), (("loadgen",), "--p99-ms"),
+                 (("synth",), "--noise"), (("label",), "--stop-below"), (("make-checkpoint",), "--rope-theta")]:
+    check(expected in decimal_flags, f"{expected} not found in --help: {decimal_flags}")
+check({((), "--threads"), (("batch",), "--tokenize-threads"), (("serve",), "--threads")} <= set(thread_flags),
+      f"thread flags: {thread_flags}")
+for path, flag in decimal_flags:
+    for value in ("nan", "inf"):
+        out = run(*path, flag, value, code=2)
+        check(out.stderr.startswith(f"sift: error: {flag}: must be a "), f"{path} {flag} {value}: {out.stderr}")
+for path, flag in thread_flags:
+    check(run(*path, flag, "0", code=2).stderr.startswith(f"sift: error: {flag}: "), f"{path} {flag} 0")
+
+# Bad values the library finds are usage errors too (exit 2), found before any work.
+new_dir = os.path.join(work, "synth-new")
+for args in (["--noise", "2"], ["--members", "0"], ["--split", "0.5,0.5"], ["--candidates", "0"]):
+    run("synth", "--out", new_dir, *args, code=2)
+    check(not os.path.exists(new_dir), f"synth {args}: the refused run created --out")
+run("logits", "--model", model, "--ids", "1,x", code=2)
+run("logits", "--model", model, "--ids", "1", "--vocab", "-3", code=2)
+loadgen = ["loadgen", "--url", "http://127.0.0.1:9", "--rows", rows_path]
+for args, message in [(["--route", "score"], "--route score needs --label-token-ids"),
+                      (["--closed-loop", "--find-max"], "--closed-loop excludes --find-max"),
+                      (["--rate", "1000000", "--duration", "100"], "at most 10000000 per run")]:
+    check(message in run(*loadgen, *args, code=2).stderr, f"loadgen {args}")
+# `sift init --version` is sift's version, as for every command (the sift.json version is --artifact-version).
+check(run("init", "--version").stdout == version, "sift init --version")
 run("score", "--model", os.path.join(work, "missing"), "--input", rows_path, code=1)
 run("cost", "--model", model, "--input", os.path.join(work, "missing.jsonl"), code=1)
 
@@ -114,6 +162,30 @@ check("could not be parsed" in out.stderr and "--dump-generations" in out.stderr
 dumped = [json.loads(l) for l in open(dump)]
 check(len(dumped) == 30 and all(isinstance(d["generations"][0], str) for d in dumped), f"dump: {dumped[0]}")
 run("score", "--model", model, "--input", rows_path, "--dump-generations", dump, code=2)  # needs --mode generate
+
+# --weights q8 on every command that loads a model: the scores of `sift score --weights q8`
+# (batch, serve and label: batch_cli.sh, serve_api.sh, label_cli.sh).
+q8_lines = [json.loads(l) for l in run("score", "--model", model, "--input", rows_path, "--weights", "q8", "-q").stdout.splitlines()]
+q8_scores = [s for l in q8_lines for s in l["scores"]]
+check(q8_scores != [s for l in lines for s in l["scores"]], "q8 scores are f32's")
+# eval: at a threshold between an item's q8 and f32 scores, q8's labels are the reference only q8 meets.
+t = max(max(q, f) for q, f in zip(q8_scores, (s for l in lines for s in l["scores"])) if q != f)
+q8_reference = "".join(json.dumps(dict(r, labels=[s >= t for s in l["scores"]])) + "\n" for r, l in zip(rows, q8_lines))
+evals = {w: json.loads(run("eval", "--model", model, "--shuffles", "0", "-q", "--threshold", repr(t), "--weights", w,
+                           stdin=q8_reference).stdout)["agreement"] for w in ("q8", "auto")}
+check(evals["q8"] == 1.0 and evals["auto"] < 1, f"eval --weights q8 against q8's labels: {evals}")
+def best_f1_threshold(scores, truth):  # workflows/calibration.h: the highest F1, ties to the higher threshold
+    best = None
+    for t in sorted(set(scores), reverse=True):
+        tp = sum(s >= t and y for s, y in zip(scores, truth))
+        fp = sum(s >= t and not y for s, y in zip(scores, truth))
+        f1 = 2 * tp / (2 * tp + fp + (sum(truth) - tp)) if tp else 0.0
+        if best is None or f1 > best[0]:
+            best = (f1, t)
+    return best[1]
+truth = [y for r in rows for y in r["labels"]]
+cal = json.loads(run("calibrate", "--model", model, "--input", rows_path, "--dry-run", "--weights", "q8", "-q").stdout)
+check(cal["threshold"] == best_f1_threshold(q8_scores, truth), f"calibrate --weights q8: {cal}")
 
 # calibrate: one of --dry-run / --out / --in-place (usage error otherwise); --dry-run writes nothing.
 run("calibrate", "--model", model, "--input", rows_path, code=2)

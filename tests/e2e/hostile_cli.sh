@@ -13,7 +13,8 @@
 #    --max-line-bytes, bare CR line endings) are each their row's error in score, cost, eval
 #    and calibrate, and the good rows around them are scored;
 #  - --threads 10000 is capped with a warning; sift train's hostile cases when sift-train is
-#    built (a non-finite loss, a truncated checkpoint: one line, no backtrace).
+#    built (bad flag values: exit 2; a non-finite loss, a truncated checkpoint: one line, no
+#    backtrace).
 # Usage: bash hostile_cli.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -151,6 +152,11 @@ if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(sift)), "sift-tra
     train_out = os.path.join(work, "trained")
     base = ["train", "--train", rows_path, "--config", config, "--tokenizer", tokenizer, "--out", train_out,
             "--steps", "4", "--batch-size", "8", "--save-every", "1", "-q"]
+    # Bad flag values are usage errors (exit 2) before any work, whether CLI11 or the trainer finds them.
+    for bad in (["--batch-size", "0"], ["--dtype", "f16"], ["--epochs", "-1"], ["--objective", "generate", "--pack"],
+                ["--max-sequence-tokens", "0"], ["--clip", "nan"], ["--init-model", model]):
+        out = run(*base, *bad, code=2)
+        check(out.stderr.startswith("sift: error: ") and not os.path.exists(train_out), f"train {bad}: {out.stderr}")
     out = run(*base, "--lr", "1e30", "--warmup", "0", code=1)
     check("training diverged" in out.stderr and out.stderr.count("\n") <= 2, out.stderr)
     check(not os.path.exists(os.path.join(train_out, "model.safetensors")), "a diverged run wrote a model")

@@ -7,7 +7,8 @@
 #    answer ids are convert_tokens_to_ids("yes"/"no"); the labeler then scores.
 #  - chat: ChatML (Qwen3, with the empty think block) and Llama 3 layouts, rendered as their
 #    chat templates render a system + user turn and open the assistant turn.
-#  - compact: no special tokens, answers that are single tokens of a small vocabulary.
+#  - compact: no special tokens, answers that are single tokens of a small vocabulary;
+#    --artifact-version sets sift.json's version (--version is sift's own, as everywhere).
 #  - refusals: an existing sift.json (without --force), a preset the tokenizer cannot carry,
 #    an answer that is not one token, an unknown preset (usage, exit 2).
 # Usage: bash init_presets.sh <sift-binary> <source-dir>
@@ -101,8 +102,9 @@ check(lines[0]["item_texts"][0].endswith("<|eot_id|><|start_header_id|>assistant
 run("score", "--model", llama, "--input", rows)
 
 # compact: no special tokens; answers single tokens of a 512-token vocabulary.
-report = json.loads(run("init", "--model", small, "--preset", "compact").stdout)
+report = json.loads(run("init", "--model", small, "--preset", "compact", "--artifact-version", "7").stdout)
 art = json.load(open(os.path.join(small, "sift.json")))
+check(report["version"] == art["version"] == "7", f"--artifact-version: {report} {art['version']}")
 check("<|" not in art["query_template"] + art["item_template"] and art["item_template"].endswith("Answer:"), f"{art}")
 check(report["yes"]["id"] != report["no"]["id"], f"{report}")
 run("score", "--model", small, "--input", rows)

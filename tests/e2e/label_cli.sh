@@ -3,7 +3,8 @@
 # (tests/e2e/lib/tiny_labeler.sh) on a small synthetic world (`sift synth`): the rounds
 # rule, the same ranking as synth's BM25, incremental skips, re-judging on changed text or
 # a new artifact version, --refresh, kill -9 then re-run, malformed rows, given candidates,
-# shards, and bad command lines.
+# shards, --weights q8 (the scores of `sift score --weights q8`), and bad command lines
+# (usage errors, exit 2).
 # Usage: bash label_cli.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -167,16 +168,30 @@ full = f"{work}/full.db"
 sift.label(profiles, full, *OPTS)
 check(without_run(sift.export(sharded)) == without_run(sift.export(full)), "shards together != one run")
 
-# 10. Bad command lines and stores are one-line errors.
-def expect_error(want, *args):
+# 9b. --weights q8: every stored score is the one `sift score --weights q8` gives the (profile, name) pair.
+import subprocess
+q8_store = f"{work}/q8.db"
+sift.label(profiles, q8_store, *OPTS, "--weights", "q8")
+q8_rows = by_member(sift.export(q8_store))
+texts = {p["id"]: p["text"] for p in profiles_rows}
+score_input = "".join(json.dumps({"query": texts[m], "items": [r["name"] for r in rs]}) + "\n" for m, rs in q8_rows.items())
+want = subprocess.run([sift_bin, "score", "--model", model, "--weights", "q8", "-q"], input=score_input,
+                      capture_output=True, text=True, check=True).stdout.splitlines()
+for (member, rs), line in zip(q8_rows.items(), want):
+    check([r["score"] for r in rs] == json.loads(line)["scores"], f"{member}: label --weights q8 != score --weights q8")
+check(any(r["score"] != s["score"] for m in q8_rows for r, s in zip(q8_rows[m], by_member(rows)[m])), "q8 == f32")
+
+# 10. Bad command lines and stores are one-line errors; bad flag values are usage errors (exit 2).
+def expect_error(want, *args, code=1):
     out = sift.run(*args, ok=False)
-    check(out.returncode != 0 and want in out.stderr, f"sift {args}: expected an error with '{want}': {out.stderr}")
-expect_error("--shard", "label", "--model", model, "--catalog", f"{world}/catalog.jsonl", "--profiles", profiles,
-             "--store", f"{work}/x.db", "--shard", "3/2")
-expect_error("--k", "label", "--model", model, "--catalog", f"{world}/catalog.jsonl", "--profiles", profiles,
-             "--store", f"{work}/x.db", "--k", "0")
-expect_error("--stop-below", "label", "--model", model, "--catalog", f"{world}/catalog.jsonl", "--profiles", profiles,
-             "--store", f"{work}/x.db", "--stop-below", "2")
+    check(out.returncode == code and want in out.stderr,
+          f"sift {args}: expected exit {code} with '{want}': {out.returncode} {out.stderr}")
+for flag, value, want in [("--shard", "3/2", "--shard: expected K/N"), ("--k", "0", "--k must be in [1, 10000], got 0"),
+                          ("--max-rounds", "0", "--max-rounds must be in"), ("--stop-below", "2", "--stop-below"),
+                          ("--stop-below", "nan", "--stop-below"), ("--weights", "q4", "--weights")]:
+    expect_error(want, "label", "--model", model, "--catalog", f"{world}/catalog.jsonl", "--profiles", profiles,
+                 "--store", f"{work}/x.db", flag, value, code=2)
+check(not os.path.exists(f"{work}/x.db"), "a usage error created the store")
 expect_error("sift.json", "label", "--model", work, "--catalog", f"{world}/catalog.jsonl", "--profiles", profiles,
              "--store", f"{work}/x.db")
 expect_error("no such label store", "labels", "export", "--store", f"{work}/missing.db")

@@ -4,7 +4,8 @@
 # same rows, under 8 concurrent clients, in every mode, with the query-KV cache on (hits),
 # off, and with rows split over several forward calls; /v1/rerank and /v1/score (SGLang's
 # request bodies from its docs and tests, text and token ids, apply_softmax, item_first)
-# agree with /v1/label; /v1/models and /metrics.
+# agree with /v1/label; /v1/models and /metrics; --weights q8 gives `sift score --weights q8`'s
+# bits; sift loadgen (a bad row is left out with a warning; --pretty).
 # Usage: bash serve_api.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -137,6 +138,13 @@ for args in (["--kv-cache-mb", "0"], ["--kv-cache-mb", "0", "--max-batch-tokens"
             check(server.metric('sift_batch_tokens_bucket{le="256"}') == server.metric("sift_batch_tokens_count"),
                   "calls stay within --max-batch-tokens")
 
+# 6b. --weights q8: the bits of `sift score --weights q8`.
+q8_reference = sift_score(sift, model, rows, "--weights", "q8")
+check(q8_reference[0]["scores"] != reference[0]["scores"], "q8 scores are f32's")
+with Server(sift, model, "--threads", "1", "--weights", "q8") as server:
+    for k in range(len(rows)):
+        same_bits(label(server, rows[k]), q8_reference[k], f"--weights q8 row {k}")
+
 # 7. An SGLang client, unchanged: the request bodies of SGLang's docs and tests.
 with Server(sift, f"{work}/wide", "--threads", "1") as server:
     status, _, r = server.post("/v1/score", {"model": "qwen/qwen2.5-0.5b-instruct", "query": "The capital of France is",
@@ -162,15 +170,20 @@ import subprocess
 rows_file = f"{work}/rows.jsonl"
 with open(rows_file, "w") as f:
     for r in rows: f.write(json.dumps(r) + "\n")
-def run_loadgen(*args, rows=rows_file):
+    f.write('{"query": "a bad row", "items": [3]}\n')  # left out with a warning, the others sent
+def run_loadgen(rows, *args):
     return subprocess.run([sift, "loadgen", "--url", f"http://127.0.0.1:{server.port}", "--rows", rows, *args],
                           capture_output=True, text=True)
-def loadgen(*args, rows=rows_file):
-    out = run_loadgen(*args, rows=rows)
+def loadgen(*args):
+    out = run_loadgen(rows_file, *args)
     check(out.returncode == 0, f"loadgen {args}: {out.stderr}")
-    return json.loads(out.stdout)
+    check(f"{rows_file}:{len(rows) + 1}: " in out.stderr and "(row left out)" in out.stderr, f"bad row: {out.stderr}")
+    report = json.loads(out.stdout)
+    lines = out.stdout.count("\n")
+    check(report["rows_left_out"] == 1 and (lines > 5 if "--pretty" in args else lines == 1), f"report: {out.stdout}")
+    return report
 with Server(sift, model, "--threads", "1") as server:
-    r = loadgen("--rate", "40", "--duration", "1", "--seed", "5")
+    r = loadgen("--rate", "40", "--duration", "1", "--seed", "5", "--pretty")
     lat = r["latency_ms"]
     check(r["sent"] == r["ok"] > 10 and r["errors"] == {} and 0 < lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["max"],
           f"loadgen: {r}")
@@ -189,16 +202,20 @@ with Server(sift, model, "--threads", "1") as server:
     cr_file = f"{work}/rows_cr.jsonl"
     with open(cr_file, "w", newline="") as f:
         f.write("\r".join(json.dumps(row) for row in rows[:3]) + "\r")
-    r = loadgen("--rate", "20", "--duration", "0.5", rows=cr_file)
-    check(r["ok"] > 0 and r["errors"] == {} and r["labels"] == sum(len(rows[k % 3]["items"]) for k in range(r["sent"])),
-          f"bare-CR rows: {r}")
-    # A row longer than --max-line-bytes is named by its line, not parsed.
+    out = run_loadgen(cr_file, "--rate", "20", "--duration", "0.5")
+    check(out.returncode == 0, f"bare-CR rows: {out.stderr}")
+    r = json.loads(out.stdout)
+    check(r["ok"] > 0 and r["errors"] == {} and r["rows_left_out"] == 0
+          and r["labels"] == sum(len(rows[k % 3]["items"]) for k in range(r["sent"])), f"bare-CR rows: {r}")
+    # A row longer than --max-line-bytes is left out, named by its line and not parsed; the others are sent.
     long_row = json.dumps({"query": "x" * 200, "items": ["a"]})
     long_file = f"{work}/rows_long.jsonl"
     with open(long_file, "w") as f:
         f.write("\n".join(['{"query": "q", "items": ["a"]}', long_row, '{"query": "r", "items": ["b"]}']) + "\n")
-    out = run_loadgen("--rate", "20", "--duration", "0.5", "--max-line-bytes", "100", rows=long_file)
-    want = f"rows_long.jsonl:2: line of {len(long_row)} bytes is longer than --max-line-bytes 100 (not parsed)"
-    check(want in out.stderr, f"a too-long row: {out.returncode} {out.stderr}")
+    out = run_loadgen(long_file, "--rate", "20", "--duration", "0.5", "--max-line-bytes", "100")
+    want = f"{long_file}:2: line of {len(long_row)} bytes is longer than --max-line-bytes 100 (not parsed) (row left out)"
+    check(out.returncode == 0 and want in out.stderr, f"a too-long row: {out.returncode} {out.stderr}")
+    r = json.loads(out.stdout)
+    check(r["rows_left_out"] == 1 and r["ok"] > 0 and r["labels"] == r["sent"], f"a too-long row: {r}")
 PY
 echo "serve_api: ok"

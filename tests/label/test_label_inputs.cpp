@@ -143,7 +143,7 @@ TEST(Shard, ParsesKOverNAndSplitsMembersEvenlyAndDisjointly) {
   EXPECT_EQ(Shard::parse("2/4").index, 2);
   EXPECT_EQ(Shard::parse("2/4").count, 4);
   for (const char* bad : {"0/4", "5/4", "1/0", "1", "a/b", "1/2/3", "-1/2", "1/", "/2", " 1/2"})
-    EXPECT_THROW(Shard::parse(bad), sift::Error) << bad;
+    EXPECT_THROW(Shard::parse(bad), sift::OptionError) << bad;
   std::vector<int> sizes(4, 0);
   for (int m = 0; m < 4000; ++m) {
     const std::string member = "m" + std::to_string(m);

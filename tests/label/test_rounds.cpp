@@ -153,11 +153,11 @@ TEST(Rounds, TheFractionRule) {
 }
 
 TEST(Rounds, OptionsAreChecked) {
-  EXPECT_THROW((RoundOptions{0, 5, 0.2}.validate()), sift::Error);
-  EXPECT_THROW((RoundOptions{20, 0, 0.2}.validate()), sift::Error);
-  EXPECT_THROW((RoundOptions{20, 5, -0.1}.validate()), sift::Error);
-  EXPECT_THROW((RoundOptions{20, 5, 1.5}.validate()), sift::Error);
-  EXPECT_THROW((RoundOptions{20, 5, std::nan("")}.validate()), sift::Error);
-  EXPECT_THROW((RoundOptions{1'000'000, 5, 0.2}.validate()), sift::Error);
+  EXPECT_THROW((RoundOptions{0, 5, 0.2}.validate()), sift::OptionError);
+  EXPECT_THROW((RoundOptions{20, 0, 0.2}.validate()), sift::OptionError);
+  EXPECT_THROW((RoundOptions{20, 5, -0.1}.validate()), sift::OptionError);
+  EXPECT_THROW((RoundOptions{20, 5, 1.5}.validate()), sift::OptionError);
+  EXPECT_THROW((RoundOptions{20, 5, std::nan("")}.validate()), sift::OptionError);
+  EXPECT_THROW((RoundOptions{1'000'000, 5, 0.2}.validate()), sift::OptionError);
   EXPECT_NO_THROW((RoundOptions{20, 5, 0.2}.validate()));
 }

@@ -203,7 +203,7 @@ TEST(DatasetOptions, BadArgumentsAreRejectedWithClearErrors) {
     change(options);
     try {
       options.validate(Catalog::builtin().size());
-    } catch (const sift::Error& e) {
+    } catch (const sift::OptionError& e) {
       return e.what();
     }
     return "";
@@ -218,13 +218,20 @@ TEST(DatasetOptions, BadArgumentsAreRejectedWithClearErrors) {
   EXPECT_NE(error_of([](SynthOptions& o) { o.n_members = 0; }).find("--members"), std::string::npos);
   EXPECT_NE(error_of([](SynthOptions& o) { o.out_dir.clear(); }).find("--out"), std::string::npos);
 
+  // write_synth_dataset checks first: a bad option leaves no --out behind.
+  SynthOptions bad;
+  bad.out_dir = fs::temp_directory_path() / "sift_synth_never_created";
+  bad.noise = 2;
+  EXPECT_THROW(write_synth_dataset(bad), sift::OptionError);
+  EXPECT_FALSE(fs::exists(bad.out_dir));
+
   EXPECT_NO_THROW(SplitFractions::parse("0.8,0.1,0.1"));
   EXPECT_NO_THROW(SplitFractions::parse("1,0,0"));
-  EXPECT_THROW(SplitFractions::parse("0.8,0.1"), sift::Error);
-  EXPECT_THROW(SplitFractions::parse("0.8,0.1,0.2"), sift::Error);
-  EXPECT_THROW(SplitFractions::parse("a,b,c"), sift::Error);
-  EXPECT_THROW(SplitFractions::parse("1.2,-0.1,-0.1"), sift::Error);
-  EXPECT_THROW(SplitFractions::parse("0.8,0.1,0.1,0"), sift::Error);
+  EXPECT_THROW(SplitFractions::parse("0.8,0.1"), sift::OptionError);
+  EXPECT_THROW(SplitFractions::parse("0.8,0.1,0.2"), sift::OptionError);
+  EXPECT_THROW(SplitFractions::parse("a,b,c"), sift::OptionError);
+  EXPECT_THROW(SplitFractions::parse("1.2,-0.1,-0.1"), sift::OptionError);
+  EXPECT_THROW(SplitFractions::parse("0.8,0.1,0.1,0"), sift::OptionError);
 }
 
 TEST(Dataset, EmptySplitStillGetsItsFile) {

@@ -127,7 +127,7 @@ TEST(CalibrationTarget, ParsesTheThreeForms) {
   EXPECT_EQ(recall.name(), "recall=1");
   for (const char* bad : {"F1", "accuracy", "precision=", "precision=0", "precision=1.5", "recall=abc",
                           "recall=0.5x", "recall=-0.1", "precision"}) {
-    EXPECT_THROW(parse_calibration_target(bad), Error) << bad;
+    EXPECT_THROW(parse_calibration_target(bad), OptionError) << bad;
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <limits>
 #include <sstream>
 
@@ -112,6 +113,27 @@ TEST_F(LabelerTest, ThresholdOverrideAndModes) {
   EXPECT_GT(split.requests, 1);
   EXPECT_EQ(split.scores, mis.scores);
   EXPECT_THROW(labeler_->score_row("p", items, options_with({}, {}, 5)), Error);
+}
+
+TEST_F(LabelerTest, AThresholdOutsideZeroOneIsTheCallersOptionError) {
+  // Checked once, in the engine, for every caller (the C++ API, Python, sift score): NaN, a
+  // value outside [0, 1] or an infinity never labels a row, in any mode.
+  const std::vector<std::string> items = {"alpha", "beta"};
+  for (double bad : {std::nan(""), 2.0, -0.5, std::numeric_limits<double>::infinity()})
+    for (ScoringMode mode : {ScoringMode::Mis, ScoringMode::Prefix, ScoringMode::Generate}) {
+      Session session(labeler_->model());
+      const TextRow row{"p", items};
+      try {
+        labeler_->score_rows(session, {&row, 1}, options_with(mode, bad, {}));
+        ADD_FAILURE() << "threshold " << bad << " accepted in mode " << scoring_mode_name(mode);
+      } catch (const OptionError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("threshold must be a number in [0, 1], got ")) << e.what();
+      }
+      EXPECT_THROW(labeler_->threshold(options_with(mode, bad, {})), OptionError);
+    }
+  EXPECT_EQ(labeler_->threshold(options_with({}, 1.0, {})), 1.0);
+  EXPECT_EQ(labeler_->threshold({}), 0.5);  // sift.json's
+  EXPECT_THROW(labeler_->limits(options_with({}, {}, 0)), OptionError);  // a bad limit is the caller's too
 }
 
 TEST_F(LabelerTest, RowsGroupedIntoCallsScoreAsEachAlone) {

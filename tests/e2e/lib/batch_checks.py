@@ -100,8 +100,9 @@ class Batch:
         summary = json.loads(lines[-1]) if out.returncode == 0 and lines else None
         return summary, out.stderr, out.returncode
 
-    def merge(self, output, *shards, ok=True):
-        out = subprocess.run([self.binary, "batch", "merge", "--output", output, *shards], capture_output=True, text=True)
+    def merge(self, output, *shards, ok=True, options=()):
+        out = subprocess.run([self.binary, "batch", "merge", "--output", output, *shards, *options], capture_output=True,
+                             text=True)
         if ok:
             check(out.returncode == 0, f"sift batch merge failed ({out.returncode}): {out.stderr}")
         return out
