@@ -47,4 +47,20 @@ out=$(printf '%s\n{"ids": [88]}\n' "$long_ids" | "$sift" detokenize --tokenizer 
 expected='{"error":"line of 169 bytes is longer than --max-line-bytes 64 (not parsed)","line":1}
 {"text":"y"}'
 [ "$out" = "$expected" ] || { echo "detokenize of a too-long line gave:"; echo "$out"; exit 1; }
+# Lines typed one at a time (a pipe kept open) are answered one at a time, not at the end.
+python3 - "$sift" "$qwen3" <<'PY'
+import select, subprocess, sys
+sift, tokenizer = sys.argv[1:3]
+proc = subprocess.Popen([sift, "tokenize", "--tokenizer", tokenizer], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+for text, ids in (("x", "[87]"), ("y", "[88]")):
+    proc.stdin.write(('{"text": "%s"}\r\n' % text).encode())
+    proc.stdin.flush()
+    ready, _, _ = select.select([proc.stdout], [], [], 30)
+    answer = proc.stdout.readline().decode() if ready else "(no answer within 30 s)"
+    if answer.strip() != '{"ids":%s}' % ids:
+        proc.kill()
+        sys.exit(f"tokenize answered {text!r} with {answer!r}")
+proc.stdin.close()
+sys.exit(proc.wait())
+PY
 echo ok
