@@ -35,7 +35,7 @@ ScoringEngine::ScoringEngine(std::unique_ptr<Model> model, std::unique_ptr<Token
 }
 
 double ScoringEngine::threshold(const ScoringOptions& options) const {
-  if (options.threshold && !is_valid_threshold(*options.threshold))
+  if (options.threshold && !is_probability(*options.threshold))
     fail_option("threshold must be a number in [0, 1], got {}", *options.threshold);
   return options.threshold.value_or(artifact_.threshold);
 }

@@ -27,8 +27,10 @@ inline double yes_probability(float logit_yes, float logit_no) {
   return e / (1.0 + e);
 }
 
-// The one check of a score before it is labeled or answered: false for NaN.
-inline bool is_probability(double score) { return score >= 0.0 && score <= 1.0; }
+// The one [0, 1] rule (false for NaN): a score before it is labeled or answered, and a
+// threshold wherever one is given (sift.json's "threshold", ScoringOptions::threshold, checked
+// by the engine, and a /v1/label request's "threshold").
+inline bool is_probability(double x) { return x >= 0.0 && x <= 1.0; }
 
 // "item 3 scored nan: the model's logits are not finite"; `item` names it ("item 3",
 // "candidate \"q7\"").
@@ -38,9 +40,5 @@ inline std::string not_a_probability_message(std::string_view item, double score
 
 // label = score >= threshold; a tie goes to YES.
 inline bool label_of(double score, double threshold) { return score >= threshold; }
-
-// A threshold is a number in [0, 1] (NaN is not): the one rule for sift.json's "threshold",
-// ScoringOptions::threshold (checked by the engine) and a /v1/label request's "threshold".
-inline bool is_valid_threshold(double threshold) { return threshold >= 0.0 && threshold <= 1.0; }
 
 }  // namespace sift

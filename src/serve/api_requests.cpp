@@ -113,7 +113,7 @@ LabelRequest parse_label_request(std::string_view body) {
   if (const json* t = find(object, "threshold")) {
     if (!t->is_number()) bad("threshold", fmt::format("field \"threshold\" must be a number, got {}", t->type_name()));
     const double threshold = t->get<double>();
-    if (!is_valid_threshold(threshold)) bad("threshold", fmt::format("field \"threshold\" must be in [0, 1], got {}", threshold));
+    if (!is_probability(threshold)) bad("threshold", fmt::format("field \"threshold\" must be in [0, 1], got {}", threshold));
     request.threshold = threshold;
   }
   if (const json* m = find(object, "mode")) {
