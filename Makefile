@@ -52,7 +52,7 @@ fuzz: .setup-done
 sanitize: .setup-done
 	cmake --preset sanitize >/dev/null
 	cmake --build build-sanitize -j $(JOBS)
-	cd build-sanitize && ctest --output-on-failure -LE 'large|slow' -j $(JOBS)
+	cd build-sanitize && ctest --output-on-failure -LE large -j $(JOBS)
 
 # The end-to-end scripts against a sift built with ASan + UBSan (part of `make test`): only
 # the sift binary is built, and the two scripts that time a float64 reference or build a

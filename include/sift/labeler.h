@@ -38,7 +38,10 @@ struct ScoringOptions {
   ScoringMode mode = ScoringMode::Mis;
   std::optional<double> threshold;            // overrides sift.json's
   std::optional<int64_t> max_request_tokens;  // one request (query + its items); default from the model
-  std::optional<int64_t> max_batch_tokens;    // one forward call (rows packed together); default: the request limit
+  // One forward call (rows packed together). Default: about 64 MiB of activations, at most
+  // the request limit (default_call_tokens, src/scoring/request_sizing.h); a longer row runs
+  // alone. Given, it also caps each request, as --max-batch-tokens does.
+  std::optional<int64_t> max_batch_tokens;
 };
 
 // One row's result. When `error` is set the row failed and nothing else is filled in.
@@ -97,7 +100,7 @@ class Labeler {
 
   const std::string& version() const;  // sift.json "version"
   double threshold() const;            // sift.json "threshold"
-  std::string artifact_json() const;   // sift.json as loaded, a JSON object
+  std::string artifact_json() const;   // sift.json as loaded, a JSON object (every field, unknown ones too)
   int threads() const;
 
   const ScoringEngine& engine() const;  // internal: sift's own tools reach the engine here

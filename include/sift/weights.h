@@ -10,9 +10,10 @@
 //          a BF16 checkpoint, rounds F32 and F16 weights (scores then move slightly).
 //   q8   : every matrix quantized to int8 blocks of 32 with a scale (like GGUF Q8_0) and
 //          multiplied with int8 dot products (activations are quantized the same way):
-//          about a quarter of F32's memory and faster, at the cost of scores that differ from
-//          F32's (README.md: "Weights in memory"). Every score is still exact and reproducible
-//          within q8: modes, order, splits, rows sharing a call and threads do not change it.
+//          about 1.19 bytes per weight (~30% of F32's memory) and faster, at the cost of
+//          scores that differ from F32's (README.md: "Weights in memory"). Every score is
+//          still exact and reproducible within q8: modes, order, splits, rows sharing a call
+//          and threads do not change it.
 #include <optional>
 #include <string_view>
 

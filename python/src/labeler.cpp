@@ -135,7 +135,7 @@ void bind_labeler(py::module_& module) {
       .def_property_readonly("model_dir", &PyLabeler::model_dir)
       .def_property_readonly("version", &PyLabeler::version, "sift.json's version")
       .def_property_readonly("threshold", &PyLabeler::threshold, "the threshold labels use (the option or sift.json's)")
-      .def_property_readonly("artifact", &PyLabeler::artifact, "sift.json as a dict")
+      .def_property_readonly("artifact", &PyLabeler::artifact, "sift.json as loaded, a dict of every field")
       .def_property_readonly("mode", &PyLabeler::mode)
       .def_property_readonly("threads", &PyLabeler::threads)
       .def_property_readonly("max_request_tokens", &PyLabeler::max_request_tokens)

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "io/row_items.h"
+
 namespace sift::python {
 
 namespace {
@@ -36,23 +38,37 @@ std::string text_from_python(py::handle text, std::string_view what) {
   return std::string(utf8, static_cast<size_t>(size));
 }
 
+namespace {
+
+// Python values for the one items rule (io/row_items.h): a list is any iterable that is not
+// text (a list, a tuple, a numpy array), text a str or bytes, an object a dict.
+struct PythonFormat {
+  using Value = py::handle;
+  static bool is_list(py::handle v) { return !is_text(v) && py::isinstance<py::iterable>(v); }
+  static bool is_text(py::handle v) { return python::is_text(v); }
+  static bool is_object(py::handle v) { return py::isinstance<py::dict>(v); }
+  static std::string type_name(py::handle v) { return python::type_name(v); }
+  static py::iterable items_of(py::handle list) { return py::reinterpret_borrow<py::iterable>(list); }
+  static std::string text(py::handle v, std::string_view where) { return text_from_python(v, where); }
+  static bool has_text_field(py::handle object) {
+    const py::dict dict = py::reinterpret_borrow<py::dict>(object);
+    return dict.contains("text") && is_text(dict["text"]);
+  }
+  static std::string text_field(py::handle object, std::string_view where) {
+    return text_from_python(py::reinterpret_borrow<py::dict>(object)["text"], where);
+  }
+};
+
+}  // namespace
+
 std::vector<std::string> items_from_python(py::handle items) {
-  if (is_text(items) || !py::isinstance<py::iterable>(items))
-    throw RowTypeError(fmt::format("field \"items\" must be a list of strings, got {}", type_name(items)));
   std::vector<std::string> texts;
-  for (py::handle item : items) {
-    const size_t i = texts.size();
-    if (is_text(item)) {
-      texts.push_back(text_from_python(item, fmt::format("items[{}]", i)));
-    } else if (py::isinstance<py::dict>(item)) {  // {"id": ..., "text": "..."}, as in sift score's rows
-      const py::dict object = py::reinterpret_borrow<py::dict>(item);
-      if (!object.contains("text") || !is_text(object["text"]))
-        throw RowTypeError(fmt::format("items[{}] must have a string field \"text\"", i));
-      texts.push_back(text_from_python(object["text"], fmt::format("items[{}].text", i)));
-    } else {
-      throw RowTypeError(
-          fmt::format("items[{}] must be a string or a dict with \"text\", got {}", i, type_name(item)));
-    }
+  try {
+    for_each_row_item<PythonFormat>(items, "items", [&](std::string text, const py::handle*) {
+      texts.push_back(std::move(text));
+    });
+  } catch (const RowItemsError& e) {  // a value of the wrong type: TypeError where one row is scored
+    throw RowTypeError(e.what());
   }
   return texts;
 }

@@ -1,8 +1,9 @@
 #pragma once
 // Python rows -> sift::Row. A row is a (query, items) pair or a mapping with "query" and
 // "items" (a dict, a pandas row); the query is a str, the items an iterable (a list, a tuple,
-// a numpy array) of str or of dicts {"id", "text"} as in `sift score`'s rows; bytes are taken
-// as UTF-8 and checked by the engine. A malformed row throws RowError, whose message is the
+// a numpy array) of str or of dicts {"id", "text"}, read by the one items rule of `sift score`'s
+// rows and `sift serve` (io/row_items.h, the same messages); bytes are taken as UTF-8 and
+// checked by the engine. A malformed row throws RowError, whose message is the
 // row's error, worded as `sift score` words it ('missing field "query"'); RowTypeError when
 // a value has the wrong type (a TypeError where one row is scored, sift.Labeler.score).
 #include <pybind11/pybind11.h>

@@ -79,7 +79,7 @@ def test_a_bad_row_gets_its_error_and_the_batch_goes_on(score_batches, tmp_path)
     frame.loc[1, "items"] = None
     frame.loc[2, "query"] = 7
     scored = score_batches(frame)
-    assert list(scored["error"][1:3]) == ['field "items" must be a list of strings, got NoneType',
+    assert list(scored["error"][1:3]) == ['field "items" must be a list, got NoneType',
                                          "the query must be a string, got int"]
     assert scored["scores"][1] is None and scored["labels"][2] is None
     good = [rows[0], rows[3]]

@@ -68,9 +68,21 @@ def test_weights_option_holds_q8_as_the_cli_does(tmp_path):
 def test_version_and_artifact_are_sift_json(labeler):
     sift_json = json.loads((pathlib.Path(MODEL_DIR) / "sift.json").read_text())
     assert labeler.version == sift_json["version"]
-    for field in ("version", "threshold", "query_template", "item_template", "yes", "no"):
-        assert labeler.artifact[field] == sift_json[field]
+    assert "calibrations" in sift_json
+    assert labeler.artifact == sift_json  # as loaded: every field, the calibrations included
     assert labeler.mode == "mis" and labeler.threads == 1
+
+
+def test_artifact_keeps_unknown_fields_and_a_numeric_version(tmp_path):
+    model = tmp_path / "labeler"
+    shutil.copytree(MODEL_DIR, model)
+    sift_json = json.loads((model / "sift.json").read_text())
+    sift_json.update(version=3, owner={"team": "search", "ticket": [1, 2.5, None]})
+    (model / "sift.json").write_text(json.dumps(sift_json))
+    loaded = sift.Labeler(str(model), threads=1)
+    assert loaded.artifact == sift_json
+    assert isinstance(loaded.artifact["version"], int)
+    assert loaded.version == "3"  # the version stamped on lines is its text
 
 
 def test_bad_rows_get_their_own_errors_and_the_others_are_scored(labeler, tmp_path):
@@ -83,12 +95,12 @@ def test_bad_rows_get_their_own_errors_and_the_others_are_scored(labeler, tmp_pa
     errors = [r.error for r in results]
     reference = reference_outputs([good[0], too_long, good[1], good[2]], tmp_path)
     assert errors[1] == reference[1]["error"]  # the engine's own message, as the CLI prints it
-    assert errors[1:6] == [reference[1]["error"], "items[1] must be a string or a dict with \"text\", got int", 'missing field "query"',
+    assert errors[1:6] == [reference[1]["error"], "items[1] must be a string or an object with \"text\", got int", 'missing field "query"',
                            'a row must be a (query, items) pair or a mapping with "query" and "items", got int',
-                           'field "items" must be a list of strings, got str']
+                           'field "items" must be a list, got str']
     assert errors[7].startswith("the query is not valid UTF-8 text")
     assert errors[8].startswith("invalid UTF-8")
-    assert errors[9] == 'field "items" must be a list of strings, got NoneType'
+    assert errors[9] == 'field "items" must be a list, got NoneType'
     for bad in (1, 2, 3, 4, 5, 7, 8, 9):
         assert results[bad].scores is None and results[bad].labels is None
     scored = [results[0], results[6], results[10]]
@@ -103,9 +115,9 @@ def test_score_raises_the_engines_error_as_value_error(labeler, tmp_path):
     assert str(raised.value) == reference_outputs([too_long], tmp_path)[0]["error"]
     with pytest.raises(ValueError, match="^invalid UTF-8"):
         labeler.score(b"\xff", ["a"])
-    with pytest.raises(TypeError, match='^field "items" must be a list of strings, got str$'):
+    with pytest.raises(TypeError, match='^field "items" must be a list, got str$'):
         labeler.score("q", "abc")
-    with pytest.raises(TypeError, match='^items\\[0\\] must be a string or a dict with "text", got float$'):
+    with pytest.raises(TypeError, match='^items\\[0\\] must be a string or an object with "text", got float$'):
         labeler.score("q", [1.5])
     with pytest.raises(TypeError, match='^items\\[1\\] must have a string field "text"$'):
         labeler.score("q", [{"text": "a"}, {"id": 1}])

@@ -78,7 +78,7 @@ RowResult Labeler::score(std::string_view query, const std::vector<std::string>&
 
 const std::string& Labeler::version() const { return impl_->engine->artifact().version; }
 double Labeler::threshold() const { return impl_->engine->artifact().threshold; }
-std::string Labeler::artifact_json() const { return scoring_artifact_to_json(impl_->engine->artifact()).dump(); }
+std::string Labeler::artifact_json() const { return impl_->engine->artifact().source_json; }
 int Labeler::threads() const { return impl_->threads > 0 ? impl_->threads : default_n_threads(); }
 const ScoringEngine& Labeler::engine() const { return *impl_->engine; }
 

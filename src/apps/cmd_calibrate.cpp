@@ -4,8 +4,6 @@
 // is required). Math: workflows/calibration.h; files: workflows/calibration_output.h.
 #include <fmt/format.h>
 
-#include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -14,8 +12,10 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/max_line_bytes_option.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
+#include "core/utc_time.h"
 #include "io/path_lock.h"
 #include "scoring/engine.h"
 #include "workflows/artifact_update.h"
@@ -39,15 +39,6 @@ struct CalibrateArgs {
   std::optional<int64_t> max_request_tokens;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
 };
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 void check_write_mode(const CalibrateArgs& args) {
   const int modes = int(args.dry_run) + int(!args.out.empty()) + int(args.in_place);
@@ -121,7 +112,7 @@ void run_calibrate(const CalibrateArgs& args) {
                                    {"f1", chosen.f1},
                                    {"average_precision", average_precision},
                                    {"rows_left_out", errors},
-                                   {"calibrated_at", utc_now()}};
+                                   {"calibrated_at", sift::utc_timestamp()}};
   const sift::ArtifactUpdate update =
       sift::calibrated_artifact(model_dir / "sift.json", chosen.threshold, target.name(), record);
 
@@ -189,9 +180,7 @@ SIFT_COMMAND(calibrate) {
   cmd->add_option("--out-dir", args->out_dir, "where the curve files go (default: the labeler's calibration/)");
   cmd->add_option("--max-request-tokens", args->max_request_tokens, "as in `sift score`")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-line-bytes", args->max_line_bytes, "as in `sift score`")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
   cmd->add_flag("--strict", args->strict, "exit 1 when any row was left out");
   cmd->callback([args] { run_calibrate(*args); });
 }

@@ -10,6 +10,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/max_line_bytes_option.h"
 #include "core/error.h"
 #include "io/input_file.h"
 #include "io/line_reader.h"
@@ -63,9 +64,7 @@ SIFT_COMMAND(cost) {
   cmd->add_option("--input", args->input, "JSON-lines rows, as for sift score (default, or -: stdin)");
   cmd->add_option("--max-request-tokens", args->max_request_tokens, "request limit, as for sift score")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-line-bytes", args->max_line_bytes, "as in `sift score`")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
   cmd->add_flag("--strict", args->strict, "exit 1 when any row was left out");
   cmd->callback([args] { run_cost(*args); });
 }

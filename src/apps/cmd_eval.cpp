@@ -10,6 +10,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/max_line_bytes_option.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
 #include "scoring/engine.h"
@@ -96,9 +97,7 @@ SIFT_COMMAND(eval) {
   cmd->add_option("--max-request-tokens", args->max_request_tokens, "as in `sift score`")
       ->check(CLI::PositiveNumber);
   sift::apps::add_weights_option(cmd, args->weights);
-  cmd->add_option("--max-line-bytes", args->max_line_bytes, "as in `sift score`")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
   cmd->add_flag("--strict", args->strict, "exit 1 when any row was left out");
   cmd->callback([args] { run_eval(*args); });
 }

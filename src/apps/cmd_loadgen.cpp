@@ -13,7 +13,10 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/max_line_bytes_option.h"
 #include "core/error.h"
+#include "io/input_file.h"
+#include "io/line_reader.h"
 #include "scoring/score_io.h"
 #include "serve/loadgen.h"
 
@@ -30,6 +33,7 @@ struct LoadgenCliOptions {
   bool find_max = false, closed_loop = false;
   std::vector<int32_t> label_token_ids;
   std::optional<int64_t> timeout_ms;
+  int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
 };
 
 // The request body of one row for the route.
@@ -49,20 +53,21 @@ sift::serve::LoadRequest request_of(const sift::ScoringRow& row, const LoadgenCl
   return {body.dump(), static_cast<int64_t>(row.items.size())};
 }
 
-// The request of each row of --rows, up to kMaxRequestBytes of bodies; a bad row is warned
-// about ("file:line: what (row left out)") and counted in `left_out`.
+// The request of each row of --rows (lines by the one line rule, io/line_reader.h), up to
+// kMaxRequestBytes of bodies; a bad row (a line over --max-line-bytes too) is warned about
+// ("file:line: what (row left out)") and counted in `left_out`.
 std::vector<sift::serve::LoadRequest> read_requests(const LoadgenCliOptions& o, int64_t& left_out) {
-  std::ifstream in(o.rows);
-  if (!in) sift::fail("{}: cannot open the rows file", o.rows);
+  sift::InputFile input(o.rows);
+  sift::LineReader reader(input.stream(), o.max_line_bytes);
   std::vector<sift::serve::LoadRequest> requests;
   int64_t bytes = 0;
-  std::string line;
-  for (int64_t number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+  for (sift::InputLine line; reader.next(line);) {
+    if (!line.too_long && line.text.find_first_not_of(" \t") == std::string::npos) continue;
     try {
-      requests.push_back(request_of(sift::parse_scoring_row(line), o));
+      if (line.too_long) sift::fail("{}", sift::too_long_line_message(line, o.max_line_bytes));
+      requests.push_back(request_of(sift::parse_scoring_row(line.text), o));
     } catch (const sift::Error& e) {
-      sift::apps::warn("sift loadgen", fmt::format("{}:{}: {} (row left out)", o.rows, number, e.what()));
+      sift::apps::warn("sift loadgen", fmt::format("{}:{}: {} (row left out)", o.rows, line.number, e.what()));
       ++left_out;
       continue;
     }
@@ -92,6 +97,7 @@ SIFT_COMMAND(loadgen) {
   cmd->add_option("--url", o->url, "server, e.g. http://127.0.0.1:8000")->required();
   cmd->add_option("--rows", o->rows, "JSON-lines rows {\"query\", \"items\"} (sift score input); one request each, cycled")
       ->required()->check(CLI::ExistingFile);
+  sift::apps::add_max_line_bytes_option(cmd, o->max_line_bytes, "a longer row is left out, with a warning naming it");
   cmd->add_option("--route", o->route, "label (default) | score | rerank")->check(CLI::IsMember({"label", "score", "rerank"}));
   cmd->add_option("--rate", o->rate,
                   fmt::format("arrivals per second (with --find-max: the first rate tried); rate x duration at most "

@@ -14,6 +14,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/max_line_bytes_option.h"
 #include "core/error.h"
 #include "io/input_file.h"
 #include "io/line_output.h"
@@ -83,8 +84,6 @@ SIFT_COMMAND(prompt) {
   cmd->add_option("--model", args->model, "labeler directory (tokenizer.json, sift.json)")->required();
   cmd->add_option("--input", args->input, "JSON-lines rows, as for sift score (default, or -: stdin)");
   cmd->add_option("--output", args->output, "JSON-lines output (default, or -: stdout)");
-  cmd->add_option("--max-line-bytes", args->max_line_bytes, "as in `sift score`")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is that row's error line, not parsed");
   cmd->callback([args] { run_prompt(*args); });
 }

@@ -10,6 +10,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/max_line_bytes_option.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
 #include "core/log.h"
@@ -122,9 +123,7 @@ SIFT_COMMAND(score) {
   cmd->add_option("--input", args->input, "JSON-lines input (default, or -: stdin)");
   cmd->add_option("--output", args->output,
                   "JSON-lines output, replaced when the run completes (default, or -: stdout)");
-  cmd->add_option("--max-line-bytes", args->max_line_bytes, "a longer input line is that row's error, not parsed")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is that row's error line, not parsed");
   cmd->add_flag("--strict", args->strict, "exit 1 when any row failed (default: 0, with the rows' error lines)");
   cmd->add_option("--dump-generations", args->dump_generations,
                   "mode generate: write what the model generated for each row to this JSON-lines file");

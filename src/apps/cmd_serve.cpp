@@ -110,7 +110,10 @@ SIFT_COMMAND(serve) {
       ->check(sift::apps::kThreadCount);
   cmd->add_option("--http-threads", o->http_threads, "connections served at once (default 64)")->check(CLI::Range(1, 4096));
   cmd->add_option("--max-batch-tokens", o->max_batch_tokens,
-                  "most new tokens of one forward call; queued requests are packed up to it (default 8192)")
+                  "most new tokens of one forward call; queued requests are packed up to it, and it is each "
+                  "request's limit too (a row is split into requests that fit; a query with one item longer than "
+                  "it gets 400). Default 8192, not sift score's 64 MiB activation budget: a call holds several "
+                  "clients' requests, each answered when the call ends")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-queue-tokens", o->max_queue_tokens,
                   "prompt tokens allowed to wait; past it requests get 429 (default 262144)")

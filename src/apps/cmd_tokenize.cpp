@@ -1,5 +1,5 @@
-// `sift tokenize` and `sift detokenize`: JSON lines in, JSON lines out, one output line per
-// input line and in the same order. A line that cannot be handled gives
+// `sift tokenize` and `sift detokenize`: JSON lines in (stdin, split by the one line rule of
+// io/line_splitter.h), JSON lines out, one output line per input line and in the same order. A line that cannot be handled gives
 // {"line": n, "error": "..."} in its place (n counts from 1) and processing goes on.
 #include <nlohmann/json.hpp>
 
@@ -9,10 +9,13 @@
 #include <vector>
 
 #include "apps/command.h"
+#include "apps/max_line_bytes_option.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "io/file_identity.h"
+#include "io/input_file.h"
 #include "io/json_parse.h"
+#include "io/line_reader.h"
 #include "tokenizer/token_ids.h"
 #include "tokenizer/tokenizer.h"
 
@@ -23,41 +26,44 @@ struct TokenizeOptions {
   std::string tokenizer_path;
   bool no_special = false;    // tokenize: leave out the post-processor's tokens
   bool skip_special = false;  // detokenize: drop special tokens
+  int64_t max_line_bytes = kDefaultMaxLineBytes;
 };
 
-std::string error_line(size_t line_number, const std::string& message) {
+std::string error_line(int64_t line_number, const std::string& message) {
   return nlohmann::json{{"line", line_number}, {"error", message}}.dump(-1, ' ', false,
                                                                        nlohmann::json::error_handler_t::replace);
 }
 
 // Reads stdin in batches (what is already buffered, up to kBatch lines, so that a caller
-// feeding one line at a time gets its answer at once), maps each line with `process`
-// spread over threads, and writes the results in order. `process` throws on a bad line.
+// feeding one line at a time gets its answer at once), lines split by the one line rule
+// (io/line_reader.h), maps each line with `process` spread over threads, and writes the
+// results in order. `process` throws on a bad line; a line over --max-line-bytes is that
+// line's error without being parsed.
 template <typename Process>
-void map_json_lines(Process&& process) {
+void map_json_lines(int64_t max_line_bytes, Process&& process) {
   constexpr size_t kBatch = 1024;
   std::ios::sync_with_stdio(false);
-  size_t n_lines_read = 0;
-  std::vector<std::string> lines, outputs;
-  std::string line;
+  InputFile input("");
+  LineReader reader(input.stream(), max_line_bytes);
+  std::vector<InputLine> lines(kBatch);
+  std::vector<std::string> outputs(kBatch);
   while (true) {
-    lines.clear();
-    while (lines.size() < kBatch && std::getline(std::cin, line)) {
-      lines.push_back(line);
-      if (std::cin.rdbuf()->in_avail() <= 0) break;
+    size_t n_lines = 0;
+    while (n_lines < kBatch && reader.next(lines[n_lines])) {
+      ++n_lines;
+      if (!reader.has_buffered_input()) break;
     }
-    if (lines.empty()) break;
-    outputs.assign(lines.size(), std::string());
-    parallel_for(static_cast<int64_t>(lines.size()), [&](int64_t i) {
-      const size_t line_number = n_lines_read + static_cast<size_t>(i) + 1;
+    if (n_lines == 0) break;
+    parallel_for(static_cast<int64_t>(n_lines), [&](int64_t i) {
+      const InputLine& line = lines[i];
       try {
-        outputs[i] = process(parse_json(lines[i], ""));
+        if (line.too_long) fail("{}", too_long_line_message(line, max_line_bytes));
+        outputs[i] = process(parse_json(line.text, ""));
       } catch (const std::exception& e) {
-        outputs[i] = error_line(line_number, e.what());
+        outputs[i] = error_line(line.number, e.what());
       }
     });
-    n_lines_read += lines.size();
-    for (const auto& output : outputs) std::cout << output << '\n';
+    for (size_t i = 0; i < n_lines; ++i) std::cout << outputs[i] << '\n';
     std::cout.flush();
   }
 }
@@ -72,7 +78,7 @@ void run_tokenize(const TokenizeOptions& options) {
   refuse_stdout_over_tokenizer(options);
   const auto tokenizer = Tokenizer::load(options.tokenizer_path);
   const EncodeOptions encode_options{!options.no_special, SpecialText::Recognise};
-  map_json_lines([&](const nlohmann::json& input) {
+  map_json_lines(options.max_line_bytes, [&](const nlohmann::json& input) {
     if (!input.is_object() || !input.contains("text") || !input["text"].is_string()) {
       fail("expected {{\"text\": \"...\"}}");
     }
@@ -83,7 +89,7 @@ void run_tokenize(const TokenizeOptions& options) {
 void run_detokenize(const TokenizeOptions& options) {
   refuse_stdout_over_tokenizer(options);
   const auto tokenizer = Tokenizer::load(options.tokenizer_path);
-  map_json_lines([&](const nlohmann::json& input) {
+  map_json_lines(options.max_line_bytes, [&](const nlohmann::json& input) {
     if (!input.is_object() || !input.contains("ids") || !input["ids"].is_array()) fail("expected {{\"ids\": [...]}}");
     std::vector<int32_t> ids;
     const nlohmann::json& list = input["ids"];
@@ -113,6 +119,8 @@ SIFT_COMMAND(tokenize) {
       ->check(CLI::ExistingFile);
   tokenize->add_flag("--no-special", options->no_special,
                      "leave out the post-processor's tokens (BOS/EOS), like add_special_tokens=False");
+  sift::apps::add_max_line_bytes_option(tokenize, options->max_line_bytes,
+                                        "a longer line gives its error line, not parsed");
   tokenize->callback([options] { sift::apps::run_tokenize(*options); });
 
   auto* detokenize = app.add_subcommand(
@@ -125,5 +133,7 @@ SIFT_COMMAND(tokenize) {
       ->required()
       ->check(CLI::ExistingFile);
   detokenize->add_flag("--skip-special", options->skip_special, "drop special tokens, like skip_special_tokens=True");
+  sift::apps::add_max_line_bytes_option(detokenize, options->max_line_bytes,
+                                        "a longer line gives its error line, not parsed");
   detokenize->callback([options] { sift::apps::run_detokenize(*options); });
 }

@@ -15,6 +15,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/max_line_bytes_option.h"
 #include "core/error.h"
 #include "io/atomic_file.h"
 #include "io/file_identity.h"
@@ -45,6 +46,7 @@ SIFT_COMMAND(tokenizer) {
     std::string specials = "<|endoftext|>,<|im_start|>,<|im_end|>";
     std::string single_tokens = "YES,NO";
     bool prefix_space = false;
+    int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
   };
   auto options = std::make_shared<Options>();
   CLI::App* tokenizer = app.add_subcommand("tokenizer", "Tokenizer tools");
@@ -68,8 +70,11 @@ SIFT_COMMAND(tokenizer) {
       ->capture_default_str();
   train->add_flag("--prefix-space", options->prefix_space,
                   "every word gets a leading space (ByteLevel add_prefix_space), so a word is one token id "
-                  "whether it starts a text or not: use it for labelers, whose query and items are encoded "
-                  "separately");
+                  "whether it starts a text or not. A labeler seldom needs it: each prompt part is tokenized as one "
+                  "rendered text, template and user text together; it matters only where user text starts a part "
+                  "or follows a newline (the bundled labeler is trained without it)");
+  sift::apps::add_max_line_bytes_option(train, options->max_line_bytes,
+                                        "a longer corpus line is an error naming its file and line");
   train->callback([options] {
     const auto start = std::chrono::steady_clock::now();
     sift::BpeTrainerOptions trainer_options;
@@ -84,12 +89,12 @@ SIFT_COMMAND(tokenizer) {
     sift::refuse_output_over_inputs(options->out, inputs);
     const sift::PathLock lock(options->out);
     int64_t corpus_bytes = 0;
-    for (const sift::NamedInput& input : inputs) {
+    for (const std::string& input : options->inputs) {
       const sift::CorpusStats stats = sift::read_corpus_file(
-          input.path, [&trainer](std::string_view document) { trainer.add_document(document); });
+          input, options->max_line_bytes, [&trainer](std::string_view document) { trainer.add_document(document); });
       corpus_bytes += stats.bytes;
-      fmt::print(stderr, "sift tokenizer train: {}: {} documents, {:.1f} MB\n", input.path.string(), stats.documents,
-                 static_cast<double>(stats.bytes) / 1e6);
+      fmt::print(stderr, "sift tokenizer train: {}: {} documents, {:.1f} MB\n", input == "-" ? "stdin" : input,
+                 stats.documents, static_cast<double>(stats.bytes) / 1e6);
     }
     if (trainer.n_documents() == 0) sift::fail("the corpus is empty: no document in {}", fmt::join(options->inputs, ", "));
     const double read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,5 +1,5 @@
-// sift train (the sift-train executable, which `sift train` runs): label-only fine-tuning of a
-// labeler (paper §3.2), or of the packed-generation baseline (--objective generate, §2.4),
+// sift train (the sift-train executable, which `sift train` runs): fine-tuning of a labeler on
+// its answer token alone (paper §3.2), or of the packed-generation baseline (--objective generate, §2.4),
 // with libtorch, writing a Hugging Face directory plus sift.json that `sift score` uses
 // directly. The run itself is train/train_run.h; this file is its flags.
 #ifdef SIFT_HAVE_TORCH
@@ -9,12 +9,14 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/max_line_bytes_option.h"
 #include "train/train_run.h"
 
 SIFT_COMMAND(train) {
   auto o = std::make_shared<sift::train::TrainRunOptions>();
   sift::train::TrainOptions& t = o->training;
-  CLI::App* cmd = app.add_subcommand("train", "Label-only fine-tuning of a labeler (libtorch)");
+  CLI::App* cmd = app.add_subcommand("train", "Fine-tune a labeler (libtorch): on the answer token of each candidate (--objective label, "
+                                     "the default) or on the answer list of packed generation (--objective generate)");
   cmd->add_option("--train", o->train, "training JSONL (sift synth rows with \"labels\")")->required();
   cmd->add_option("--validation", o->validation, "validation JSONL: agreement printed at the end");
   cmd->add_option("--out", o->out, "output directory (Hugging Face layout + sift.json; checkpoint/ inside)")->required();
@@ -52,9 +54,7 @@ SIFT_COMMAND(train) {
                   "left out: it bounds a step's memory")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_option("--max-line-bytes", o->max_line_bytes, "as in `sift score`")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  sift::apps::add_max_line_bytes_option(cmd, o->max_line_bytes, "a longer line is left out, with a warning naming it");
   cmd->callback([o] {
     o->quiet = sift::apps::global_options().quiet;
     const sift::train::TrainRunResult r = sift::train::run_training(*o);

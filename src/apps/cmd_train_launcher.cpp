@@ -47,8 +47,8 @@ std::filesystem::path trainer_beside_this_binary() {
 }  // namespace
 
 SIFT_COMMAND(train) {
-  CLI::App* cmd = app.add_subcommand("train", "Label-only fine-tuning of a labeler (runs sift-train; `sift train "
-                                              "--help` lists its options)");
+  CLI::App* cmd = app.add_subcommand("train", "Fine-tune a labeler, --objective label (default) or generate (runs "
+                                              "sift-train; `sift train --help` lists its options)");
   cmd->prefix_command();  // every argument after `train` is the trainer's, --help included
   cmd->fallthrough(false);
   cmd->set_help_flag();

@@ -11,7 +11,7 @@ double fraction_of(int64_t offset, int64_t size) { return size > 0 ? std::min(1.
 
 }  // namespace
 
-BatchWriter::BatchWriter(BatchOutput& output, Checkpoint start, WriterSettings settings, ProgressReporter& progress)
+BatchWriter::BatchWriter(BatchOutput& output, JobProgress start, WriterSettings settings, ProgressReporter& progress)
     : output_(output),
       state_(std::move(start)),
       settings_(std::move(settings)),

@@ -31,7 +31,7 @@ struct WriterSettings {
 class BatchWriter {
  public:
   // `start` is the checkpoint the job continues from (zero counts for a new job).
-  BatchWriter(BatchOutput& output, Checkpoint start, WriterSettings settings, ProgressReporter& progress);
+  BatchWriter(BatchOutput& output, JobProgress start, WriterSettings settings, ProgressReporter& progress);
 
   void write(ScoredBatch& batch);  // in input order
   void checkpoint();               // sync OUT, then replace OUT.progress
@@ -50,7 +50,7 @@ class BatchWriter {
   void report_progress();
 
   BatchOutput& output_;
-  Checkpoint state_;
+  JobProgress state_;
   WriterSettings settings_;
   ProgressReporter& progress_;
   std::filesystem::path progress_path_;

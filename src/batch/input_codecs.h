@@ -1,11 +1,11 @@
 #pragma once
 // Streaming decoders of one compressed stream at a time: a gzip member (zlib) or a zstd frame
-// (libzstd). InputFile (input_file.h) feeds them file bytes and starts a new stream after
+// (libzstd). ResumableInput (resumable_input.h) feeds them file bytes and starts a new stream after
 // each one ends.
 #include <cstddef>
 #include <memory>
 
-#include "batch/input_file.h"
+#include "batch/resumable_input.h"
 
 namespace sift::batch {
 

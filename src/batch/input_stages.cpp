@@ -13,7 +13,7 @@ constexpr size_t kChunkBytes = size_t(64) << 10;
 
 }  // namespace
 
-LineEnd read_shard_lines(LineReader& reader, const label::Shard& shard, BoundedQueue<LineChunk>& chunks,
+LineEnd read_shard_lines(ResumableLineReader& reader, const label::Shard& shard, BoundedQueue<LineChunk>& chunks,
                          const LineEnd& start, const std::atomic<bool>& stop) {
   LineEnd end = start;
   LineChunk chunk;
@@ -26,12 +26,12 @@ LineEnd read_shard_lines(LineReader& reader, const label::Shard& shard, BoundedQ
     chunk_bytes = 0;
     return sent;
   };
-  for (InputLine line; !stop && reader.next(line);) {
+  for (ResumableLine line; !stop && reader.next(line);) {
     end = end_of(line);
     if (!shard_holds_line(shard, line.number)) continue;
     chunk_bytes += line.text.size() + 1;
     chunk.lines.push_back(std::move(line));
-    line = InputLine{};
+    line = ResumableLine{};
     if ((chunk.lines.size() >= kChunkLines || chunk_bytes >= kChunkBytes) && !send()) break;
   }
   if (!chunk.lines.empty() && !stop) send();
@@ -46,7 +46,7 @@ void tokenize_chunks(const ScoringEngine& engine, ScoringMode mode, BoundedQueue
     LineChunk& chunk = taken.front();
     std::vector<std::pair<BatchRow, int64_t>> read;  // rows and their queue costs
     read.reserve(chunk.lines.size());
-    for (InputLine& line : chunk.lines) {
+    for (ResumableLine& line : chunk.lines) {
       BatchRow row;
       row.end = end_of(line);
       row.pending = line.too_long ? pending_error_row(line.number, fmt::format("line longer than {} MiB",

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "batch/in_order_gate.h"
-#include "batch/line_reader.h"
+#include "batch/resumable_line_reader.h"
 #include "batch/pipeline_rows.h"
 #include "core/bounded_queue.h"
 #include "label/shard.h"
@@ -27,7 +27,7 @@ inline bool shard_holds_line(const label::Shard& shard, int64_t line_number) {
 // Reads every line, queues this shard's in chunks (of at most 64 lines or about 64 KiB; a
 // chunk costs its bytes in the queue) and closes the queue at the end.
 // Returns where the input ended: the last line's end (`start` when there was none).
-LineEnd read_shard_lines(LineReader& reader, const label::Shard& shard, BoundedQueue<LineChunk>& chunks,
+LineEnd read_shard_lines(ResumableLineReader& reader, const label::Shard& shard, BoundedQueue<LineChunk>& chunks,
                          const LineEnd& start, const std::atomic<bool>& stop);
 
 // One tokenizer thread: takes chunks, reads each line into a row (read_pending_row; a line

@@ -8,8 +8,8 @@
 
 #include "batch/batch_output.h"
 #include "batch/durable_file.h"
-#include "batch/input_file.h"
-#include "batch/line_reader.h"
+#include "batch/resumable_input.h"
+#include "batch/resumable_line_reader.h"
 #include "batch/output_guard.h"
 #include "batch/progress_file.h"
 #include "core/error.h"
@@ -23,13 +23,13 @@ constexpr int64_t kMaxOutputLineBytes = int64_t(1) << 30;  // output lines outgr
 
 struct ShardFile {
   std::filesystem::path path;
-  Checkpoint progress;
+  JobProgress progress;
   label::Shard shard;
 };
 
 ShardFile open_shard(const std::filesystem::path& path) {
   const std::filesystem::path progress_path = progress_file_path(path);
-  std::optional<Checkpoint> progress = read_checkpoint(progress_path);
+  std::optional<JobProgress> progress = read_checkpoint(progress_path);
   if (!progress)
     fail("{}: no progress file {}: merge joins the outputs of sift batch --shard K/N runs", path.string(),
          progress_path.string());
@@ -121,15 +121,15 @@ MergeSummary merge_shards(const std::vector<std::filesystem::path>& shard_output
   std::filesystem::remove(merging);
   std::filesystem::remove(tail_file_path(merging));
   std::unique_ptr<BatchOutput> out = create_batch_output(merging, is_zstd_output(output));
-  std::vector<std::unique_ptr<InputFile>> files;
-  std::vector<std::unique_ptr<LineReader>> readers;
+  std::vector<std::unique_ptr<ResumableInput>> files;
+  std::vector<std::unique_ptr<ResumableLineReader>> readers;
   for (const ShardFile& shard : shards) {
-    files.push_back(std::make_unique<InputFile>(shard.path));
-    readers.push_back(std::make_unique<LineReader>(*files.back(), 0, 0, kMaxOutputLineBytes));
+    files.push_back(std::make_unique<ResumableInput>(shard.path));
+    readers.push_back(std::make_unique<ResumableLineReader>(*files.back(), 0, 0, kMaxOutputLineBytes));
   }
   const int64_t n = int64_t(shards.size());
   const int64_t lines = shards.front().progress.lines_read;
-  InputLine line;
+  ResumableLine line;
   for (int64_t number = 1; number <= lines; ++number) {
     const size_t k = size_t((number - 1) % n);
     if (!readers[k]->next(line))
@@ -147,7 +147,7 @@ MergeSummary merge_shards(const std::vector<std::filesystem::path>& shard_output
   std::filesystem::rename(merging, output);
   sync_parent_directory(output);
 
-  Checkpoint merged = shards.front().progress;  // the complete unsharded job
+  JobProgress merged = shards.front().progress;  // the complete unsharded job
   merged.job["shard"] = label::Shard{}.to_string();
   merged.totals = {};
   for (const ShardFile& shard : shards) {

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "batch/input_file.h"
-#include "batch/line_reader.h"
+#include "batch/resumable_input.h"
+#include "batch/resumable_line_reader.h"
 #include "workflows/pending_rows.h"
 
 namespace sift::batch {
@@ -22,12 +22,12 @@ struct LineEnd {
   int64_t file_offset = 0;  // file bytes consumed (progress)
 };
 
-inline LineEnd end_of(const InputLine& line) { return {line.number, line.next, line.next_offset, line.file_offset}; }
+inline LineEnd end_of(const ResumableLine& line) { return {line.number, line.next, line.next_offset, line.file_offset}; }
 
 // Lines of this shard in input order, numbered in sequence for the tokenizer pool's reordering.
 struct LineChunk {
   int64_t sequence = 0;
-  std::vector<InputLine> lines{};
+  std::vector<ResumableLine> lines{};
 };
 
 struct BatchRow {

@@ -5,8 +5,8 @@
 
 #include "batch/durable_file.h"
 #include "core/error.h"
+#include "core/utc_time.h"
 #include "io/json_parse.h"
-#include "label/run_identity.h"
 
 namespace sift::batch {
 namespace {
@@ -29,7 +29,7 @@ std::filesystem::path progress_file_path(const std::filesystem::path& output) {
   return path;
 }
 
-void write_checkpoint(const std::filesystem::path& progress_path, const Checkpoint& c) {
+void write_checkpoint(const std::filesystem::path& progress_path, const JobProgress& c) {
   nlohmann::ordered_json out;
   out["format"] = kProgressFormat;
   out["job"] = c.job;
@@ -44,11 +44,11 @@ void write_checkpoint(const std::filesystem::path& progress_path, const Checkpoi
   out["errors"] = c.totals.errors;
   out["prefill_tokens"] = c.totals.prefill_tokens;
   out["complete"] = c.complete;
-  out["updated_at"] = label::utc_timestamp();
+  out["updated_at"] = utc_timestamp();
   replace_file_atomically(progress_path, out.dump(1) + "\n");
 }
 
-std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& progress_path) {
+std::optional<JobProgress> read_checkpoint(const std::filesystem::path& progress_path) {
   std::ifstream in(progress_path, std::ios::binary);
   if (!in) {
     if (!std::filesystem::exists(progress_path)) return std::nullopt;
@@ -64,7 +64,7 @@ std::optional<Checkpoint> read_checkpoint(const std::filesystem::path& progress_
   }
   if (!object.is_object() || object.value("format", "") != kProgressFormat)
     fail("{}: not a sift batch progress file (\"format\" is not \"{}\")", progress_path.string(), kProgressFormat);
-  Checkpoint c;
+  JobProgress c;
   const auto job = object.find("job");
   if (job == object.end() || !job->is_object()) fail("{}: field \"job\" must be an object", progress_path.string());
   c.job = *job;

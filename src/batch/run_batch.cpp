@@ -19,14 +19,14 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 // Refuses what would overwrite an output or resume the wrong thing (before the labeler loads);
 // returns the checkpoint to continue from, if any.
-std::optional<Checkpoint> preflight(const BatchOptions& options) {
+std::optional<JobProgress> preflight(const BatchOptions& options) {
   if (options.scoring.mode == ScoringMode::Generate)
     fail("sift batch: --mode generate is not supported (mis, independent or prefix)");
   std::vector<std::filesystem::path> protected_files = model_files(options.model_dir);
   protected_files.push_back(options.input);
   check_output_paths(options.output, protected_files);
   const std::filesystem::path progress_path = progress_file_path(options.output);
-  std::optional<Checkpoint> recorded = read_checkpoint(progress_path);
+  std::optional<JobProgress> recorded = read_checkpoint(progress_path);
   const bool output_exists = std::filesystem::exists(options.output);
   const std::string out = options.output.string();
   if (std::filesystem::is_directory(options.output)) fail("{}: is a directory; --output names a file", out);
@@ -69,7 +69,7 @@ nlohmann::ordered_json BatchSummary::to_json(const std::filesystem::path& output
 
 BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) {
   const Clock::time_point load_start = Clock::now();
-  std::optional<Checkpoint> recorded = preflight(options);
+  std::optional<JobProgress> recorded = preflight(options);
   const std::unique_ptr<ScoringEngine> engine = ScoringEngine::load(options.model_dir, options.weights);
   const int64_t call_tokens = engine->call_tokens(options.scoring);
   const nlohmann::ordered_json job =
@@ -90,7 +90,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   // The output and the checkpoint to start from.
   std::unique_ptr<BatchOutput> output;
   const bool zstd = is_zstd_output(options.output);
-  Checkpoint start;
+  JobProgress start;
   if (recorded) {
     start = *recorded;
     output = resume_batch_output(options.output, zstd, start.output);
@@ -102,9 +102,9 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
     write_checkpoint(progress_path, start);  // from here on --resume finds the job
   }
   start.input_path = options.input.string();  // informative: the input may have moved since
-  InputFile input(options.input);
+  ResumableInput input(options.input);
   input.seek(start.resume);
-  LineReader reader(input, start.lines_read, start.input_offset);
+  ResumableLineReader reader(input, start.lines_read, start.input_offset);
   const LineEnd input_start{start.lines_read, start.resume, start.input_offset, input.file_offset()};
   summary.load_seconds = seconds_since(load_start);
 

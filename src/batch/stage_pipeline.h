@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "batch/batch_writer.h"
-#include "batch/line_reader.h"
+#include "batch/resumable_line_reader.h"
 #include "batch/pipeline_rows.h"
 #include "batch/run_batch.h"
 #include "scoring/engine.h"
@@ -19,7 +19,7 @@ namespace sift::batch {
 
 // Runs the stages until the input ends; returns where it ended (the writer has written every
 // row, but not finished the job: that is the caller's, after a run without error).
-LineEnd run_stages(const ScoringEngine& engine, const BatchOptions& options, int64_t call_tokens, LineReader& reader,
+LineEnd run_stages(const ScoringEngine& engine, const BatchOptions& options, int64_t call_tokens, ResumableLineReader& reader,
                    const LineEnd& input_start, BatchWriter& writer);
 
 }  // namespace sift::batch

@@ -51,6 +51,8 @@ bool LineReader::next(InputLine& line) {
   }
 }
 
+bool LineReader::has_buffered_input() const { return chunk_begin_ < chunk_end_ || in_.rdbuf()->in_avail() > 0; }
+
 std::string too_long_line_message(const InputLine& line, int64_t max_line_bytes) {
   return fmt::format("line of {} bytes is longer than --max-line-bytes {} (not parsed)", line.bytes, max_line_bytes);
 }

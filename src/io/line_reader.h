@@ -22,6 +22,10 @@ class LineReader {
 
   // The next line; false at the end of the input. Error on a read error.
   bool next(InputLine& line);
+  // Bytes of the input are at hand (read or buffered already): the next line can start
+  // without waiting. A reader that batches lines stops a batch when there are none, so rows
+  // typed one by one are answered as they come.
+  bool has_buffered_input() const;
   int64_t max_line_bytes() const { return splitter_.max_line_bytes(); }
 
  private:

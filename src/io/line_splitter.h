@@ -1,6 +1,7 @@
 #pragma once
 // The one rule by which every sift command splits an input into lines (sift score, cost,
-// prompt, eval, calibrate, train, batch, batch merge, label, and their line counts):
+// prompt, eval, calibrate, train, batch, batch merge, label, tokenize, detokenize, tokenizer
+// train, loadgen, and their line counts):
 //  - A line ends at "\n", "\r\n" or a bare "\r" (a JSON text never holds a raw CR, so a file
 //    written with old Mac line endings is read line by line, not as one huge line).
 //  - A last line without an ending is a line; the empty text after a final ending is not.

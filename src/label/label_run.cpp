@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/utc_time.h"
 #include "label/catalog_file.h"
 #include "label/content_hash.h"
 #include "label/jsonl_file.h"

@@ -1,7 +1,6 @@
 #include "label/round_judge.h"
 
 #include <chrono>
-#include <cmath>
 
 #include "core/error.h"
 #include "scoring/readout.h"
@@ -35,8 +34,7 @@ RoundJudge::Verdicts RoundJudge::judge(std::string_view profile, const std::vect
   verdicts.prefill_tokens = prefill_tokens + scored.prefill_tokens;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const double score = scored.scores.at(i);
-    if (!(score >= 0.0 && score <= 1.0))
-      fail("candidate \"{}\" scored {}, not a probability (a broken checkpoint?)", candidates[i], score);
+    if (!is_probability(score)) fail("{}", not_a_probability_message(fmt::format("candidate \"{}\"", candidates[i]), score));
     verdicts.scores.push_back(score);
     verdicts.labels.push_back(label_of(score, threshold()));
   }

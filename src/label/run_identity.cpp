@@ -8,14 +8,6 @@
 
 namespace sift::label {
 
-std::string utc_timestamp() {
-  const auto now = std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
-  const auto seconds = std::chrono::time_point_cast<std::chrono::seconds>(now);
-  const int64_t millis = (now - seconds).count();
-  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z", fmt::gmtime(std::chrono::system_clock::to_time_t(seconds)),
-                     millis);
-}
-
 std::string new_run_id() {
   std::random_device random;
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());

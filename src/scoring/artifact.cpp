@@ -100,7 +100,7 @@ ScoringArtifact parse_scoring_artifact(const json& object, const std::string& wh
   if (threshold == object.end()) fail("{}: missing required field \"threshold\"", where);
   if (!threshold->is_number()) fail("{}: field \"threshold\" must be a number, got {}", where, threshold->dump());
   a.threshold = threshold->get<double>();
-  if (!is_valid_threshold(a.threshold))
+  if (!is_probability(a.threshold))
     fail("{}: field \"threshold\" must be in [0, 1], got {}", where, threshold->dump());
 
   a.generate_item_template =
@@ -114,6 +114,7 @@ ScoringArtifact parse_scoring_artifact(const json& object, const std::string& wh
       replace_all(optional_string(object, "generate_answer_template", kDefaultGenerateAnswerTemplate, where),
                   "{yes}", a.yes),
       "{no}", a.no);
+  a.source_json = object.dump();
   return a;
 }
 

@@ -37,11 +37,17 @@ struct ScoringArtifact {
   // (special tokens recognised).
   std::string generate_item_template;
   std::string generate_answer_template;
+  // The JSON object this was parsed from, as compact JSON text: every field as it was loaded
+  // (calibrations, preset, fields sift does not know, a numeric version as a number).
+  // Labeler::artifact_json() returns it.
+  std::string source_json;
 };
 
 // Parses and validates; every violation is an Error naming `where` and the field.
 ScoringArtifact parse_scoring_artifact(const nlohmann::json& json, const std::string& where);
 ScoringArtifact load_scoring_artifact(const std::filesystem::path& sift_json);
+// The fields sift reads, with their defaults filled in (source_json's other fields left out):
+// the sift.json of a newly trained labeler.
 nlohmann::json scoring_artifact_to_json(const ScoringArtifact& artifact);
 
 // Splits template text around its one placeholder: {before, after}.

@@ -1,7 +1,5 @@
 #include "scoring/engine.h"
 
-#include <cmath>
-
 #include "core/error.h"
 #include "scoring/generate_mode.h"
 #include "scoring/plan.h"
@@ -37,7 +35,7 @@ ScoringEngine::ScoringEngine(std::unique_ptr<Model> model, std::unique_ptr<Token
 }
 
 double ScoringEngine::threshold(const ScoringOptions& options) const {
-  if (options.threshold && !is_valid_threshold(*options.threshold))
+  if (options.threshold && !is_probability(*options.threshold))
     fail_option("threshold must be a number in [0, 1], got {}", *options.threshold);
   return options.threshold.value_or(artifact_.threshold);
 }
@@ -106,9 +104,9 @@ std::vector<RowResult> ScoringEngine::score_tokenized(Session& session, std::spa
     RowResult& row = results[runnable_index[k]];
     for (size_t i = 0; i < scored[k].scores.size(); ++i) {
       const double score = scored[k].scores[i];
-      if (!std::isfinite(score)) {  // a broken checkpoint, never a silent NaN label
+      if (!is_probability(score)) {  // a broken checkpoint, never a silent NaN label
         row = RowResult{};
-        row.error = fmt::format("item {} scored {}: the model's logits are not finite", i, score);
+        row.error = not_a_probability_message(fmt::format("item {}", i), score);
         break;
       }
       row.scores.push_back(score);

@@ -50,7 +50,7 @@ class ScoringEngine {
   const ScoringArtifact& artifact() const { return artifact_; }
   const PromptEncoder& prompts() const { return prompts_; }
   AnswerTokenIds answer_ids() const { return answer_ids_; }
-  // The threshold labels use: options.threshold (an OptionError unless is_valid_threshold,
+  // The threshold labels use: options.threshold (an OptionError unless is_probability,
   // scoring/readout.h), else sift.json's.
   double threshold(const ScoringOptions& options) const;
   // The options checked (the threshold, the request and call limits: an OptionError naming a

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "io/json_parse.h"
+#include "io/row_items.h"
 
 namespace sift {
 
@@ -31,26 +32,10 @@ ScoringRow scoring_row_from_json(const json& object) {
 
   auto items = object.find("items");
   if (items == object.end()) fail("missing field \"items\"");
-  if (!items->is_array()) fail("field \"items\" must be a list, got {}", items->type_name());
-  row.items.reserve(items->size());
-  row.item_ids.reserve(items->size());
-  for (size_t i = 0; i < items->size(); ++i) {
-    const json& item = (*items)[i];
-    if (item.is_string()) {
-      row.items.push_back(item.get<std::string>());
-      row.item_ids.emplace_back(nullptr);
-    } else if (item.is_object()) {
-      auto text = item.find("text");
-      if (text == item.end() || !text->is_string())
-        fail("items[{}] must have a string field \"text\"", i);
-      row.items.push_back(text->get<std::string>());
-      auto item_id = item.find("id");
-      row.item_ids.push_back(item_id == item.end() ? json(nullptr) : *item_id);
-      row.has_item_ids = row.has_item_ids || item_id != item.end();
-    } else {
-      fail("items[{}] must be a string or an object with \"text\", got {}", i, item.type_name());
-    }
-  }
+  JsonRowItems read = read_json_row_items(*items, "items", true);
+  row.items = std::move(read.texts);
+  row.item_ids = std::move(read.ids);
+  row.has_item_ids = read.has_ids;
   return row;
 }
 

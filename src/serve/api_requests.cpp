@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "io/json_parse.h"
+#include "io/row_items.h"
 #include "scoring/readout.h"
 
 namespace sift::serve {
@@ -88,30 +89,13 @@ CommonFields common_of(const json& object) {
   return common;
 }
 
-// A list of items: each a string, or an object with a string "text" (and, when `ids` is
-// given, an optional "id" of any JSON type).
-void text_items(const json& list, const char* field, std::vector<std::string>& texts, std::vector<json>* ids,
-                bool* has_ids) {
-  if (!list.is_array()) bad(field, fmt::format("field \"{}\" must be a list, got {}", field, list.type_name()));
-  texts.reserve(list.size());
-  for (size_t i = 0; i < list.size(); ++i) {
-    const json& item = list[i];
-    const std::string where = fmt::format("{}[{}]", field, i);
-    if (item.is_string()) {
-      texts.push_back(item.get<std::string>());
-      if (ids) ids->emplace_back(nullptr);
-    } else if (item.is_object()) {
-      auto text = item.find("text");
-      if (text == item.end() || !text->is_string()) bad(where + ".text", fmt::format("{} must have a string field \"text\"", where));
-      texts.push_back(text->get<std::string>());
-      if (ids) {
-        auto id = item.find("id");
-        ids->push_back(id == item.end() ? json(nullptr) : *id);
-        *has_ids = *has_ids || id != item.end();
-      }
-    } else {
-      bad(where, fmt::format("{} must be a string or an object with \"text\", got {}", where, item.type_name()));
-    }
+// A list of items (io/row_items.h): each a string, or an object with a string "text" and
+// an optional "id"; a bad one is a BadRequest naming its path.
+JsonRowItems text_items(const json& list, const char* field, bool with_ids) {
+  try {
+    return read_json_row_items(list, field, with_ids);
+  } catch (const RowItemsError& e) {
+    bad(e.param(), e.what());
   }
 }
 
@@ -122,11 +106,14 @@ LabelRequest parse_label_request(std::string_view body) {
   LabelRequest request;
   request.common = common_of(object);
   request.query = string_of(require(object, "query"), "query");
-  text_items(require(object, "items"), "items", request.items, &request.item_ids, &request.has_item_ids);
+  JsonRowItems items = text_items(require(object, "items"), "items", true);
+  request.items = std::move(items.texts);
+  request.item_ids = std::move(items.ids);
+  request.has_item_ids = items.has_ids;
   if (const json* t = find(object, "threshold")) {
     if (!t->is_number()) bad("threshold", fmt::format("field \"threshold\" must be a number, got {}", t->type_name()));
     const double threshold = t->get<double>();
-    if (!is_valid_threshold(threshold)) bad("threshold", fmt::format("field \"threshold\" must be in [0, 1], got {}", threshold));
+    if (!is_probability(threshold)) bad("threshold", fmt::format("field \"threshold\" must be in [0, 1], got {}", threshold));
     request.threshold = threshold;
   }
   if (const json* m = find(object, "mode")) {
@@ -174,7 +161,7 @@ RerankRequest parse_rerank_request(std::string_view body) {
   RerankRequest request;
   request.common = common_of(object);
   request.query = string_of(require(object, "query"), "query");
-  text_items(require(object, "documents"), "documents", request.documents, nullptr, nullptr);
+  request.documents = text_items(require(object, "documents"), "documents", false).texts;
   if (const json* n = find(object, "top_n")) request.top_n = integer_of(*n, "top_n", 1, std::numeric_limits<int32_t>::max());
   request.return_documents = bool_of(object, "return_documents", false);
   return request;

@@ -36,13 +36,15 @@ class Arrivals {
   double t_ = 0;
 };
 
-}  // namespace
-
+// Value at quantile q (0..1) of sorted samples: the nearest-rank definition,
+// element ceil(q * n) - 1.
 double quantile(const std::vector<double>& sorted, double q) {
   if (sorted.empty()) return 0;
   const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(sorted.size())));
   return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
 }
+
+}  // namespace
 
 void check_load_options(const LoadOptions& options) {
   if (!(options.duration_s > 0 && options.duration_s <= kMaxDurationSeconds))

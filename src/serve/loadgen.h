@@ -73,8 +73,4 @@ struct MaxRateResult {
 
 MaxRateResult find_max_rate(LoadOptions options, double p99_target_ms, int bisect_steps = 4);
 
-// Value at quantile q (0..1) of sorted samples: the nearest-rank definition,
-// element ceil(q * n) - 1.
-double quantile(const std::vector<double>& sorted, double q);
-
 }  // namespace sift::serve

@@ -199,15 +199,15 @@ class Runner {
     Job& job = *jobs_[slot.row];
     if (job.readout.kind == Readout::Kind::YesProbability) {
       const double score = yes_probability(row[0], row[1]);
-      if (!std::isfinite(score) && job.result.error.empty())  // a broken checkpoint, never a silent NaN
-        job.result.error = fmt::format("item {} scored {}: the model's logits are not finite", slot.item, score);
+      if (!is_probability(score) && job.result.error.empty())  // a broken checkpoint, never a silent NaN
+        job.result.error = not_a_probability_message(fmt::format("item {}", slot.item), score);
       job.result.scores[slot.item] = score;
       job.result.labels[slot.item] = label_of(score, job.threshold);
     } else {
       job.label_scores[slot.item] = label_probabilities(job.readout, row, vocab_rows_);
       for (double p : job.label_scores[slot.item])
-        if (!std::isfinite(p) && job.result.error.empty())
-          job.result.error = fmt::format("item {} scored {}: the model's logits are not finite", slot.item, p);
+        if (!is_probability(p) && job.result.error.empty())
+          job.result.error = not_a_probability_message(fmt::format("item {}", slot.item), p);
     }
     if (--items_left_[slot.row] == 0) job.finish();
   }

@@ -1,6 +1,7 @@
 #include "synth/catalog.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "synth/catalog_table.h"
@@ -74,6 +75,7 @@ Catalog Catalog::parse(std::string_view table) {
   std::string category;
   QualificationKind kind = QualificationKind::skill;
   std::unordered_map<std::string, int> by_name;
+  std::unordered_set<std::string> ids;
 
   int line_no = 0;
   for (const std::string& line : split(table, '\n')) {
@@ -105,7 +107,7 @@ Catalog Catalog::parse(std::string_view table) {
     if (q.name.empty()) fail("catalog line {}: empty name", line_no);
 
     int index = catalog.size();
-    if (!catalog.by_id_.emplace(q.id, index).second)
+    if (!ids.insert(q.id).second)
       fail("catalog line {}: duplicate id {}", line_no, q.id);
     if (!by_name.emplace(q.name, index).second)
       fail("catalog line {}: duplicate name '{}'", line_no, q.name);
@@ -180,12 +182,6 @@ const Catalog& Catalog::builtin() {
 std::optional<int> Catalog::find(std::string_view surface) const {
   auto it = by_surface_key_.find(retrieval::surface_key(surface));
   if (it == by_surface_key_.end()) return std::nullopt;
-  return it->second;
-}
-
-std::optional<int> Catalog::find_id(std::string_view id) const {
-  auto it = by_id_.find(std::string(id));
-  if (it == by_id_.end()) return std::nullopt;
   return it->second;
 }
 

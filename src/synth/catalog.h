@@ -45,7 +45,6 @@ class Catalog {
   // Qualification stated by a surface form (name, alias or title; case and punctuation
   // insensitive through surface_key), if any.
   std::optional<int> find(std::string_view surface) const;
-  std::optional<int> find_id(std::string_view id) const;
   std::vector<int> in_category(std::string_view category) const;
 
   // name + aliases + titles: every text that states the qualification.
@@ -63,7 +62,6 @@ class Catalog {
   std::vector<Qualification> qualifications_;
   std::vector<std::string> categories_;
   std::unordered_map<std::string, int> by_surface_key_;
-  std::unordered_map<std::string, int> by_id_;
   std::vector<std::vector<int>> closures_;  // closures_[i] = closure({i})
 };
 

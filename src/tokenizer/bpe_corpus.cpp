@@ -2,12 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <optional>
 #include <string>
 
 #include "core/error.h"
+#include "io/input_file.h"
 #include "io/json_parse.h"
+#include "io/line_reader.h"
+#include "io/row_items.h"
 
 namespace sift {
 namespace {
@@ -31,68 +33,49 @@ bool has_document_fields(const json& object) {
 }
 
 // The documents of one JSONL row.
-void add_row_documents(const json& row, const std::string& where, const std::function<void(std::string_view)>& add,
+void add_row_documents(const json& row, const std::string& where, const CorpusDocument& add,
                        CorpusStats& stats) {
-  auto add_text = [&](const json& text, const std::string& field) {
-    if (!text.is_string()) fail("{}: field {} must be a string, got {}", where, field, text.type_name());
-    const std::string& document = text.get_ref<const std::string&>();
+  const auto add_document = [&](std::string_view document) {
     stats.documents += 1;
     stats.bytes += static_cast<int64_t>(document.size());
     add(document);
   };
+  const auto add_text = [&](const json& text, std::string_view field) {
+    if (!text.is_string()) fail("{}: field {} must be a string, got {}", where, field, text.type_name());
+    add_document(text.get_ref<const std::string&>());
+  };
   if (!has_document_fields(row)) fail("{}: a row needs \"query\", \"items\" or \"text\"", where);
   if (auto query = row.find("query"); query != row.end()) add_text(*query, "\"query\"");
   if (auto text = row.find("text"); text != row.end()) add_text(*text, "\"text\"");
-  if (auto items = row.find("items"); items != row.end()) {
-    if (!items->is_array()) fail("{}: field \"items\" must be a list, got {}", where, items->type_name());
-    for (size_t i = 0; i < items->size(); ++i) {
-      const json& item = (*items)[i];
-      const std::string field = fmt::format("items[{}]", i);
-      if (item.is_object()) {
-        auto text = item.find("text");
-        if (text == item.end()) fail("{}: {} has no \"text\"", where, field);
-        add_text(*text, field + ".text");
-      } else {
-        add_text(item, field);
-      }
-    }
-  }
+  if (auto items = row.find("items"); items != row.end())
+    for_each_row_item<JsonFormat>(*items, "items", [&](const std::string& item, const json*) { add_document(item); });
 }
 
 }  // namespace
 
-CorpusFormat detect_corpus_format(const std::filesystem::path& path) {
-  const std::string extension = path.extension().string();
-  if (extension == ".jsonl" || extension == ".ndjson") return CorpusFormat::Jsonl;
-  std::ifstream in(path);
-  if (!in) fail("{}: cannot open the corpus", path.string());
-  std::string line;
-  while (std::getline(in, line)) {
-    if (is_blank(line)) continue;
-    std::optional<json> object = parse_object(line);
-    return object && has_document_fields(*object) ? CorpusFormat::Jsonl : CorpusFormat::Text;
-  }
-  return CorpusFormat::Text;
-}
-
-CorpusStats read_corpus_file(const std::filesystem::path& path, const std::function<void(std::string_view)>& add) {
-  const CorpusFormat format = detect_corpus_format(path);
-  std::ifstream in(path);
-  if (!in) fail("{}: cannot open the corpus", path.string());
+CorpusStats read_corpus(std::istream& in, const std::string& name, int64_t max_line_bytes, const CorpusDocument& add) {
+  const std::string extension = std::filesystem::path(name).extension().string();
+  std::optional<CorpusFormat> format;  // decided by the extension, else by the first non-blank line
+  if (extension == ".jsonl" || extension == ".ndjson") format = CorpusFormat::Jsonl;
+  LineReader reader(in, max_line_bytes);
   CorpusStats stats;
-  std::string line;
-  while (std::getline(in, line)) {
-    stats.lines += 1;
-    if (is_blank(line)) continue;
-    const std::string where = fmt::format("{}:{}", path.string(), stats.lines);
+  InputLine line;
+  while (reader.next(line)) {
+    stats.lines = line.number;
+    const std::string where = fmt::format("{}:{}", name, line.number);
+    if (line.too_long) fail("{}: {}", where, too_long_line_message(line, max_line_bytes));
+    if (is_blank(line.text)) continue;
+    if (!format) {
+      std::optional<json> object = parse_object(line.text);
+      format = object && has_document_fields(*object) ? CorpusFormat::Jsonl : CorpusFormat::Text;
+    }
     try {
-      if (format == CorpusFormat::Text) {
-        if (line.back() == '\r') line.pop_back();
+      if (*format == CorpusFormat::Text) {
         stats.documents += 1;
-        stats.bytes += static_cast<int64_t>(line.size());
-        add(line);
+        stats.bytes += static_cast<int64_t>(line.text.size());
+        add(line.text);
       } else {
-        std::optional<json> row = parse_object(line);
+        std::optional<json> row = parse_object(line.text);
         if (!row) fail("{}: not a JSON object (the file is read as JSON lines)", where);
         add_row_documents(*row, where, add, stats);
       }
@@ -102,8 +85,13 @@ CorpusStats read_corpus_file(const std::filesystem::path& path, const std::funct
       fail("{}: {}", where, message);
     }
   }
-  if (in.bad()) fail("{}: read error", path.string());
+  stats.format = format.value_or(CorpusFormat::Text);
   return stats;
+}
+
+CorpusStats read_corpus_file(const std::string& path, int64_t max_line_bytes, const CorpusDocument& add) {
+  InputFile input(path);
+  return read_corpus(input.stream(), input.name(), max_line_bytes, add);
 }
 
 }  // namespace sift

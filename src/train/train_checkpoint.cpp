@@ -31,8 +31,6 @@ fs::path readable_dir(const fs::path& dir) {
 
 }  // namespace
 
-bool train_checkpoint_exists(const fs::path& dir) { return !readable_dir(dir).empty(); }
-
 void save_train_checkpoint(const fs::path& dir, const TorchModel& model, torch::optim::Optimizer& optimizer,
                            const TrainProgress& progress, const nlohmann::json& fingerprint) {
   const fs::path tmp = with_suffix(dir, ".tmp"), old = with_suffix(dir, ".old");

@@ -37,6 +37,4 @@ void save_train_checkpoint(const std::filesystem::path& dir, const TorchModel& m
 TrainProgress load_train_checkpoint(const std::filesystem::path& dir, TorchModel& model,
                                     torch::optim::Optimizer& optimizer, const nlohmann::json& fingerprint);
 
-bool train_checkpoint_exists(const std::filesystem::path& dir);
-
 }  // namespace sift::train

@@ -4,7 +4,6 @@
 #include <fstream>
 
 #include "core/error.h"
-#include "io/atomic_file.h"
 #include "io/json_parse.h"
 #include "scoring/artifact.h"
 
@@ -69,13 +68,6 @@ ArtifactUpdate calibrated_artifact(const std::filesystem::path& sift_json, doubl
 
   update.text = object.dump(2) + "\n";
   parse_scoring_artifact(parse_json(update.text, where), where);  // what is written must load
-  return update;
-}
-
-ArtifactUpdate write_calibrated_artifact(const std::filesystem::path& sift_json, double threshold,
-                                         const std::string& target_name, nlohmann::ordered_json record) {
-  ArtifactUpdate update = calibrated_artifact(sift_json, threshold, target_name, std::move(record));
-  write_file_atomically(sift_json, update.text);
   return update;
 }
 

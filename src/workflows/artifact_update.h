@@ -33,8 +33,4 @@ struct ArtifactUpdate {
 ArtifactUpdate calibrated_artifact(const std::filesystem::path& sift_json, double threshold,
                                    const std::string& target_name, nlohmann::ordered_json record);
 
-// calibrated_artifact, written over sift_json atomically (io/atomic_file.h).
-ArtifactUpdate write_calibrated_artifact(const std::filesystem::path& sift_json, double threshold,
-                                         const std::string& target_name, nlohmann::ordered_json record);
-
 }  // namespace sift

@@ -71,10 +71,4 @@ LabeledRows read_labeled_rows(const std::string& path, int64_t max_line_bytes) {
   return read_labeled_rows(reader, input.name());
 }
 
-int64_t count_items(const std::vector<LabeledRow>& rows) {
-  int64_t n = 0;
-  for (const LabeledRow& row : rows) n += static_cast<int64_t>(row.row.items.size());
-  return n;
-}
-
 }  // namespace sift

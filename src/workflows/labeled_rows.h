@@ -44,6 +44,4 @@ LabeledRows read_labeled_rows(LineReader& in, const std::string& name);
 // The same for an input named on the command line (a file, or stdin for "" and "-").
 LabeledRows read_labeled_rows(const std::string& path, int64_t max_line_bytes = kDefaultMaxLineBytes);
 
-int64_t count_items(const std::vector<LabeledRow>& rows);
-
 }  // namespace sift

@@ -1,8 +1,8 @@
 // Every reader of JSON lines splits a file the same way: for random inputs made of short text
 // pieces and random line endings, and small limits that make some lines too long, the stream
 // reader of sift score & co. (io/line_reader.h, fed in random small pieces as a pipe would),
-// sift batch's reader (batch/line_reader.h, plain and gzip, random chunk sizes), sift label's
-// JsonlFile and count_lines all give the lines of the whole-string reference
+// sift batch's reader (batch/resumable_line_reader.h, plain and gzip, random chunk sizes),
+// sift label's JsonlFile and count_lines all give the lines of the whole-string reference
 // (tests/common/reference_lines.h).
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "../common/reference_lines.h"
-#include "batch/input_file.h"
-#include "batch/line_reader.h"
+#include "batch/resumable_input.h"
+#include "batch/resumable_line_reader.h"
 #include "compressed_files.h"
 #include "io/line_reader.h"
 #include "label/jsonl_file.h"
@@ -82,10 +82,10 @@ std::vector<Line> stream_lines(const std::string& text, int64_t limit, unsigned 
 }
 
 std::vector<Line> batch_lines(const std::filesystem::path& path, int64_t limit, size_t chunk) {
-  batch::InputFile file(path);
-  batch::LineReader reader(file, 0, 0, limit, chunk);
+  batch::ResumableInput file(path);
+  batch::ResumableLineReader reader(file, 0, 0, limit, chunk);
   std::vector<Line> lines;
-  for (batch::InputLine line; reader.next(line);) {
+  for (batch::ResumableLine line; reader.next(line);) {
     EXPECT_EQ(line.number, int64_t(lines.size()) + 1);
     lines.push_back({line.text, line.too_long, line.bytes});
   }

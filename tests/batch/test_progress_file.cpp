@@ -26,7 +26,7 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 TEST(ProgressFile, RoundTrips) {
-  Checkpoint c;
+  JobProgress c;
   c.job = {{"artifact", "sha256:ab"}, {"threshold", 0.37908427711695021}, {"shard", "2/3"}};
   c.input_path = "in.jsonl.gz";
   c.lines_read = 123456789012;
@@ -37,7 +37,7 @@ TEST(ProgressFile, RoundTrips) {
   c.complete = true;
   const auto path = batch_test_dir() / "round.progress";
   write_checkpoint(path, c);
-  const std::optional<Checkpoint> read = read_checkpoint(path);
+  const std::optional<JobProgress> read = read_checkpoint(path);
   ASSERT_TRUE(read);
   EXPECT_EQ(read->job, c.job);  // the threshold's every bit
   EXPECT_EQ(read->input_path, c.input_path);
@@ -59,7 +59,7 @@ TEST(ProgressFile, AnythingElseIsRefusedNamingTheFile) {
               AllOf(HasSubstr("a.progress"), HasSubstr("not a sift batch progress file")));
   EXPECT_THAT(error_of([] { read_checkpoint(write_test_file("b.progress", R"({"format": "other"})")); }),
               HasSubstr("not a sift batch progress file"));
-  Checkpoint c;
+  JobProgress c;
   c.job = nlohmann::ordered_json::object();
   const auto path = batch_test_dir() / "c.progress";
   write_checkpoint(path, c);

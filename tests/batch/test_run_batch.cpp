@@ -156,7 +156,7 @@ TEST(RunBatch, ErrorsMaxStopsThenResumeFinishesTheJob) {
     EXPECT_THAT(e.what(), HasSubstr("line 100: "));  // bad rows at lines 18, 59, 100
     EXPECT_THAT(e.what(), HasSubstr("over --errors-max 2"));
   }
-  const std::optional<Checkpoint> stopped = read_checkpoint(progress_file_path(options.output));
+  const std::optional<JobProgress> stopped = read_checkpoint(progress_file_path(options.output));
   ASSERT_TRUE(stopped);
   EXPECT_EQ(stopped->totals.rows, 99);
   EXPECT_EQ(stopped->totals.errors, 2);

@@ -97,6 +97,9 @@ check(open(os.path.join(model, "calibration", "pr_curve.tsv")).read() == curve_b
 history = json.load(open(os.path.join(model, "sift.json")))["calibrations"]
 check([h["version"] for h in history] == ["e2e-1+cal1-f1", "e2e-1+cal2-recall=0.5"], f"history: {history}")
 check([h["previous_threshold"] for h in history] == [0.5, best_f1[0]], f"history thresholds: {history}")
+import re  # the one time format of sift (core/utc_time.h), as the label store writes it
+check(all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", h["calibrated_at"]) for h in history),
+      f"calibrated_at: {history}")
 
 # eval: the same labels as `sift score`, MIS order inconsistency exactly 0.
 predicted = [l for r in rescored for l in r["labels"]]

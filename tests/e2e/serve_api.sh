@@ -171,9 +171,11 @@ rows_file = f"{work}/rows.jsonl"
 with open(rows_file, "w") as f:
     for r in rows: f.write(json.dumps(r) + "\n")
     f.write('{"query": "a bad row", "items": [3]}\n')  # left out with a warning, the others sent
+def run_loadgen(rows, *args):
+    return subprocess.run([sift, "loadgen", "--url", f"http://127.0.0.1:{server.port}", "--rows", rows, *args],
+                          capture_output=True, text=True)
 def loadgen(*args):
-    out = subprocess.run([sift, "loadgen", "--url", f"http://127.0.0.1:{server.port}", "--rows", rows_file, *args],
-                         capture_output=True, text=True)
+    out = run_loadgen(rows_file, *args)
     check(out.returncode == 0, f"loadgen {args}: {out.stderr}")
     check(f"{rows_file}:{len(rows) + 1}: " in out.stderr and "(row left out)" in out.stderr, f"bad row: {out.stderr}")
     report = json.loads(out.stdout)
@@ -196,5 +198,24 @@ with Server(sift, model, "--threads", "1") as server:
     held = [t for t in r["trials"] if t["errors"] == {} and t["latency_ms"]["p99"] <= 300]
     check(r["max_rate"] == max(t["rate"] for t in held) and len(r["trials"]) >= 2 and r["labels_per_s"] > 0,
           f"find-max: {r}")
+    # Rows split by the one line rule: bare "\r" endings are three rows, not one unreadable line.
+    cr_file = f"{work}/rows_cr.jsonl"
+    with open(cr_file, "w", newline="") as f:
+        f.write("\r".join(json.dumps(row) for row in rows[:3]) + "\r")
+    out = run_loadgen(cr_file, "--rate", "20", "--duration", "0.5")
+    check(out.returncode == 0, f"bare-CR rows: {out.stderr}")
+    r = json.loads(out.stdout)
+    check(r["ok"] > 0 and r["errors"] == {} and r["rows_left_out"] == 0
+          and r["labels"] == sum(len(rows[k % 3]["items"]) for k in range(r["sent"])), f"bare-CR rows: {r}")
+    # A row longer than --max-line-bytes is left out, named by its line and not parsed; the others are sent.
+    long_row = json.dumps({"query": "x" * 200, "items": ["a"]})
+    long_file = f"{work}/rows_long.jsonl"
+    with open(long_file, "w") as f:
+        f.write("\n".join(['{"query": "q", "items": ["a"]}', long_row, '{"query": "r", "items": ["b"]}']) + "\n")
+    out = run_loadgen(long_file, "--rate", "20", "--duration", "0.5", "--max-line-bytes", "100")
+    want = f"{long_file}:2: line of {len(long_row)} bytes is longer than --max-line-bytes 100 (not parsed) (row left out)"
+    check(out.returncode == 0 and want in out.stderr, f"a too-long row: {out.returncode} {out.stderr}")
+    r = json.loads(out.stdout)
+    check(r["rows_left_out"] == 1 and r["ok"] > 0 and r["labels"] == r["sent"], f"a too-long row: {r}")
 PY
 echo "serve_api: ok"

@@ -44,6 +44,21 @@ OUT=$WORK/tokenizer.json
 "$SIFT" tokenizer train --vocab-size 600 --input "$WORK/corpus.txt" --input "$WORK/synth.jsonl" \
   --out "$WORK/again.json" >/dev/null 2>&1
 cmp -s "$OUT" "$WORK/again.json" || fail "a second run wrote different bytes"
+# --input - reads a pipe once, from its first byte (its format found from the same stream): the
+# same tokenizer as the files. Text lines may end in "\r\n" or a bare "\r" (the one line rule).
+cat "$WORK/corpus.txt" | "$SIFT" tokenizer train --vocab-size 600 --input - --input "$WORK/synth.jsonl" \
+  --out "$WORK/piped_text.json" >/dev/null 2>"$WORK/log" || fail "train --input - (text): $(cat "$WORK/log")"
+cmp -s "$OUT" "$WORK/piped_text.json" || fail "the text corpus piped to --input - gave another tokenizer than the file"
+cat "$WORK/synth.jsonl" | "$SIFT" tokenizer train --vocab-size 600 --input "$WORK/corpus.txt" --input - \
+  --out "$WORK/piped_jsonl.json" >/dev/null 2>"$WORK/log" || fail "train --input - (JSONL): $(cat "$WORK/log")"
+cmp -s "$OUT" "$WORK/piped_jsonl.json" || fail "the JSONL corpus piped to --input - gave another tokenizer than the file"
+sed 's/$/\r/' "$WORK/corpus.txt" >"$WORK/corpus_crlf.txt"
+tr '\n' '\r' <"$WORK/corpus.txt" >"$WORK/corpus_cr.txt"
+for ending in crlf cr; do
+  "$SIFT" tokenizer train --vocab-size 600 --input "$WORK/corpus_$ending.txt" --input "$WORK/synth.jsonl" \
+    --out "$WORK/$ending.json" >/dev/null 2>"$WORK/log" || fail "train on $ending lines: $(cat "$WORK/log")"
+  cmp -s "$OUT" "$WORK/$ending.json" || fail "the corpus with $ending line endings gave another tokenizer"
+done
 
 # encode_both TOKENIZER NAME: texts.jsonl through sift (WORK/sift_NAME.jsonl) and through
 # Hugging Face tokenizers (WORK/hf_NAME.jsonl, whose last line is {"vocab_size": n}).
@@ -108,5 +123,9 @@ printf '\n\n' >"$WORK/empty.txt"
 expect_error "corpus is empty" tokenizer train --vocab-size 300 --input "$WORK/empty.txt" --out "$WORK/x.json"
 printf '{"query": "ok"}\n{"query": 3}\n' >"$WORK/bad.jsonl"
 expect_error "bad.jsonl:2" tokenizer train --vocab-size 300 --input "$WORK/bad.jsonl" --out "$WORK/x.json"
+# A line longer than --max-line-bytes is an error naming its file and line, never held whole.
+{ echo "short line"; head -c 5000 /dev/zero | tr '\0' 'a'; echo; } >"$WORK/long.txt"
+expect_error "long.txt:2: line of 5000 bytes is longer than --max-line-bytes 4096" \
+  tokenizer train --vocab-size 300 --max-line-bytes 4096 --input "$WORK/long.txt" --out "$WORK/x.json"
 expect_error "--vocab-size" tokenizer train --input "$WORK/corpus.txt" --out "$WORK/x.json"
 echo "tokenizer_train_cli: all checks passed"

@@ -2,6 +2,8 @@
 // line, the rest kept), input hashes, shards, bounded line reading.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -155,6 +157,15 @@ TEST(Shard, ParsesKOverNAndSplitsMembersEvenlyAndDisjointly) {
   }
   for (int size : sizes) EXPECT_NEAR(size, 1000, 150);
   EXPECT_TRUE(Shard::parse("1/1").contains("anyone"));
+}
+
+TEST(Shard, IsTheFirst8BytesOfTheIdsSha256BigEndianModN) {  // the rule README states
+  // SHA-256("abc") (FIPS 180-2's test vector) begins ba7816bf8f01cfea; "12345" begins 5994471abb01112a.
+  for (const auto& [member, h] : {std::pair<std::string, uint64_t>{"abc", 0xba7816bf8f01cfeaULL},
+                                  {"12345", 0x5994471abb01112aULL}})
+    for (uint64_t n : {2, 3, 7, 10, 1000})
+      for (uint64_t k = 1; k <= n; ++k)
+        EXPECT_EQ(Shard::parse(fmt::format("{}/{}", k, n)).contains(member), h % n == k - 1) << member << " " << k << "/" << n;
 }
 
 TEST(JsonlFile, CountsLinesReadsCrlfAndCutsRunawayLines) {

@@ -53,6 +53,18 @@ TEST(Artifact, NumericVersionIsAccepted) {
   EXPECT_EQ(parse_scoring_artifact(j, "sift.json").version, "3");
 }
 
+TEST(Artifact, KeepsTheJsonItWasParsedFrom) {  // every field as loaded, unknown ones and their types too
+  json j = valid();
+  j["version"] = 3;
+  j["calibrations"] = json::array({{{"version", "3+cal1-f1"}, {"threshold", 0.25}, {"calibrated_at", "2026"}}});
+  j["preset"] = {{"name", "chat"}, {"instruction", nullptr}};
+  j["owner"] = {{"team", "search"}, {"ticket", {1, 2.5}}};
+  const ScoringArtifact a = parse_scoring_artifact(j, "sift.json");
+  EXPECT_EQ(json::parse(a.source_json), j);
+  EXPECT_TRUE(json::parse(a.source_json)["version"].is_number_integer());
+  EXPECT_EQ(a.version, "3");
+}
+
 TEST(Artifact, RoundTripsThroughJson) {
   ScoringArtifact a = parse_scoring_artifact(valid(), "sift.json");
   ScoringArtifact b = parse_scoring_artifact(scoring_artifact_to_json(a), "sift.json");

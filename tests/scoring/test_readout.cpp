@@ -26,6 +26,18 @@ TEST(Readout, IsStableForHugeLogits) {
   EXPECT_FALSE(std::isnan(yes_probability(std::numeric_limits<float>::max(), -std::numeric_limits<float>::max())));
 }
 
+TEST(Readout, ANonFiniteLogitIsNeverAProbability) {  // not a confident 0 or 1: the row's error
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  constexpr float nan = std::numeric_limits<float>::quiet_NaN();
+  for (auto [yes, no] : {std::pair{inf, 0.0f}, {0.0f, inf}, {-inf, 0.0f}, {0.0f, -inf}, {inf, inf}, {nan, 1.0f}}) {
+    EXPECT_TRUE(std::isnan(yes_probability(yes, no))) << yes << " " << no;
+    EXPECT_FALSE(is_probability(yes_probability(yes, no)));
+  }
+  for (double score : {0.0, 1e-300, 0.5, 1.0}) EXPECT_TRUE(is_probability(score)) << score;
+  for (double score : {-1e-300, 1.0000001, double(inf), double(nan)}) EXPECT_FALSE(is_probability(score)) << score;
+  EXPECT_EQ(not_a_probability_message("item 3", double(nan)), "item 3 scored nan: the model's logits are not finite");
+}
+
 TEST(Readout, DependsOnlyOnTheMarginAndIsSymmetric) {
   EXPECT_EQ(yes_probability(3.0f, 1.0f), yes_probability(102.0f, 100.0f));
   EXPECT_NEAR(yes_probability(0.75f, -0.25f) + yes_probability(-0.25f, 0.75f), 1.0, 1e-15);

@@ -58,6 +58,8 @@ TEST(Dataset, LinesHaveTheScoreInputFormatPlusLabels) {
   fs::path dir = fresh_dir("format");
   write(dir, 200, 3);
   const Catalog& catalog = Catalog::builtin();
+  std::map<std::string, int> index_of_id;
+  for (int q = 0; q < catalog.size(); ++q) index_of_id[catalog[q].id] = q;
   std::vector<nlohmann::json> rows = read_jsonl(dir / "train.jsonl");
   ASSERT_FALSE(rows.empty());
   for (const nlohmann::json& row : rows) {
@@ -73,9 +75,9 @@ TEST(Dataset, LinesHaveTheScoreInputFormatPlusLabels) {
     std::set<std::string> item_ids;
     for (size_t i = 0; i < 20; ++i) {
       const nlohmann::json& item = row["items"][i];
-      std::optional<int> q = catalog.find_id(item["id"].get<std::string>());
-      ASSERT_TRUE(q.has_value());
-      EXPECT_EQ(item["text"], catalog[*q].name);
+      const auto q = index_of_id.find(item["id"].get<std::string>());
+      ASSERT_NE(q, index_of_id.end()) << item;
+      EXPECT_EQ(item["text"], catalog[q->second].name);
       EXPECT_TRUE(item_ids.insert(item["id"]).second) << "candidate retrieved twice";
       int label = row["labels"][i], truth = row["truth"][i];
       EXPECT_TRUE(label == 0 || label == 1);

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "synth/mention_scan.h"
+#include "mention_scanner.h"
 #include "synth/profile.h"
 #include "synth/rng.h"
 #include "retrieval/text_tokens.h"

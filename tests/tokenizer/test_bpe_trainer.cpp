@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "core/error.h"
 #include "tokenizer/bpe_corpus.h"
@@ -321,18 +322,29 @@ class CorpusFiles : public ::testing::Test {
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::vector<std::string> read(const std::filesystem::path& path) {
+  std::vector<std::string> read(const std::filesystem::path& path, int64_t max_line_bytes = kDefaultMaxLineBytes) {
     std::vector<std::string> documents;
-    read_corpus_file(path, [&](std::string_view d) { documents.emplace_back(d); });
+    stats_ = read_corpus_file(path.string(), max_line_bytes, [&](std::string_view d) { documents.emplace_back(d); });
     return documents;
   }
   std::filesystem::path dir_;
+  CorpusStats stats_;
 };
 
 TEST_F(CorpusFiles, TextIsOneDocumentPerLine) {
   std::ofstream(dir_ / "a.txt") << "first line\r\n\nsecond {\"query\": 1}\n";
-  EXPECT_EQ(detect_corpus_format(dir_ / "a.txt"), CorpusFormat::Text);
   EXPECT_EQ(read(dir_ / "a.txt"), (std::vector<std::string>{"first line", "second {\"query\": 1}"}));
+  EXPECT_EQ(stats_.format, CorpusFormat::Text);
+  EXPECT_EQ(stats_.lines, 3);
+}
+
+TEST_F(CorpusFiles, LinesEndByTheOneLineRule) {  // "\n", "\r\n" or a bare "\r"; no ending at the end
+  std::ofstream(dir_ / "cr.txt") << "one\rtwo\r\nthree\n\rfour";
+  EXPECT_EQ(read(dir_ / "cr.txt"), (std::vector<std::string>{"one", "two", "three", "four"}));
+  EXPECT_EQ(stats_.lines, 5);
+  std::ofstream(dir_ / "cr.data") << "\r{\"query\": \"a\"}\r{\"text\": \"b\"}\r";
+  EXPECT_EQ(read(dir_ / "cr.data"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(stats_.format, CorpusFormat::Jsonl);
 }
 
 TEST_F(CorpusFiles, JsonLinesGiveQueriesAndItemTexts) {
@@ -340,8 +352,35 @@ TEST_F(CorpusFiles, JsonLinesGiveQueriesAndItemTexts) {
       << R"({"id": 1, "query": "a profile", "items": [{"id": "q1", "text": "Spark"}, "SQL"], "labels": [1, 0]})"
       << "\n"
       << R"({"text": "free text"})" << "\n";
-  EXPECT_EQ(detect_corpus_format(dir_ / "rows.data"), CorpusFormat::Jsonl);
   EXPECT_EQ(read(dir_ / "rows.data"), (std::vector<std::string>{"a profile", "Spark", "SQL", "free text"}));
+  EXPECT_EQ(stats_.format, CorpusFormat::Jsonl);
+}
+
+TEST_F(CorpusFiles, TheFormatComesFromTheStreamItReads) {  // no second open: a pipe is read once
+  std::istringstream rows("\n  \n{\"query\": \"q\", \"items\": [\"i\"]}\n{\"text\": \"t\"}\n");
+  std::vector<std::string> documents;
+  const CorpusStats stats =
+      read_corpus(rows, "stdin", kDefaultMaxLineBytes, [&](std::string_view d) { documents.emplace_back(d); });
+  EXPECT_EQ(documents, (std::vector<std::string>{"q", "i", "t"}));
+  EXPECT_EQ(stats.format, CorpusFormat::Jsonl);
+  EXPECT_EQ(stats.lines, 4);
+  std::istringstream text("plain words\n{\"query\": \"not a row here\"}\n");
+  documents.clear();
+  EXPECT_EQ(read_corpus(text, "stdin", kDefaultMaxLineBytes, [&](std::string_view d) { documents.emplace_back(d); })
+                .format,
+            CorpusFormat::Text);
+  EXPECT_EQ(documents, (std::vector<std::string>{"plain words", "{\"query\": \"not a row here\"}"}));
+}
+
+TEST_F(CorpusFiles, ALineOverTheLimitIsAnErrorNamingFileAndLine) {
+  std::ofstream(dir_ / "long.txt") << "short\n" << std::string(100, 'x') << "\nafter\n";
+  try {
+    read(dir_ / "long.txt", 64);
+    FAIL() << "a line over --max-line-bytes must be an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("long.txt:2: line of 100 bytes is longer than --max-line-bytes 64"));
+  }
+  EXPECT_EQ(read(dir_ / "long.txt", 100).size(), 3u);  // at the limit: a line
 }
 
 TEST_F(CorpusFiles, ErrorsNameFileAndLine) {
@@ -355,7 +394,8 @@ TEST_F(CorpusFiles, ErrorsNameFileAndLine) {
   std::ofstream(dir_ / "utf.txt") << "fine\nbroken \xc3\x28 text\n";
   BpeTrainer trainer(options(300));
   try {
-    read_corpus_file(dir_ / "utf.txt", [&](std::string_view d) { trainer.add_document(d); });
+    read_corpus_file((dir_ / "utf.txt").string(), kDefaultMaxLineBytes,
+                     [&](std::string_view d) { trainer.add_document(d); });
     FAIL() << "invalid UTF-8 must be an error";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), AllOf(HasSubstr("utf.txt:2"), HasSubstr("invalid UTF-8")));

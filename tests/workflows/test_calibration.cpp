@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "io/atomic_file.h"
 #include "scoring/artifact.h"
 #include "workflows/artifact_update.h"
 #include "workflows/calibration.h"
@@ -213,12 +214,21 @@ TEST(CalibratedVersion, CountsCalibrationsOnTheBaseVersion) {
   EXPECT_EQ(calibrated_version(long_version, "f1"), long_version + "+cal1-f1");
 }
 
+// calibrated_artifact written over sift_json, as `sift calibrate --in-place` writes it
+// (workflows/calibration_output.cpp).
+ArtifactUpdate calibrate_in_place(const std::filesystem::path& sift_json, double threshold, const std::string& target,
+                                  nlohmann::ordered_json record) {
+  ArtifactUpdate update = calibrated_artifact(sift_json, threshold, target, std::move(record));
+  write_file_atomically(sift_json, update.text);
+  return update;
+}
+
 TEST_F(CalibrationFiles, ArtifactGetsTheThresholdAsANewVersionKeepingEveryOtherField) {
   const std::filesystem::path sift_json = dir_ / "sift.json";
   std::ofstream(sift_json) << R"({"format": "sift.scoring/2", "version": "e2e-1", "custom": {"kept": [1, 2]},
     "query_template": "Q: {query}\n", "item_template": "I: {item}\nA:", "yes": "YES", "no": "NO",
     "threshold": 0.5, "generate_item_template": "{index}) {item}\n"})";
-  const ArtifactUpdate update = write_calibrated_artifact(sift_json, 0.25, "f1", {{"n_items", 8}});
+  const ArtifactUpdate update = calibrate_in_place(sift_json, 0.25, "f1", {{"n_items", 8}});
   EXPECT_EQ(update.old_version, "e2e-1");
   EXPECT_EQ(update.new_version, "e2e-1+cal1-f1");
   EXPECT_EQ(update.old_threshold, 0.5);
@@ -239,7 +249,7 @@ TEST_F(CalibrationFiles, ArtifactGetsTheThresholdAsANewVersionKeepingEveryOtherF
   const std::string text = read_text(sift_json);
   EXPECT_LT(text.find("\"format\""), text.find("\"custom\""));  // field order kept
 
-  write_calibrated_artifact(sift_json, 0.75, "recall=0.9", {});
+  calibrate_in_place(sift_json, 0.75, "recall=0.9", {});
   EXPECT_EQ(load_scoring_artifact(sift_json).version, "e2e-1+cal2-recall=0.9");
   // The whole history is kept, oldest first.
   const nlohmann::json history = nlohmann::json::parse(read_text(sift_json))["calibrations"];
@@ -257,7 +267,7 @@ TEST_F(CalibrationFiles, AnOlderSingleCalibrationRecordStartsTheHistory) {
   std::ofstream(sift_json) << R"({"format": "sift.scoring/2", "version": "3+cal1-f1", "query_template": "{query}",
     "item_template": "{item}", "yes": "YES", "no": "NO", "threshold": 0.4,
     "calibration": {"target": "f1", "previous_version": "3", "previous_threshold": 0.5}})";
-  write_calibrated_artifact(sift_json, 0.6, "f1", {});
+  calibrate_in_place(sift_json, 0.6, "f1", {});
   const nlohmann::json written = nlohmann::json::parse(read_text(sift_json));
   EXPECT_FALSE(written.contains("calibration"));
   ASSERT_EQ(written["calibrations"].size(), 2u);
@@ -290,7 +300,7 @@ TEST(ScoreHistogram, CountsEachLabelPerBinWithTheTopBinClosed) {
 TEST_F(CalibrationFiles, BrokenArtifactIsNotOverwritten) {
   const std::filesystem::path sift_json = dir_ / "sift.json";
   std::ofstream(sift_json) << R"({"format": "sift.scoring/2", "version": "1"})";
-  EXPECT_THROW(write_calibrated_artifact(sift_json, 0.3, "f1", {}), Error);
+  EXPECT_THROW(calibrate_in_place(sift_json, 0.3, "f1", {}), Error);
   EXPECT_EQ(read_text(sift_json), R"({"format": "sift.scoring/2", "version": "1"})");
 }
 

@@ -33,18 +33,24 @@ ScoringOptions options_with(std::optional<ScoringMode> mode, std::optional<doubl
   return options;
 }
 
+// The labeler of these tests: a chat-like layout, threshold 0.5, for the fake tokenizer.
+ScoringArtifact test_artifact() {
+  ScoringArtifact a;
+  a.version = "t1";
+  a.query_template = "<|im_start|>P:{query}\n";
+  a.item_template = "C:{item}<|im_end|>";
+  a.threshold = 0.5;
+  a.generate_item_template = "{index}. {item}\n";
+  a.generate_answer_template = "A:";
+  return a;
+}
+
 class LabelerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto dir = testing::write_scoring_test_checkpoint("qwen3", DType::F32);
-    ScoringArtifact a;
-    a.version = "t1";
-    a.query_template = "<|im_start|>P:{query}\n";
-    a.item_template = "C:{item}<|im_end|>";
-    a.threshold = 0.5;
-    a.generate_item_template = "{index}. {item}\n";
-    a.generate_answer_template = "A:";
-    labeler_ = std::make_unique<ScoringEngine>(Model::load(dir), std::make_unique<testing::FakeTokenizer>(), a, "t/sift.json");
+    labeler_ = std::make_unique<ScoringEngine>(Model::load(dir), std::make_unique<testing::FakeTokenizer>(),
+                                               test_artifact(), "t/sift.json");
   }
   void TearDown() override { testing::remove_scoring_test_checkpoints(); }
   std::unique_ptr<ScoringEngine> labeler_;
@@ -71,6 +77,24 @@ TEST_F(LabelerTest, ScoresFollowThePromptContract) {
   }
   EXPECT_EQ(row.requests, 1);
   EXPECT_TRUE(row.unparsed.empty());
+}
+
+TEST(BrokenCheckpoint, NonFiniteLogitsAreTheRowsErrorNeverALabel) {
+  // A final norm of FLT_MAX: the hidden state overflows to +-inf, the logits are not finite.
+  const auto dir = testing::write_scoring_test_checkpoint("qwen3", DType::F32, 12);
+  testing::overwrite_f32_tensor(dir / "model.safetensors", "model.norm.weight", std::numeric_limits<float>::max());
+  const ScoringEngine engine(Model::load(dir), std::make_unique<testing::FakeTokenizer>(), test_artifact(),
+                             "t/sift.json");
+  for (ScoringMode mode : {ScoringMode::Mis, ScoringMode::Independent, ScoringMode::Prefix}) {
+    try {
+      engine.score_row("a profile", {"alpha", "beta"}, options_with(mode, {}, {}));
+      ADD_FAILURE() << scoring_mode_name(mode) << ": scored";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), ::testing::MatchesRegex("item 0 scored (nan|-?inf): the model's logits are not finite"))
+          << scoring_mode_name(mode);
+    }
+  }
+  testing::remove_scoring_test_checkpoints();
 }
 
 TEST_F(LabelerTest, ThresholdOverrideAndModes) {

@@ -1,10 +1,10 @@
-#include "batch/line_reader.h"
+#include "batch/resumable_line_reader.h"
 
 #include "core/error.h"
 
 namespace sift::batch {
 
-LineReader::LineReader(InputFile& input, int64_t lines_before, int64_t offset_before, int64_t max_line_bytes,
+ResumableLineReader::ResumableLineReader(ResumableInput& input, int64_t lines_before, int64_t offset_before, int64_t max_line_bytes,
                        size_t chunk_bytes)
     : input_(input),
       splitter_(max_line_bytes, lines_before),
@@ -14,7 +14,7 @@ LineReader::LineReader(InputFile& input, int64_t lines_before, int64_t offset_be
   if (chunk_bytes == 0) fail("{}: the read chunk must be at least 1 byte", input.path().string());
 }
 
-bool LineReader::refill() {
+bool ResumableLineReader::refill() {
   chunk_size_ = input_.read(chunk_.get(), chunk_bytes_);
   chunk_pos_ = 0;
   if (chunk_size_ == 0) return false;
@@ -22,18 +22,18 @@ bool LineReader::refill() {
   return true;
 }
 
-void LineReader::consumed_to(std::string_view rest) {
+void ResumableLineReader::consumed_to(std::string_view rest) {
   const size_t pos = chunk_size_ - rest.size();
   offset_ += int64_t(pos - chunk_pos_);
   chunk_pos_ = pos;
 }
 
-InputPosition LineReader::position() const {
+InputPosition ResumableLineReader::position() const {
   // At the end of the input no chunk is left: the position after the last byte read.
   return chunk_size_ == 0 ? chunk_end_ : input_.position_in_chunk(chunk_pos_);
 }
 
-bool LineReader::next(InputLine& line) {
+bool ResumableLineReader::next(ResumableLine& line) {
   for (;;) {
     if (chunk_pos_ == chunk_size_ && !refill()) {
       if (!splitter_.finish(line)) return false;  // else a last line without an ending

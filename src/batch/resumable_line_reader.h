@@ -1,5 +1,6 @@
 #pragma once
-// Lines of the decoded input of `sift batch`, split by LineSplitter's rule
+// ResumableLineReader: the lines (ResumableLine) of the decoded input of `sift batch`
+// (ResumableInput), split by LineSplitter's rule
 // (io/line_splitter.h), each with its number and the position just after it, where a resumed
 // run continues. Unlike a reader of a terminal, this one reads files and may read ahead: a
 // line that ends at a "\r" as the last byte of a chunk is returned only once the next chunk
@@ -11,12 +12,12 @@
 #include <memory>
 #include <string>
 
-#include "batch/input_file.h"
+#include "batch/resumable_input.h"
 #include "io/line_splitter.h"
 
 namespace sift::batch {
 
-struct InputLine : sift::InputLine {  // number, text, bytes, too_long, and where it ends:
+struct ResumableLine : sift::InputLine {  // number, text, bytes, too_long, and where it ends:
   InputPosition next;       // where reading resumes after this line
   int64_t next_offset = 0;  // decoded input bytes up to the end of this line, its ending included
   int64_t file_offset = 0;  // file bytes behind the line's end, about (for progress)
@@ -24,15 +25,15 @@ struct InputLine : sift::InputLine {  // number, text, bytes, too_long, and wher
 
 inline constexpr size_t kDefaultChunkBytes = size_t(1) << 20;
 
-class LineReader {
+class ResumableLineReader {
  public:
   // Reads `input` from where it stands; the lines before it were `lines_before` lines of
   // `offset_before` decoded bytes. chunk_bytes: how much is decoded per read (tests use tiny
   // chunks to put line endings on chunk boundaries).
-  LineReader(InputFile& input, int64_t lines_before = 0, int64_t offset_before = 0,
+  ResumableLineReader(ResumableInput& input, int64_t lines_before = 0, int64_t offset_before = 0,
              int64_t max_line_bytes = kDefaultMaxLineBytes, size_t chunk_bytes = kDefaultChunkBytes);
 
-  bool next(InputLine& line);  // false at the end of the input
+  bool next(ResumableLine& line);  // false at the end of the input
   int64_t lines_read() const { return splitter_.lines(); }
   int64_t offset() const { return offset_; }
   int64_t max_line_bytes() const { return splitter_.max_line_bytes(); }
@@ -43,7 +44,7 @@ class LineReader {
   void consumed_to(std::string_view rest);  // the bytes before `rest` (the tail of unread()) were taken
   InputPosition position() const;           // of the next unread byte
 
-  InputFile& input_;
+  ResumableInput& input_;
   LineSplitter splitter_;
   std::unique_ptr<char[]> chunk_;
   size_t chunk_bytes_;

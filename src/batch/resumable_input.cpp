@@ -1,4 +1,4 @@
-#include "batch/input_file.h"
+#include "batch/resumable_input.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -34,7 +34,7 @@ std::string_view compression_name(Compression compression) {
   return "?";
 }
 
-InputFile::InputFile(const std::filesystem::path& path)
+ResumableInput::ResumableInput(const std::filesystem::path& path)
     : path_(path), buffer_(std::make_unique_for_overwrite<char[]>(kReadBlockBytes)) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) fail("{}: cannot open the input: {}", path.string(), std::strerror(errno));
@@ -51,13 +51,13 @@ InputFile::InputFile(const std::filesystem::path& path)
   seek({});
 }
 
-InputFile::~InputFile() {
+ResumableInput::~ResumableInput() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-int64_t InputFile::file_offset() const { return buffer_offset_ + int64_t(buffer_begin_); }
+int64_t ResumableInput::file_offset() const { return buffer_offset_ + int64_t(buffer_begin_); }
 
-bool InputFile::fill() {
+bool ResumableInput::fill() {
   if (buffer_begin_ > 0) {  // keep the unconsumed bytes at the front
     std::memmove(buffer_.get(), buffer_.get() + buffer_begin_, buffer_end_ - buffer_begin_);
     buffer_offset_ += int64_t(buffer_begin_);
@@ -74,7 +74,7 @@ bool InputFile::fill() {
   }
 }
 
-void InputFile::seek(const InputPosition& position) {
+void ResumableInput::seek(const InputPosition& position) {
   const bool plain = compression_ == Compression::none;
   const int64_t target = plain ? position.restart_offset + position.skip_bytes : position.restart_offset;
   if (position.restart_offset < 0 || position.skip_bytes < 0 || target > file_size_)
@@ -96,7 +96,7 @@ void InputFile::seek(const InputPosition& position) {
   }
 }
 
-size_t InputFile::read(char* buffer, size_t capacity) {
+size_t ResumableInput::read(char* buffer, size_t capacity) {
   if (compression_ != Compression::none) return read_compressed(buffer, capacity);
   if (buffer_begin_ == buffer_end_ && !fill()) return 0;
   const size_t n = std::min(capacity, buffer_end_ - buffer_begin_);
@@ -106,7 +106,7 @@ size_t InputFile::read(char* buffer, size_t capacity) {
   return n;
 }
 
-size_t InputFile::read_compressed(char* buffer, size_t capacity) {
+size_t ResumableInput::read_compressed(char* buffer, size_t capacity) {
   const std::string_view format = compression_name(compression_);
   for (;;) {
     if (!stream_open_) {  // the last member/frame ended: another one, or the end of the file
@@ -139,7 +139,7 @@ size_t InputFile::read_compressed(char* buffer, size_t capacity) {
   }
 }
 
-InputPosition InputFile::position_in_chunk(size_t n) const {
+InputPosition ResumableInput::position_in_chunk(size_t n) const {
   if (compression_ == Compression::none) return {chunk_start_.restart_offset + int64_t(n), 0};
   return {chunk_start_.restart_offset, chunk_start_.skip_bytes + int64_t(n)};
 }

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "../common/reference_lines.h"
-#include "batch/input_file.h"
-#include "batch/line_reader.h"
+#include "batch/resumable_input.h"
+#include "batch/resumable_line_reader.h"
 #include "compressed_files.h"
 
 namespace sift::batch {
@@ -69,10 +69,10 @@ std::vector<Encoded> encodings(const std::string& text) {
           {"zstd_cut_after_cr", streams_cut_at(text, cuts, sift::testing::zstd_frame)}};
 }
 
-std::vector<InputLine> read_all(InputFile& file, size_t chunk, int64_t lines_before = 0, int64_t offset_before = 0) {
-  LineReader reader(file, lines_before, offset_before, kLimit, chunk);
-  std::vector<InputLine> lines;
-  for (InputLine line; reader.next(line);) lines.push_back(line);
+std::vector<ResumableLine> read_all(ResumableInput& file, size_t chunk, int64_t lines_before = 0, int64_t offset_before = 0) {
+  ResumableLineReader reader(file, lines_before, offset_before, kLimit, chunk);
+  std::vector<ResumableLine> lines;
+  for (ResumableLine line; reader.next(line);) lines.push_back(line);
   return lines;
 }
 
@@ -91,9 +91,9 @@ const Case kCases[] = {
     {"mixed_final_cr", "mixed", true},
 };
 
-class LineReaderEndings : public ::testing::TestWithParam<Case> {};
+class ResumableLineReaderEndings : public ::testing::TestWithParam<Case> {};
 
-TEST_P(LineReaderEndings, EveryLinesPositionResumesAtTheNextLine) {
+TEST_P(ResumableLineReaderEndings, EveryLinesPositionResumesAtTheNextLine) {
   const Case& c = GetParam();
   std::string text = rows_with_endings(c.endings, c.final_ending, 11);
   if (std::string(c.name) == "mixed_final_cr") text += "\r";  // an empty line, then the end
@@ -103,8 +103,8 @@ TEST_P(LineReaderEndings, EveryLinesPositionResumesAtTheNextLine) {
     const auto path = write_test_file(std::string(c.name) + "_" + encoded.name, encoded.bytes);
     for (size_t chunk : {size_t(1), size_t(2), size_t(3), size_t(64), kDefaultChunkBytes}) {
       SCOPED_TRACE(encoded.name + ", chunks of " + std::to_string(chunk));
-      InputFile file(path);
-      const std::vector<InputLine> lines = read_all(file, chunk);
+      ResumableInput file(path);
+      const std::vector<ResumableLine> lines = read_all(file, chunk);
       ASSERT_EQ(lines.size(), expected.size());
       for (size_t i = 0; i < lines.size(); ++i) {
         ASSERT_EQ(lines[i].number, int64_t(i) + 1);
@@ -117,12 +117,12 @@ TEST_P(LineReaderEndings, EveryLinesPositionResumesAtTheNextLine) {
         }
       }
       for (size_t i = 0; i < lines.size(); ++i) {
-        InputFile resumed(path);
+        ResumableInput resumed(path);
         resumed.seek(lines[i].next);
-        const std::vector<InputLine> rest = read_all(resumed, chunk, lines[i].number, lines[i].next_offset);
+        const std::vector<ResumableLine> rest = read_all(resumed, chunk, lines[i].number, lines[i].next_offset);
         ASSERT_EQ(rest.size(), lines.size() - i - 1) << "resumed after line " << i + 1;
         for (size_t j = 0; j < rest.size(); ++j) {
-          const InputLine& want = lines[i + 1 + j];
+          const ResumableLine& want = lines[i + 1 + j];
           ASSERT_EQ(rest[j].number, want.number) << "resumed after line " << i + 1;
           ASSERT_EQ(rest[j].text, want.text) << "resumed after line " << i + 1 << ", line " << want.number;
           ASSERT_EQ(rest[j].too_long, want.too_long);
@@ -134,17 +134,17 @@ TEST_P(LineReaderEndings, EveryLinesPositionResumesAtTheNextLine) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Endings, LineReaderEndings, ::testing::ValuesIn(kCases),
+INSTANTIATE_TEST_SUITE_P(Endings, ResumableLineReaderEndings, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
-TEST(LineReader, ACrAtTheEndOfTheFileEndsTheLastLine) {
+TEST(ResumableLineReader, ACrAtTheEndOfTheFileEndsTheLastLine) {
   for (const std::string text : {"a\rb\r", "a\r\nb\r\n", "a\r\r"}) {
     const auto path = write_test_file("final_cr.jsonl", text);
-    InputFile file(path);
-    const std::vector<InputLine> lines = read_all(file, 1);
+    ResumableInput file(path);
+    const std::vector<ResumableLine> lines = read_all(file, 1);
     ASSERT_EQ(lines.size(), reference_lines(text, kLimit).size()) << text;
     EXPECT_EQ(lines.back().next, (InputPosition{int64_t(text.size()), 0}));
-    InputFile resumed(path);
+    ResumableInput resumed(path);
     resumed.seek(lines.back().next);
     EXPECT_TRUE(read_all(resumed, 1, lines.back().number, lines.back().next_offset).empty());
   }

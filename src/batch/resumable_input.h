@@ -1,7 +1,8 @@
 #pragma once
-// The input of `sift batch`: a JSON-lines file, plain or compressed (gzip, zstd; detected by
-// its first bytes, whatever its name), read as decoded bytes with a position for every byte
-// from which reading can resume in a later process without reading what came before.
+// ResumableInput: the input of `sift batch`, a JSON-lines file, plain or compressed (gzip,
+// zstd; detected by its first bytes, whatever its name), read as decoded bytes with a
+// position for every byte from which reading can resume in a later process without reading
+// what came before.
 //
 // A position is (restart_offset, skip_bytes): decoding can start at file byte restart_offset,
 // and skip_bytes decoded bytes are discarded after it. In a plain file every byte is a restart
@@ -27,14 +28,14 @@ std::string_view compression_name(Compression compression);
 
 class StreamCodec;  // input_codecs.h
 
-class InputFile {
+class ResumableInput {
  public:
   // Opens the file and detects gzip (1f 8b) or zstd (28 b5 2f fd); an Error naming the file
   // when it cannot be opened or is not a regular file.
-  explicit InputFile(const std::filesystem::path& path);
-  ~InputFile();
-  InputFile(const InputFile&) = delete;
-  InputFile& operator=(const InputFile&) = delete;
+  explicit ResumableInput(const std::filesystem::path& path);
+  ~ResumableInput();
+  ResumableInput(const ResumableInput&) = delete;
+  ResumableInput& operator=(const ResumableInput&) = delete;
 
   // Continues reading at `position` (from InputPosition of an earlier read of the same file).
   // An Error when the file ends before it, or it is not where a member or frame can restart.

@@ -6,8 +6,8 @@
 
 #include <set>
 
-#include "batch/input_file.h"
-#include "batch/line_reader.h"
+#include "batch/resumable_input.h"
+#include "batch/resumable_line_reader.h"
 #include "compressed_files.h"
 #include "core/error.h"
 
@@ -27,10 +27,10 @@ std::string sample_text() {
   return text + "last line without a newline";
 }
 
-std::vector<InputLine> all_lines(InputFile& file, int64_t lines_before = 0, int64_t offset_before = 0) {
-  LineReader reader(file, lines_before, offset_before);
-  std::vector<InputLine> lines;
-  for (InputLine line; reader.next(line);) lines.push_back(line);
+std::vector<ResumableLine> all_lines(ResumableInput& file, int64_t lines_before = 0, int64_t offset_before = 0) {
+  ResumableLineReader reader(file, lines_before, offset_before);
+  std::vector<ResumableLine> lines;
+  for (ResumableLine line; reader.next(line);) lines.push_back(line);
   return lines;
 }
 
@@ -59,14 +59,14 @@ const Encoding kEncodings[] = {
      [](const std::string& t) { return sift::testing::concatenated_streams(t, 9, sift::testing::zstd_frame); }},
 };
 
-class InputFileTest : public ::testing::TestWithParam<Encoding> {};
+class ResumableInputTest : public ::testing::TestWithParam<Encoding> {};
 
-TEST_P(InputFileTest, ReadsTheLinesAndResumesAfterAnyOfThem) {
+TEST_P(ResumableInputTest, ReadsTheLinesAndResumesAfterAnyOfThem) {
   const std::string text = sample_text();
   const auto path = write_test_file(std::string(GetParam().name) + ".jsonl", GetParam().encode(text));  // no telling suffix
-  InputFile file(path);
+  ResumableInput file(path);
   EXPECT_EQ(file.compression(), GetParam().compression);
-  const std::vector<InputLine> lines = all_lines(file);
+  const std::vector<ResumableLine> lines = all_lines(file);
   const std::vector<std::string> expected = split_lines(text);
   ASSERT_EQ(lines.size(), expected.size());
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -83,9 +83,9 @@ TEST_P(InputFileTest, ReadsTheLinesAndResumesAfterAnyOfThem) {
   for (size_t i = 0; i < lines.size(); i += 131) resume_after.push_back(i);
   resume_after.push_back(lines.size() - 1);
   for (size_t i : resume_after) {
-    InputFile resumed(path);
+    ResumableInput resumed(path);
     resumed.seek(lines[i].next);
-    const std::vector<InputLine> rest = all_lines(resumed, lines[i].number, lines[i].next_offset);
+    const std::vector<ResumableLine> rest = all_lines(resumed, lines[i].number, lines[i].next_offset);
     ASSERT_EQ(rest.size(), lines.size() - i - 1) << "after line " << i + 1;
     for (size_t j = 0; j < rest.size(); ++j) {
       ASSERT_EQ(rest[j].text, lines[i + 1 + j].text);
@@ -96,25 +96,25 @@ TEST_P(InputFileTest, ReadsTheLinesAndResumesAfterAnyOfThem) {
   }
 }
 
-TEST_P(InputFileTest, ResumePointsStartAtTheirOwnStream) {
+TEST_P(ResumableInputTest, ResumePointsStartAtTheirOwnStream) {
   // A position restarts at the member/frame holding it (a plain file: at the line itself), so
   // with many members/frames a resume decodes only from the start of its own.
   const std::string text = sample_text();
   const auto path = write_test_file(std::string(GetParam().name) + "_streams", GetParam().encode(text));
-  InputFile file(path);
-  const std::vector<InputLine> lines = all_lines(file);
+  ResumableInput file(path);
+  const std::vector<ResumableLine> lines = all_lines(file);
   std::set<int64_t> restart_points;
-  for (const InputLine& line : lines) restart_points.insert(line.next.restart_offset);
+  for (const ResumableLine& line : lines) restart_points.insert(line.next.restart_offset);
   const size_t expected = GetParam().streams == 0 ? lines.size() : GetParam().streams;
   EXPECT_EQ(restart_points.size(), expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(Encodings, InputFileTest, ::testing::ValuesIn(kEncodings),
+INSTANTIATE_TEST_SUITE_P(Encodings, ResumableInputTest, ::testing::ValuesIn(kEncodings),
                          [](const auto& info) { return std::string(info.param.name); });
 
 std::string error_reading(const std::filesystem::path& path) {
   try {
-    InputFile file(path);
+    ResumableInput file(path);
     all_lines(file);
   } catch (const Error& e) {
     return e.what();
@@ -122,7 +122,7 @@ std::string error_reading(const std::filesystem::path& path) {
   return "";
 }
 
-TEST(InputFile, TruncatedAndCorruptStreamsAreErrorsNamingTheFile) {
+TEST(ResumableInput, TruncatedAndCorruptStreamsAreErrorsNamingTheFile) {
   const std::string text = sample_text();
   const std::string gz = sift::testing::gzip_member(text), zst = sift::testing::zstd_frame(text);
   const auto gz_cut = write_test_file("cut.gz", gz.substr(0, gz.size() / 2));
@@ -135,11 +135,11 @@ TEST(InputFile, TruncatedAndCorruptStreamsAreErrorsNamingTheFile) {
   EXPECT_THAT(error_reading(write_test_file("trailing.zst", zst + "garbage!")), HasSubstr("invalid zstd data"));
 }
 
-TEST(InputFile, LinesOverTheLimitAreMarkedAndSkipped) {
+TEST(ResumableInput, LinesOverTheLimitAreMarkedAndSkipped) {
   const auto path = write_test_file("long.jsonl", "short\n" + std::string(5000, 'x') + "\nafter\n");
-  InputFile file(path);
-  LineReader reader(file, 0, 0, /*max_line_bytes=*/1000);
-  InputLine line;
+  ResumableInput file(path);
+  ResumableLineReader reader(file, 0, 0, /*max_line_bytes=*/1000);
+  ResumableLine line;
   ASSERT_TRUE(reader.next(line));
   EXPECT_FALSE(line.too_long);
   ASSERT_TRUE(reader.next(line));
@@ -153,13 +153,13 @@ TEST(InputFile, LinesOverTheLimitAreMarkedAndSkipped) {
   EXPECT_FALSE(reader.next(line));
 }
 
-TEST(InputFile, APositionBeyondTheInputIsAnError) {
+TEST(ResumableInput, APositionBeyondTheInputIsAnError) {
   const std::string text = sample_text();
   const auto plain = write_test_file("short.jsonl", text);
-  InputFile file(plain);
+  ResumableInput file(plain);
   EXPECT_THROW(file.seek({int64_t(text.size()) + 1, 0}), Error);
   const auto zst = write_test_file("short.zst", sift::testing::zstd_frame(text));
-  InputFile compressed(zst);
+  ResumableInput compressed(zst);
   try {
     compressed.seek({0, int64_t(text.size()) + 10});
     FAIL() << "seek past the frame";
@@ -168,11 +168,11 @@ TEST(InputFile, APositionBeyondTheInputIsAnError) {
   }
 }
 
-TEST(InputFile, EmptyAndDirectoryInputs) {
-  InputFile empty(write_test_file("empty.jsonl", ""));
+TEST(ResumableInput, EmptyAndDirectoryInputs) {
+  ResumableInput empty(write_test_file("empty.jsonl", ""));
   EXPECT_TRUE(all_lines(empty).empty());
-  EXPECT_THROW(InputFile(sift::testing::batch_test_dir()), Error);
-  EXPECT_THROW(InputFile(sift::testing::batch_test_dir() / "missing.jsonl"), Error);
+  EXPECT_THROW(ResumableInput(sift::testing::batch_test_dir()), Error);
+  EXPECT_THROW(ResumableInput(sift::testing::batch_test_dir() / "missing.jsonl"), Error);
 }
 
 }  // namespace
