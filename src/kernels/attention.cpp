@@ -50,6 +50,10 @@ float dot_plain(const float* q, const float* k, int64_t hd) {
 }
 
 // ---- AVX2 tiles --------------------------------------------------------------------------
+//
+// A tile computes R rows at once (R = 1, or 2 rows that see the same keys: see RowGroup
+// below) so that each key and value vector loaded serves both rows; every (row, head, key)
+// sum and every (row, head, column) chain is still computed alone, in the order above.
 
 // Eight lane vectors -> the eight lane_tree sums, in order (hadd pairs lanes 0+1, 2+3, ...).
 __attribute__((target("avx2,fma"))) inline __m256 lane_tree8(const __m256* a) {
@@ -59,107 +63,130 @@ __attribute__((target("avx2,fma"))) inline __m256 lane_tree8(const __m256* a) {
   return _mm256_add_ps(_mm256_permute2f128_ps(h0123, h4567, 0x20), _mm256_permute2f128_ps(h0123, h4567, 0x31));
 }
 
-// Scores of NH adjacent heads (q, q + hd, ...) against NK keys (k, k + k_stride, ...):
-// s[u * s_stride + b] = dot(q_u, k_b) * scale. NH * NK is 8 or a single dot per head.
-template <int NH, int NK>
-__attribute__((target("avx2,fma"))) void score_tile(const float* q, int64_t hd, const float* k, int64_t k_stride,
-                                                    float scale, float* s, int64_t s_stride) {
-  static_assert(NH * NK == 8 || NK == 1);
-  __m256 acc[NH * NK];
+// Scores of NH adjacent heads (q[r], q[r] + hd, ...) of R rows against NK keys (k, k + k_stride, ...):
+// s[r][u * s_stride + b] = dot(q_ru, k_b) * scale. R * NH * NK is 8 or a single key.
+template <int R, int NH, int NK>
+__attribute__((target("avx2,fma"))) void score_tile(const float* const* q, int64_t hd, const float* k, int64_t k_stride,
+                                                    float scale, float* const* s, int64_t s_stride) {
+  static_assert(R * NH * NK == 8 || NK == 1);
+  constexpr int kAcc = R * NH * NK;  // accumulator (r, u, b) at (r * NH + u) * NK + b
+  __m256 acc[kAcc];
 #pragma GCC unroll 8
-  for (int t = 0; t < NH * NK; ++t) acc[t] = _mm256_setzero_ps();
+  for (int t = 0; t < kAcc; ++t) acc[t] = _mm256_setzero_ps();
   const int64_t hd8 = hd / 8 * 8;
   for (int64_t i = 0; i < hd8; i += 8) {
     __m256 kv[NK];
 #pragma GCC unroll 8
     for (int b = 0; b < NK; ++b) kv[b] = _mm256_loadu_ps(k + b * k_stride + i);
 #pragma GCC unroll 8
-    for (int u = 0; u < NH; ++u) {
-      const __m256 qv = _mm256_loadu_ps(q + u * hd + i);
+    for (int ru = 0; ru < R * NH; ++ru) {
+      const __m256 qv = _mm256_loadu_ps(q[ru / NH] + (ru % NH) * hd + i);
 #pragma GCC unroll 8
-      for (int b = 0; b < NK; ++b) acc[u * NK + b] = _mm256_fmadd_ps(qv, kv[b], acc[u * NK + b]);
+      for (int b = 0; b < NK; ++b) acc[ru * NK + b] = _mm256_fmadd_ps(qv, kv[b], acc[ru * NK + b]);
     }
   }
-  alignas(32) float sums[8];
-  if constexpr (NH * NK == 8) {
+  alignas(32) float sums[kAcc];
+  if constexpr (kAcc == 8) {
     _mm256_store_ps(sums, lane_tree8(acc));
   } else {
     alignas(32) float lane[8];
-    for (int u = 0; u < NH; ++u) {
-      _mm256_store_ps(lane, acc[u]);
-      sums[u] = lane_tree(lane);
+    for (int t = 0; t < kAcc; ++t) {
+      _mm256_store_ps(lane, acc[t]);
+      sums[t] = lane_tree(lane);
     }
   }
-  for (int u = 0; u < NH; ++u)
+  for (int ru = 0; ru < R * NH; ++ru) {
+    const float* q_ru = q[ru / NH] + (ru % NH) * hd;
     for (int b = 0; b < NK; ++b) {
-      float sum = sums[u * NK + b];
-      for (int64_t i = hd8; i < hd; ++i) sum = std::fma(q[u * hd + i], k[b * k_stride + i], sum);
-      s[u * s_stride + b] = sum * scale;
+      float sum = sums[ru * NK + b];
+      for (int64_t i = hd8; i < hd; ++i) sum = std::fma(q_ru[i], k[b * k_stride + i], sum);
+      s[ru / NH][(ru % NH) * s_stride + b] = sum * scale;
     }
-}
-
-// Scores of NH heads against every key the row sees, NK keys at a time.
-template <int NH, int NK>
-__attribute__((target("avx2,fma"))) void score_row(const float* q, int64_t hd, const VisibleKeys& v, const float* keys,
-                                                   int64_t kv_dim, float scale, float* s, int64_t s_stride) {
-  for (const KeyRun& range : key_ranges(v)) {
-    int32_t j = range.begin;
-    float* dst = s + range.n_offset;
-    for (; j + NK <= range.end; j += NK, dst += NK) score_tile<NH, NK>(q, hd, keys + j * kv_dim, kv_dim, scale, dst, s_stride);
-    for (; j < range.end; ++j, ++dst) score_tile<NH, 1>(q, hd, keys + j * kv_dim, kv_dim, scale, dst, s_stride);
   }
 }
 
-// out[u * hd + c0 ..][8 * NC columns] = (sum over visible j in order of p_u[n] v_j) * inv_total[u].
-template <int NH, int NC>
-__attribute__((target("avx2,fma"))) void weighted_values_tile(const float* p, int64_t p_stride, const VisibleKeys& v,
-                                                              const float* values, int64_t kv_dim, int64_t c0,
-                                                              const float* inv_total, float* out, int64_t hd) {
-  __m256 acc[NH * NC];
-#pragma GCC unroll 8
-  for (int t = 0; t < NH * NC; ++t) acc[t] = _mm256_setzero_ps();
-  for (const KeyRun& range : key_ranges(v)) {
-    const float* pn = p + range.n_offset;
-    for (int32_t j = range.begin; j < range.end; ++j, ++pn) {
-      const float* vj = values + j * kv_dim + c0;
-      __m256 vv[NC];
-#pragma GCC unroll 8
-      for (int c = 0; c < NC; ++c) vv[c] = _mm256_loadu_ps(vj + 8 * c);
-#pragma GCC unroll 8
-      for (int u = 0; u < NH; ++u) {
-        const __m256 pu = _mm256_broadcast_ss(pn + u * p_stride);
-#pragma GCC unroll 8
-        for (int c = 0; c < NC; ++c) acc[u * NC + c] = _mm256_fmadd_ps(pu, vv[c], acc[u * NC + c]);
-      }
-    }
+// Scores of NH heads of R rows against the keys of one run, NK keys at a time.
+template <int R, int NH, int NK>
+__attribute__((target("avx2,fma"))) void score_run(const float* const* q, int64_t hd, const KeyRun& run,
+                                                   const float* keys, int64_t key_stride, float scale, float* const* s,
+                                                   int64_t s_stride) {
+  float* dst[R];
+  for (int r = 0; r < R; ++r) dst[r] = s[r] + run.n_offset;
+  int32_t j = run.begin;
+  for (; j + NK <= run.end; j += NK) {
+    score_tile<R, NH, NK>(q, hd, keys + j * key_stride, key_stride, scale, dst, s_stride);
+    for (int r = 0; r < R; ++r) dst[r] += NK;
   }
-  for (int u = 0; u < NH; ++u)
+  for (; j < run.end; ++j) {
+    score_tile<R, NH, 1>(q, hd, keys + j * key_stride, key_stride, scale, dst, s_stride);
+    for (int r = 0; r < R; ++r) ++dst[r];
+  }
+}
+
+// acc[(r * NH + u) * NC + c] += p_ru[n] * v_j[c0 + 8c ..] for rows [r_first, R): key j, at
+// position n of the rows' score lists.
+template <int R, int NH, int NC>
+__attribute__((target("avx2,fma"), always_inline)) inline void take_value(__m256* acc, int r_first, const float* const* p,
+                                                                          int64_t p_stride, const float* vj, int64_t n) {
+  __m256 vv[NC];
+#pragma GCC unroll 8
+  for (int c = 0; c < NC; ++c) vv[c] = _mm256_loadu_ps(vj + 8 * c);
+#pragma GCC unroll 8
+  for (int ru = r_first * NH; ru < R * NH; ++ru) {
+    const __m256 pu = _mm256_broadcast_ss(p[ru / NH] + (ru % NH) * p_stride + n);
+#pragma GCC unroll 8
+    for (int c = 0; c < NC; ++c) acc[ru * NC + c] = _mm256_fmadd_ps(pu, vv[c], acc[ru * NC + c]);
+  }
+}
+
+// out[r][u * hd + c0 ..][8 * NC columns] = (sum over the row's visible j in order of p_ru[n] v_j)
+// * inv_total[r][u]: every row over the keys of `shared`, the last row then over `extra`.
+template <int R, int NH, int NC>
+__attribute__((target("avx2,fma"))) void weighted_values_tile(const float* const* p, int64_t p_stride,
+                                                              const VisibleKeys& shared, const KeyRun& extra,
+                                                              const float* values, int64_t key_stride, int64_t c0,
+                                                              const float* const* inv_total, float* const* out,
+                                                              int64_t hd) {
+  constexpr int kAcc = R * NH * NC;  // accumulator (r, u, c) at (r * NH + u) * NC + c
+  __m256 acc[kAcc];
+#pragma GCC unroll 8
+  for (int t = 0; t < kAcc; ++t) acc[t] = _mm256_setzero_ps();
+  for (const KeyRun& range : key_ranges(shared))
+    for (int32_t j = range.begin; j < range.end; ++j)
+      take_value<R, NH, NC>(acc, 0, p, p_stride, values + j * key_stride + c0, range.n_offset + (j - range.begin));
+  for (int32_t j = extra.begin; j < extra.end; ++j)
+    take_value<R, NH, NC>(acc, R - 1, p, p_stride, values + j * key_stride + c0, extra.n_offset + (j - extra.begin));
+  for (int ru = 0; ru < R * NH; ++ru)
     for (int c = 0; c < NC; ++c)
-      _mm256_storeu_ps(out + u * hd + c0 + 8 * c, _mm256_mul_ps(acc[u * NC + c], _mm256_set1_ps(inv_total[u])));
+      _mm256_storeu_ps(out[ru / NH] + (ru % NH) * hd + c0 + 8 * c,
+                       _mm256_mul_ps(acc[ru * NC + c], _mm256_set1_ps(inv_total[ru / NH][ru % NH])));
 }
 
-// One column (the head_dim % 8 tail), plain.
-void weighted_values_column(const float* p, const VisibleKeys& v, const float* values, int64_t kv_dim, int64_t c,
+// One column (the head_dim % 8 tail) of one row, plain.
+void weighted_values_column(const float* p, const VisibleKeys& v, const float* values, int64_t key_stride, int64_t c,
                             float inv_total, float* out) {
   float acc = 0.0f;
   for (const KeyRun& range : key_ranges(v))
-    for (int32_t j = range.begin; j < range.end; ++j) acc = std::fma(p[range.n_offset + j - range.begin], values[j * kv_dim + c], acc);
+    for (int32_t j = range.begin; j < range.end; ++j) acc = std::fma(p[range.n_offset + j - range.begin], values[j * key_stride + c], acc);
   *out = acc * inv_total;
 }
 
-template <int NH>
-__attribute__((target("avx2,fma"))) void weighted_values_row(const float* p, int64_t p_stride, const VisibleKeys& v,
-                                                             const float* values, int64_t kv_dim, const float* inv_total,
-                                                             float* out, int64_t hd) {
-  constexpr int kWide = 8 / NH;  // NH * kWide accumulators = 8
-  int64_t c0 = 0;
-  for (; c0 + 8 * kWide <= hd; c0 += 8 * kWide) weighted_values_tile<NH, kWide>(p, p_stride, v, values, kv_dim, c0, inv_total, out, hd);
-  for (; c0 + 8 <= hd; c0 += 8) weighted_values_tile<NH, 1>(p, p_stride, v, values, kv_dim, c0, inv_total, out, hd);
-  for (int u = 0; u < NH; ++u)
-    for (int64_t c = c0; c < hd; ++c) weighted_values_column(p + u * p_stride, v, values, kv_dim, c, inv_total[u], out + u * hd + c);
-}
+// ---- one task: a group of rows and one kv head's group of query heads ---------------------
 
-// ---- one (row, kv head): its group of query heads ----------------------------------------
+// R = 1 row, or 2 rows that see the same context and whose own keys start together, e.g.
+// neighbours in a causal prompt or in one item. Row 0 is the one with fewer own keys; its
+// keys (`shared`) are then the first keys of row 1, which also sees `extra`.
+// q[r] and out[r] point at the group's first query head of row r.
+struct RowGroup {
+  int n_rows = 1;
+  const float* q[2] = {};
+  float* out[2] = {};
+  VisibleKeys visible[2] = {};
+};
+
+bool see_same_keys_first(const VisibleKeys& a, const VisibleKeys& b) {
+  return a.context_begin == b.context_begin && a.context_end == b.context_end && a.own_begin == b.own_begin;
+}
 
 // Softmax of each head's scores in place (p = exp(s - max)); returns 1 / total per head.
 void softmax_rows(float* s, int64_t s_stride, int64_t n_heads, int64_t n, bool fast, float* inv_total) {
@@ -177,68 +204,169 @@ void softmax_rows(float* s, int64_t s_stride, int64_t n_heads, int64_t n, bool f
   }
 }
 
-// One row's group of n_heads query heads that share one kv head: q and out point at the
-// group's first head, keys and values at that kv head's columns (row stride kv_dim).
-void attend_fast(const float* q, int64_t n_heads, int64_t hd, const VisibleKeys& v, const float* keys,
-                 const float* values, int64_t kv_dim, float scale, float* out) {
-  const int64_t n = n_visible(v);
+template <int R, int NH>
+__attribute__((target("avx2,fma"))) void scores_of_heads(const RowGroup& g, int64_t h, int64_t hd, const KeyRun& extra,
+                                                         const float* keys, int64_t key_stride, float scale, float* const* s,
+                                                         int64_t s_stride) {
+  constexpr int kKeys = 8 / (R * NH);  // keys per tile: R * NH * kKeys = 8 sums
+  const float* q[R];
+  float* s_h[R];
+  for (int r = 0; r < R; ++r) q[r] = g.q[r] + h * hd, s_h[r] = s[r] + h * s_stride;
+  for (const KeyRun& run : key_ranges(g.visible[0])) score_run<R, NH, kKeys>(q, hd, run, keys, key_stride, scale, s_h, s_stride);
+  score_run<1, NH, 8 / NH>(q + R - 1, hd, extra, keys, key_stride, scale, s_h + R - 1, s_stride);
+}
+
+template <int R, int NH>
+__attribute__((target("avx2,fma"))) void values_of_heads(const RowGroup& g, int64_t h, int64_t hd, const KeyRun& extra,
+                                                         float* const* p, int64_t p_stride, const float* values,
+                                                         int64_t key_stride, float* const* inv_total) {
+  constexpr int kWide = 8 / (R * NH);  // column vectors per pass: R * NH * kWide = 8 accumulators
+  const float* p_h[R];
+  const float* inv_h[R];
+  float* out_h[R];
+  for (int r = 0; r < R; ++r) p_h[r] = p[r] + h * p_stride, inv_h[r] = inv_total[r] + h, out_h[r] = g.out[r] + h * hd;
+  int64_t c0 = 0;
+  for (; c0 + 8 * kWide <= hd; c0 += 8 * kWide)
+    weighted_values_tile<R, NH, kWide>(p_h, p_stride, g.visible[0], extra, values, key_stride, c0, inv_h, out_h, hd);
+  for (; c0 + 8 <= hd; c0 += 8) weighted_values_tile<R, NH, 1>(p_h, p_stride, g.visible[0], extra, values, key_stride, c0, inv_h, out_h, hd);
+  for (int r = 0; r < R; ++r)
+    for (int u = 0; u < NH; ++u)
+      for (int64_t c = c0; c < hd; ++c)
+        weighted_values_column(p_h[r] + u * p_stride, g.visible[r], values, key_stride, c, inv_h[r][u], out_h[r] + u * hd + c);
+}
+
+// The group's rows for the query heads [0, n_heads) that share one kv head: keys and values
+// point at that kv head's columns (row stride key_stride). Heads go in pairs, an odd one alone.
+template <int R>
+void attend_fast(const RowGroup& g, int64_t n_heads, int64_t hd, const float* keys, const float* values,
+                 int64_t key_stride, float scale) {
+  const VisibleKeys& last = g.visible[R - 1];
+  // The last row's own keys after the shared ones (none when R = 1).
+  const KeyRun extra{R == 1 ? last.own_end : g.visible[0].own_end, last.own_end,
+                     static_cast<int32_t>(n_visible(g.visible[0]))};
+  const int64_t n_last = n_visible(last);  // the longest score list: the stride of every row's
   thread_local std::vector<float> scores, inv_total_buffer;
-  scores.resize(static_cast<size_t>(n_heads * n));
-  inv_total_buffer.resize(static_cast<size_t>(n_heads));
-  float* inv_total = inv_total_buffer.data();
-  for (int64_t h = 0; h < n_heads;) {  // heads in pairs (4 keys per tile), an odd one alone (8 keys)
+  scores.resize(static_cast<size_t>(R * n_heads * n_last));
+  inv_total_buffer.resize(static_cast<size_t>(R * n_heads));
+  float* s[R];
+  float* inv_total[R];
+  for (int r = 0; r < R; ++r) s[r] = scores.data() + r * n_heads * n_last, inv_total[r] = inv_total_buffer.data() + r * n_heads;
+  for (int64_t h = 0; h < n_heads;) {
     if (n_heads - h >= 2) {
-      score_row<2, 4>(q + h * hd, hd, v, keys, kv_dim, scale, scores.data() + h * n, n);
+      scores_of_heads<R, 2>(g, h, hd, extra, keys, key_stride, scale, s, n_last);
       h += 2;
     } else {
-      score_row<1, 8>(q + h * hd, hd, v, keys, kv_dim, scale, scores.data() + h * n, n);
+      scores_of_heads<R, 1>(g, h, hd, extra, keys, key_stride, scale, s, n_last);
       h += 1;
     }
   }
-  softmax_rows(scores.data(), n, n_heads, n, true, inv_total);
+  for (int r = 0; r < R; ++r) softmax_rows(s[r], n_last, n_heads, n_visible(g.visible[r]), true, inv_total[r]);
   for (int64_t h = 0; h < n_heads;) {
     if (n_heads - h >= 2) {
-      weighted_values_row<2>(scores.data() + h * n, n, v, values, kv_dim, inv_total + h, out + h * hd, hd);
+      values_of_heads<R, 2>(g, h, hd, extra, s, n_last, values, key_stride, inv_total);
       h += 2;
     } else {
-      weighted_values_row<1>(scores.data() + h * n, n, v, values, kv_dim, inv_total + h, out + h * hd, hd);
+      values_of_heads<R, 1>(g, h, hd, extra, s, n_last, values, key_stride, inv_total);
       h += 1;
     }
   }
 }
 
 void attend_plain(const float* q, int64_t n_heads, int64_t hd, const VisibleKeys& v, const float* keys,
-                  const float* values, int64_t kv_dim, float scale, float* out) {
+                  const float* values, int64_t key_stride, float scale, float* out) {
   const int64_t n = n_visible(v);
-  thread_local std::vector<float> scores, inv_total;  // kept across calls, as in attend_simd
+  thread_local std::vector<float> scores, inv_total;  // kept across calls, as in attend_fast
   scores.resize(static_cast<size_t>(n_heads * n));
   inv_total.resize(static_cast<size_t>(n_heads));
   for (int64_t u = 0; u < n_heads; ++u)
     for (const KeyRun& range : key_ranges(v))
       for (int32_t j = range.begin; j < range.end; ++j)
-        scores[u * n + range.n_offset + j - range.begin] = dot_plain(q + u * hd, keys + j * kv_dim, hd) * scale;
+        scores[u * n + range.n_offset + j - range.begin] = dot_plain(q + u * hd, keys + j * key_stride, hd) * scale;
   softmax_rows(scores.data(), n, n_heads, n, false, inv_total.data());
   for (int64_t u = 0; u < n_heads; ++u)
     for (int64_t c = 0; c < hd; ++c)
-      weighted_values_column(scores.data() + u * n, v, values, kv_dim, c, inv_total[u], out + u * hd + c);
+      weighted_values_column(scores.data() + u * n, v, values, key_stride, c, inv_total[u], out + u * hd + c);
 }
 
-using AttendFn = void (*)(const float*, int64_t, int64_t, const VisibleKeys&, const float*, const float*, int64_t,
-                          float, float*);
+// The keys and values as (n_kv_heads, n_keys, head_dim): each kv head's rows contiguous. In
+// the cache's (n_keys, kv_dim) layout a head's consecutive keys sit kv_dim floats apart (4 KiB
+// for Qwen3-0.6B), so a pass over them touches a new page per key and its loads alias in L1;
+// the copy costs ~1 / (rows x group) of the attention it feeds, so it pays from a few rows on.
+constexpr int64_t kHeadMajorMinRows = 16;
 
-void attention_with(AttendFn attend, const AttentionDims& dims, const float* q, int64_t q_stride,
-                    const VisibleKeys* visible, int64_t n_rows, const float* keys, const float* values, float* out) {
+struct HeadMajor {
+  const float* keys;
+  const float* values;
+  int64_t stride;  // floats from one key of a head to the next
+};
+
+HeadMajor head_major(const AttentionDims& dims, int64_t n_keys, const float* keys, const float* values) {
+  const int64_t hd = dims.head_dim, kv_dim = dims.kv_dim(), block = n_keys * hd;
+  thread_local std::vector<float> buffer;  // the caller's, kept across calls (grows only)
+  if (static_cast<int64_t>(buffer.size()) < 2 * dims.n_kv_heads * block)
+    buffer.resize(static_cast<size_t>(2 * dims.n_kv_heads * block));
+  float* k = buffer.data();
+  float* v = k + dims.n_kv_heads * block;
+  parallel_for(dims.n_kv_heads, [&](int64_t g) {
+    for (int64_t j = 0; j < n_keys; ++j) {
+      std::copy_n(keys + j * kv_dim + g * hd, hd, k + g * block + j * hd);
+      std::copy_n(values + j * kv_dim + g * hd, hd, v + g * block + j * hd);
+    }
+  }, 2 * block);
+  return {k, v, hd};
+}
+
+// Tasks: (kv head, group of rows). With `fast`, neighbouring rows that see the same keys
+// first go in pairs (RowGroup); the plain path takes rows one by one. Either way every row's
+// arithmetic is its own, so neither the grouping nor the layout the keys are read from
+// changes a bit.
+void attention_with(bool fast, const AttentionDims& dims, const float* q, int64_t q_stride, const VisibleKeys* visible,
+                    int64_t n_rows, const float* keys, const float* values, float* out) {
   const int64_t hd = dims.head_dim, kv_dim = dims.kv_dim(), group = dims.n_heads / dims.n_kv_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  int64_t keys_seen = 0;  // over all rows: the work is ~4 head_dim flops per key and query head
-  for (int64_t r = 0; r < n_rows; ++r) keys_seen += n_visible(visible[r]);
-  const int64_t work_per_task = n_rows > 0 ? 4 * hd * group * keys_seen / n_rows : 0;
+  std::vector<RowGroup> groups;
+  groups.reserve(static_cast<size_t>(n_rows));
+  for (int64_t r = 0; r < n_rows;) {
+    RowGroup g;
+    const bool pair = fast && r + 1 < n_rows && see_same_keys_first(visible[r], visible[r + 1]);
+    g.n_rows = pair ? 2 : 1;
+    const bool swap = pair && visible[r + 1].own_end < visible[r].own_end;  // row 0: fewer own keys
+    for (int i = 0; i < g.n_rows; ++i) {
+      const int64_t row = r + (swap ? 1 - i : i);
+      g.q[i] = q + row * q_stride;
+      g.out[i] = out + row * dims.q_dim();
+      g.visible[i] = visible[row];
+    }
+    groups.push_back(g);
+    r += g.n_rows;
+  }
+  const int64_t n_groups = static_cast<int64_t>(groups.size());
+  int64_t keys_seen = 0, n_keys = 0;  // over all rows: the work is ~4 head_dim flops per key and query head
+  for (int64_t r = 0; r < n_rows; ++r) {
+    keys_seen += n_visible(visible[r]);
+    n_keys = std::max<int64_t>({n_keys, visible[r].context_end, visible[r].own_end});
+  }
+  // Per kv head g: its keys at key_base + g * key_head_step, one key every key_stride floats.
+  HeadMajor layout{keys, values, kv_dim};
+  int64_t key_head_step = hd;
+  if (fast && n_rows >= kHeadMajorMinRows) {
+    layout = head_major(dims, n_keys, keys, values);
+    key_head_step = n_keys * hd;
+  }
+  const int64_t work_per_task = n_groups > 0 ? 4 * hd * group * keys_seen / n_groups : 0;
   // Tasks kv-head-major, so a thread walks the rows of one kv head and its keys stay in cache.
-  parallel_for(n_rows * dims.n_kv_heads, [&](int64_t task) {
-    const int64_t g = task / n_rows, r = task % n_rows;
-    const int64_t h0 = g * group;
-    attend(q + r * q_stride + h0 * hd, group, hd, visible[r], keys + g * hd, values + g * hd, kv_dim, scale,
-           out + r * dims.q_dim() + h0 * hd);
+  parallel_for(n_groups * dims.n_kv_heads, [&](int64_t task) {
+    const int64_t kv_head = task / n_groups, h0 = kv_head * group;
+    RowGroup g = groups[task % n_groups];
+    for (int i = 0; i < g.n_rows; ++i) g.q[i] += h0 * hd, g.out[i] += h0 * hd;
+    const float* k = layout.keys + kv_head * key_head_step;
+    const float* v = layout.values + kv_head * key_head_step;
+    if (!fast)
+      attend_plain(g.q[0], group, hd, g.visible[0], k, v, layout.stride, scale, g.out[0]);
+    else if (g.n_rows == 1)
+      attend_fast<1>(g, group, hd, k, v, layout.stride, scale);
+    else
+      attend_fast<2>(g, group, hd, k, v, layout.stride, scale);
   }, work_per_task);
 }
 
@@ -246,12 +374,12 @@ void attention_with(AttendFn attend, const AttentionDims& dims, const float* q, 
 
 void attention(const AttentionDims& dims, const float* q, int64_t q_stride, const VisibleKeys* visible,
                int64_t n_rows, const float* keys, const float* values, float* out) {
-  attention_with(cpu_has_avx2_fma() ? attend_fast : attend_plain, dims, q, q_stride, visible, n_rows, keys, values, out);
+  attention_with(cpu_has_avx2_fma(), dims, q, q_stride, visible, n_rows, keys, values, out);
 }
 
 void attention_plain(const AttentionDims& dims, const float* q, int64_t q_stride, const VisibleKeys* visible,
                      int64_t n_rows, const float* keys, const float* values, float* out) {
-  attention_with(attend_plain, dims, q, q_stride, visible, n_rows, keys, values, out);
+  attention_with(false, dims, q, q_stride, visible, n_rows, keys, values, out);
 }
 
 void attention_reference(const AttentionDims& dims, const float* q, int64_t q_stride,

@@ -11,7 +11,8 @@
 // The keys are visited in index order and each row's arithmetic is independent of the
 // other rows, so a row's output depends only on what it sees (the exact operation order is
 // written down in attention.cpp). The fast kernel loads each key once for the query heads
-// that share it (GQA) and several keys at a time, with the sums in registers.
+// that share it (GQA) and for two neighbouring rows that see the same keys (both rows of a
+// causal prompt or of one item), several keys at a time, with the sums in registers.
 #include <cstdint>
 
 namespace sift {

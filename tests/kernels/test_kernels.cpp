@@ -154,6 +154,23 @@ TEST(Attention, ContextRangeAnywhereGivesTheSameBits) {
   EXPECT_TRUE(bitwise_equal(a.data(), b.data(), a.size()));
 }
 
+// attention() over all rows, checked: the plain twin's bits, within 1e-5 of the reference.
+std::vector<float> attention_checked(const AttentionDims& dims, const std::vector<VisibleKeys>& visible,
+                                     const std::vector<float>& q, const std::vector<float>& keys,
+                                     const std::vector<float>& values) {
+  const int n = static_cast<int>(visible.size());
+  std::vector<float> fast(size_t(n) * dims.q_dim()), plain(fast.size()), reference(fast.size());
+  attention(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), fast.data());
+  attention_plain(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), plain.data());
+  attention_reference(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), reference.data());
+  EXPECT_TRUE(bitwise_equal(fast.data(), plain.data(), fast.size())) << "head_dim " << dims.head_dim;
+  for (size_t i = 0; i < fast.size(); ++i) {
+    EXPECT_NEAR(fast[i], reference[i], 1e-5) << i << ", head_dim " << dims.head_dim;
+    if (std::abs(fast[i] - reference[i]) > 1e-5) break;
+  }
+  return fast;
+}
+
 // The fast kernel and its plain twin run the same operations in the same order: equal bits,
 // for GQA groups of 1, 2 and 3 (pairs of heads and an odd one) and head_dim tails (20 = 16 + 4).
 TEST(Attention, FastEqualsPlainBitwiseAcrossShapes) {
@@ -171,12 +188,45 @@ TEST(Attention, FastEqualsPlainBitwiseAcrossShapes) {
     const auto q = random_vector(size_t(n) * dims.q_dim(), 21, 2.0f);
     const auto keys = random_vector(size_t(n) * dims.kv_dim(), 22);
     const auto values = random_vector(size_t(n) * dims.kv_dim(), 23);
-    std::vector<float> fast(size_t(n) * dims.q_dim()), plain(fast.size()), reference(fast.size());
-    attention(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), fast.data());
-    attention_plain(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), plain.data());
-    attention_reference(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), reference.data());
-    EXPECT_TRUE(bitwise_equal(fast.data(), plain.data(), fast.size())) << "head_dim " << dims.head_dim;
-    for (size_t i = 0; i < fast.size(); ++i) ASSERT_NEAR(fast[i], reference[i], 1e-5) << i;
+    attention_checked(dims, visible, q, keys, values);
+  }
+}
+
+// The fast kernel takes neighbouring rows that see the same keys first in pairs, the one
+// with more own keys going on alone. Rows in every order a call can bring (an item's rows
+// reversed, the same row twice, neighbours with another context or another own range) give
+// the plain twin's bits, and each row alone gives its bits inside the call.
+TEST(Attention, RowsSharingKeysGiveTheirOwnBits) {
+  std::mt19937 rng(5);
+  for (const AttentionDims& dims : {AttentionDims{2, 2, 8}, AttentionDims{4, 2, 20}, AttentionDims{6, 2, 64},
+                                    AttentionDims{3, 1, 128}, AttentionDims{8, 2, 24}}) {
+    const int q_len = 11, n_keys = 40;
+    std::vector<VisibleKeys> visible;
+    for (int t = 0; t < q_len; ++t) visible.push_back({0, 0, 0, t + 1});           // causal, in order
+    for (int t = 6; t >= 0; --t) visible.push_back({0, q_len, q_len, q_len + t + 1});  // an item, reversed
+    visible.push_back({0, q_len, q_len, q_len + 3});  // the same row twice
+    visible.push_back({0, q_len, q_len, q_len + 3});
+    visible.push_back({0, 5, q_len, q_len + 2});      // another context, then the first again
+    visible.push_back({0, q_len, q_len, q_len + 2});
+    visible.push_back({0, q_len, q_len + 7, q_len + 9});  // another own range
+    std::uniform_int_distribution<int> pick(0, 12);
+    for (int i = 0; i < 24; ++i) {  // random ranges: neighbours pair by chance
+      const int cb = pick(rng) % 3, ce = cb + pick(rng), ob = ce + pick(rng) % 4;
+      visible.push_back({cb, ce, ob, ob + 1 + pick(rng)});
+    }
+    const int n = static_cast<int>(visible.size());
+    for (const VisibleKeys& v : visible) ASSERT_LE(v.own_end, n_keys);
+    const auto q = random_vector(size_t(n) * dims.q_dim(), 41, 2.0f);
+    const auto keys = random_vector(size_t(n_keys) * dims.kv_dim(), 42);
+    const auto values = random_vector(size_t(n_keys) * dims.kv_dim(), 43);
+    const std::vector<float> fast = attention_checked(dims, visible, q, keys, values);
+    std::vector<float> alone(dims.q_dim());
+    for (int row = 0; row < n; ++row) {
+      attention(dims, q.data() + row * dims.q_dim(), dims.q_dim(), &visible[row], 1, keys.data(), values.data(),
+                alone.data());
+      EXPECT_TRUE(bitwise_equal(alone.data(), fast.data() + row * dims.q_dim(), alone.size()))
+          << "row " << row << ", head_dim " << dims.head_dim;
+    }
   }
 }
 
