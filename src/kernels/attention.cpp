@@ -324,8 +324,8 @@ void attention_with(bool fast, const AttentionDims& dims, const float* q, int64_
                     int64_t n_rows, const float* keys, const float* values, float* out) {
   const int64_t hd = dims.head_dim, kv_dim = dims.kv_dim(), group = dims.n_heads / dims.n_kv_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  std::vector<RowGroup> groups;
-  groups.reserve(static_cast<size_t>(n_rows));
+  thread_local std::vector<RowGroup> groups;  // the caller's, kept: a forward call allocates nothing once grown
+  groups.clear();
   for (int64_t r = 0; r < n_rows;) {
     RowGroup g;
     const bool pair = fast && r + 1 < n_rows && see_same_keys_first(visible[r], visible[r + 1]);
@@ -341,6 +341,7 @@ void attention_with(bool fast, const AttentionDims& dims, const float* q, int64_
     r += g.n_rows;
   }
   const int64_t n_groups = static_cast<int64_t>(groups.size());
+  const RowGroup* const group_list = groups.data();  // a thread_local is not captured: the workers use this
   int64_t keys_seen = 0, n_keys = 0;  // over all rows: the work is ~4 head_dim flops per key and query head
   for (int64_t r = 0; r < n_rows; ++r) {
     keys_seen += n_visible(visible[r]);
@@ -357,7 +358,7 @@ void attention_with(bool fast, const AttentionDims& dims, const float* q, int64_
   // Tasks kv-head-major, so a thread walks the rows of one kv head and its keys stay in cache.
   parallel_for(n_groups * dims.n_kv_heads, [&](int64_t task) {
     const int64_t kv_head = task / n_groups, h0 = kv_head * group;
-    RowGroup g = groups[task % n_groups];
+    RowGroup g = group_list[task % n_groups];
     for (int i = 0; i < g.n_rows; ++i) g.q[i] += h0 * hd, g.out[i] += h0 * hd;
     const float* k = layout.keys + kv_head * key_head_step;
     const float* v = layout.values + kv_head * key_head_step;
