@@ -244,7 +244,7 @@ void attend_fast(const RowGroup& g, int64_t n_heads, int64_t hd, const float* ke
   // The last row's own keys after the shared ones (none when R = 1).
   const KeyRun extra{R == 1 ? last.own_end : g.visible[0].own_end, last.own_end,
                      static_cast<int32_t>(n_visible(g.visible[0]))};
-  const int64_t n_last = n_visible(last);  // the longest score list: the stride of every row's
+  const int64_t n_last = n_visible(last);  // the longest score list: every row's list stride
   thread_local std::vector<float> scores, inv_total_buffer;
   scores.resize(static_cast<size_t>(R * n_heads * n_last));
   inv_total_buffer.resize(static_cast<size_t>(R * n_heads));
@@ -294,13 +294,16 @@ void attend_plain(const float* q, int64_t n_heads, int64_t hd, const VisibleKeys
 // the copy costs ~1 / (rows x group) of the attention it feeds, so it pays from a few rows on.
 constexpr int64_t kHeadMajorMinRows = 16;
 
-struct HeadMajor {
+// Where kv head g's keys and values are read: at keys + g * head_step, one key every
+// key_stride floats (the cache's rows: head_step = head_dim, key_stride = kv_dim).
+struct KvLayout {
   const float* keys;
   const float* values;
-  int64_t stride;  // floats from one key of a head to the next
+  int64_t key_stride;
+  int64_t head_step;
 };
 
-HeadMajor head_major(const AttentionDims& dims, int64_t n_keys, const float* keys, const float* values) {
+KvLayout head_major(const AttentionDims& dims, int64_t n_keys, const float* keys, const float* values) {
   const int64_t hd = dims.head_dim, kv_dim = dims.kv_dim(), block = n_keys * hd;
   thread_local std::vector<float> buffer;  // the caller's, kept across calls (grows only)
   if (static_cast<int64_t>(buffer.size()) < 2 * dims.n_kv_heads * block)
@@ -313,7 +316,7 @@ HeadMajor head_major(const AttentionDims& dims, int64_t n_keys, const float* key
       std::copy_n(values + j * kv_dim + g * hd, hd, v + g * block + j * hd);
     }
   }, 2 * block);
-  return {k, v, hd};
+  return {k, v, hd, block};
 }
 
 // Tasks: (kv head, group of rows). With `fast`, neighbouring rows that see the same keys
@@ -347,27 +350,22 @@ void attention_with(bool fast, const AttentionDims& dims, const float* q, int64_
     keys_seen += n_visible(visible[r]);
     n_keys = std::max<int64_t>({n_keys, visible[r].context_end, visible[r].own_end});
   }
-  // Per kv head g: its keys at key_base + g * key_head_step, one key every key_stride floats.
-  HeadMajor layout{keys, values, kv_dim};
-  int64_t key_head_step = hd;
-  if (fast && n_rows >= kHeadMajorMinRows) {
-    layout = head_major(dims, n_keys, keys, values);
-    key_head_step = n_keys * hd;
-  }
+  const KvLayout layout = fast && n_rows >= kHeadMajorMinRows ? head_major(dims, n_keys, keys, values)
+                                                              : KvLayout{keys, values, kv_dim, hd};
   const int64_t work_per_task = n_groups > 0 ? 4 * hd * group * keys_seen / n_groups : 0;
   // Tasks kv-head-major, so a thread walks the rows of one kv head and its keys stay in cache.
   parallel_for(n_groups * dims.n_kv_heads, [&](int64_t task) {
     const int64_t kv_head = task / n_groups, h0 = kv_head * group;
     RowGroup g = group_list[task % n_groups];
     for (int i = 0; i < g.n_rows; ++i) g.q[i] += h0 * hd, g.out[i] += h0 * hd;
-    const float* k = layout.keys + kv_head * key_head_step;
-    const float* v = layout.values + kv_head * key_head_step;
+    const float* k = layout.keys + kv_head * layout.head_step;
+    const float* v = layout.values + kv_head * layout.head_step;
     if (!fast)
-      attend_plain(g.q[0], group, hd, g.visible[0], k, v, layout.stride, scale, g.out[0]);
+      attend_plain(g.q[0], group, hd, g.visible[0], k, v, layout.key_stride, scale, g.out[0]);
     else if (g.n_rows == 1)
-      attend_fast<1>(g, group, hd, k, v, layout.stride, scale);
+      attend_fast<1>(g, group, hd, k, v, layout.key_stride, scale);
     else
-      attend_fast<2>(g, group, hd, k, v, layout.stride, scale);
+      attend_fast<2>(g, group, hd, k, v, layout.key_stride, scale);
   }, work_per_task);
 }
 
