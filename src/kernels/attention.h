@@ -10,9 +10,13 @@
 //   scores_j = (q_h . k_j) / sqrt(head_dim);  p = softmax(scores);  out_h = sum_j p_j v_j
 // The keys are visited in index order and each row's arithmetic is independent of the
 // other rows, so a row's output depends only on what it sees (the exact operation order is
-// written down in attention.cpp). The fast kernel loads each key once for the query heads
-// that share it (GQA) and for two neighbouring rows that see the same keys (both rows of a
-// causal prompt or of one item), several keys at a time, with the sums in registers.
+// written down in attention.cpp). The fast kernel takes neighbouring rows that see the same
+// keys first (a causal prompt's rows, one item's rows) in blocks and runs both products
+// through the F32 gemm's register tile (kernels/micro_tile.h): scores as 6 query vectors
+// (rows x the query heads of one kv head) against 16 keys, values as the same vectors'
+// probabilities against 16 value columns, over the keys every row of the block sees; each
+// row's remaining own keys then continue its sums alone. Keys and values are copied into the
+// tile's panel layout once per call.
 #include <cstdint>
 
 namespace sift {

@@ -8,13 +8,15 @@
 #include "core/parallel.h"
 #include "kernels/cpu_features.h"
 #include "kernels/gemm_q8.h"
+#include "kernels/micro_tile.h"
 #include <omp.h>
 
 namespace sift {
 namespace {
 
 constexpr int64_t kNr = PackedMatrix::kPanelWidth;  // 16 columns: two 8-float vectors
-constexpr int64_t kMr = 6;                          // rows per micro-tile: 12 accumulators
+constexpr int64_t kMr = kTileRows;                  // rows per micro-tile: 12 accumulators
+static_assert(kNr == kTileCols, "a weight panel is one micro-tile wide");
 constexpr int64_t kKc = 256;                        // K block: a 16 KB panel slice stays in L1
 constexpr int64_t kMc = 144;                        // row block: its packed A (144 KB) stays in L2
 
@@ -28,46 +30,6 @@ void pack_a_block(const float* a, int64_t lda, int64_t rows, int64_t k0, int64_t
     for (int64_t k = 0; k < kc; ++k)
       for (int64_t r = 0; r < kMr; ++r) dst[k * kMr + r] = r < n_rows ? a[(u * kMr + r) * lda + k0 + k] : 0.0f;
   }
-}
-
-// C[0..rows)[0..n_valid) (+)= Apacked (kc, 6) @ panel slice (kc, 16): per element an fma
-// chain in k order; accumulators start at 0 on the first K block, else from C.
-__attribute__((target("avx2,fma"))) void micro_kernel(const float* a_packed, const float* b, int64_t kc, bool first,
-                                                      float* c, int64_t ldc, int64_t rows, int64_t n_valid) {
-  // A full tile reads and writes C in place; an edge tile goes through a zero-padded copy.
-  const bool full = rows == kMr && n_valid == kNr;
-  alignas(32) float tile[kMr][kNr] = {};
-  float* base = full ? c : &tile[0][0];
-  const int64_t ld = full ? ldc : kNr;
-  if (!full && !first)
-    for (int64_t r = 0; r < rows; ++r) std::copy(c + r * ldc, c + r * ldc + n_valid, tile[r]);
-#define SIFT_LOAD_C(r, half) (first ? _mm256_setzero_ps() : _mm256_loadu_ps(base + (r) * ld + (half) * 8))
-  // Twelve named accumulators, so the compiler keeps them all in registers.
-  __m256 c00 = SIFT_LOAD_C(0, 0), c01 = SIFT_LOAD_C(0, 1), c10 = SIFT_LOAD_C(1, 0), c11 = SIFT_LOAD_C(1, 1);
-  __m256 c20 = SIFT_LOAD_C(2, 0), c21 = SIFT_LOAD_C(2, 1), c30 = SIFT_LOAD_C(3, 0), c31 = SIFT_LOAD_C(3, 1);
-  __m256 c40 = SIFT_LOAD_C(4, 0), c41 = SIFT_LOAD_C(4, 1), c50 = SIFT_LOAD_C(5, 0), c51 = SIFT_LOAD_C(5, 1);
-#undef SIFT_LOAD_C
-  for (int64_t k = 0; k < kc; ++k, b += kNr, a_packed += kMr) {
-    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-    __m256 a = _mm256_broadcast_ss(a_packed + 0);
-    c00 = _mm256_fmadd_ps(a, b0, c00), c01 = _mm256_fmadd_ps(a, b1, c01);
-    a = _mm256_broadcast_ss(a_packed + 1);
-    c10 = _mm256_fmadd_ps(a, b0, c10), c11 = _mm256_fmadd_ps(a, b1, c11);
-    a = _mm256_broadcast_ss(a_packed + 2);
-    c20 = _mm256_fmadd_ps(a, b0, c20), c21 = _mm256_fmadd_ps(a, b1, c21);
-    a = _mm256_broadcast_ss(a_packed + 3);
-    c30 = _mm256_fmadd_ps(a, b0, c30), c31 = _mm256_fmadd_ps(a, b1, c31);
-    a = _mm256_broadcast_ss(a_packed + 4);
-    c40 = _mm256_fmadd_ps(a, b0, c40), c41 = _mm256_fmadd_ps(a, b1, c41);
-    a = _mm256_broadcast_ss(a_packed + 5);
-    c50 = _mm256_fmadd_ps(a, b0, c50), c51 = _mm256_fmadd_ps(a, b1, c51);
-  }
-#define SIFT_STORE_C(r, lo, hi) (_mm256_storeu_ps(base + (r) * ld, lo), _mm256_storeu_ps(base + (r) * ld + 8, hi))
-  SIFT_STORE_C(0, c00, c01), SIFT_STORE_C(1, c10, c11), SIFT_STORE_C(2, c20, c21);
-  SIFT_STORE_C(3, c30, c31), SIFT_STORE_C(4, c40, c41), SIFT_STORE_C(5, c50, c51);
-#undef SIFT_STORE_C
-  if (!full)
-    for (int64_t r = 0; r < rows; ++r) std::copy(tile[r], tile[r] + n_valid, c + r * ldc);
 }
 
 // Scalar version of one panel: the same chain per element (std::fma is the fused op).
@@ -105,6 +67,45 @@ const float* plain_panel(const PackedMatrix& w, int64_t p, std::vector<float>& b
 
 }  // namespace
 
+// kernels/micro_tile.h: C[0..rows)[0..n_valid) (+)= A packed (kc, 6) @ B (kc, 16).
+__attribute__((target("avx2,fma"))) void micro_tile(const float* a_packed, const float* b, int64_t kc, bool first,
+                                                    float* c, int64_t ldc, int64_t rows, int64_t n_valid) {
+  // A full tile reads and writes C in place; an edge tile goes through a zero-padded copy.
+  const bool full = rows == kMr && n_valid == kNr;
+  alignas(32) float tile[kMr][kNr] = {};
+  float* base = full ? c : &tile[0][0];
+  const int64_t ld = full ? ldc : kNr;
+  if (!full && !first)
+    for (int64_t r = 0; r < rows; ++r) std::copy(c + r * ldc, c + r * ldc + n_valid, tile[r]);
+#define SIFT_LOAD_C(r, half) (first ? _mm256_setzero_ps() : _mm256_loadu_ps(base + (r) * ld + (half) * 8))
+  // Twelve named accumulators, so the compiler keeps them all in registers.
+  __m256 c00 = SIFT_LOAD_C(0, 0), c01 = SIFT_LOAD_C(0, 1), c10 = SIFT_LOAD_C(1, 0), c11 = SIFT_LOAD_C(1, 1);
+  __m256 c20 = SIFT_LOAD_C(2, 0), c21 = SIFT_LOAD_C(2, 1), c30 = SIFT_LOAD_C(3, 0), c31 = SIFT_LOAD_C(3, 1);
+  __m256 c40 = SIFT_LOAD_C(4, 0), c41 = SIFT_LOAD_C(4, 1), c50 = SIFT_LOAD_C(5, 0), c51 = SIFT_LOAD_C(5, 1);
+#undef SIFT_LOAD_C
+  for (int64_t k = 0; k < kc; ++k, b += kNr, a_packed += kMr) {
+    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+    __m256 a = _mm256_broadcast_ss(a_packed + 0);
+    c00 = _mm256_fmadd_ps(a, b0, c00), c01 = _mm256_fmadd_ps(a, b1, c01);
+    a = _mm256_broadcast_ss(a_packed + 1);
+    c10 = _mm256_fmadd_ps(a, b0, c10), c11 = _mm256_fmadd_ps(a, b1, c11);
+    a = _mm256_broadcast_ss(a_packed + 2);
+    c20 = _mm256_fmadd_ps(a, b0, c20), c21 = _mm256_fmadd_ps(a, b1, c21);
+    a = _mm256_broadcast_ss(a_packed + 3);
+    c30 = _mm256_fmadd_ps(a, b0, c30), c31 = _mm256_fmadd_ps(a, b1, c31);
+    a = _mm256_broadcast_ss(a_packed + 4);
+    c40 = _mm256_fmadd_ps(a, b0, c40), c41 = _mm256_fmadd_ps(a, b1, c41);
+    a = _mm256_broadcast_ss(a_packed + 5);
+    c50 = _mm256_fmadd_ps(a, b0, c50), c51 = _mm256_fmadd_ps(a, b1, c51);
+  }
+#define SIFT_STORE_C(r, lo, hi) (_mm256_storeu_ps(base + (r) * ld, lo), _mm256_storeu_ps(base + (r) * ld + 8, hi))
+  SIFT_STORE_C(0, c00, c01), SIFT_STORE_C(1, c10, c11), SIFT_STORE_C(2, c20, c21);
+  SIFT_STORE_C(3, c30, c31), SIFT_STORE_C(4, c40, c41), SIFT_STORE_C(5, c50, c51);
+#undef SIFT_STORE_C
+  if (!full)
+    for (int64_t r = 0; r < rows; ++r) std::copy(tile[r], tile[r] + n_valid, c + r * ldc);
+}
+
 void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* c, int64_t ldc) {
   if (w.type() == PackedType::Q8) return gemm_q8(a, m, lda, w, c, ldc);
   if (!cpu_has_avx2_fma_f16c()) return gemm_reference(a, m, lda, w, c, ldc);
@@ -132,7 +133,7 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
           if (widen) widen_slice(w, p, k0, k1, b_wide.data());
           const int64_t n_valid = std::min(kNr, w.rows() - p * kNr);
           for (int64_t i = 0; i < rows; i += kMr)
-            micro_kernel(a_packed.data() + (i / kMr) * (k1 - k0) * kMr, b, k1 - k0, k0 == 0,
+            micro_tile(a_packed.data() + (i / kMr) * (k1 - k0) * kMr, b, k1 - k0, k0 == 0,
                          c + (i0 + i) * ldc + p * kNr, ldc, std::min(kMr, rows - i), n_valid);
         }
       }

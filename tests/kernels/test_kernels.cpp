@@ -192,8 +192,8 @@ TEST(Attention, FastEqualsPlainBitwiseAcrossShapes) {
   }
 }
 
-// The fast kernel takes neighbouring rows that see the same keys first in pairs, the one
-// with more own keys going on alone. Rows in every order a call can bring (an item's rows
+// The fast kernel takes neighbouring rows that see the same keys first in blocks, and their
+// values in pairs, the one with more own keys going on alone. Rows in every order a call can bring (an item's rows
 // reversed, the same row twice, neighbours with another context or another own range) give
 // the plain twin's bits, and each row alone gives its bits inside the call.
 TEST(Attention, RowsSharingKeysGiveTheirOwnBits) {
@@ -226,6 +226,46 @@ TEST(Attention, RowsSharingKeysGiveTheirOwnBits) {
                 alone.data());
       EXPECT_TRUE(bitwise_equal(alone.data(), fast.data() + row * dims.q_dim(), alone.size()))
           << "row " << row << ", head_dim " << dims.head_dim;
+    }
+  }
+}
+
+// The fast kernel scores blocks of rows that see the same keys first (kernels/attention.cpp,
+// RowBlock) in micro-tiles of 6 query vectors x 16 keys, over whole 16-key panels. Rows of
+// long runs (more than one block), ranges that start and end off the panel grid, GQA groups
+// of 1 to 4 and rows in reverse order (other blocks) give the plain twin's bits and each
+// row's bits alone.
+TEST(Attention, RowBlocksGiveTheirOwnBits) {
+  for (const AttentionDims& dims : {AttentionDims{2, 2, 32}, AttentionDims{4, 2, 64}, AttentionDims{6, 2, 12},
+                                    AttentionDims{8, 2, 40}, AttentionDims{3, 1, 16}}) {
+    const int shift = 5, q_len = 45, item_len = 31;  // the query's keys at [5, 50): off the grid
+    std::vector<VisibleKeys> visible;
+    for (int t = 0; t < q_len; ++t) visible.push_back({0, 0, shift, shift + t + 1});
+    for (int item = 0; item < 2; ++item) {
+      const int begin = shift + q_len + item * item_len;
+      for (int t = 0; t < item_len - 2 * item; ++t) visible.push_back({shift, shift + q_len, begin, begin + t + 1});
+    }
+    const int n = static_cast<int>(visible.size()), n_keys = shift + q_len + 2 * item_len;
+    const auto q = random_vector(size_t(n) * dims.q_dim(), 51, 2.0f);
+    const auto keys = random_vector(size_t(n_keys) * dims.kv_dim(), 52);
+    const auto values = random_vector(size_t(n_keys) * dims.kv_dim(), 53);
+    const std::vector<float> fast = attention_checked(dims, visible, q, keys, values);
+
+    // The rows reversed: every block holds other rows.
+    std::vector<VisibleKeys> reversed(visible.rbegin(), visible.rend());
+    std::vector<float> q_reversed(q.size());
+    for (int row = 0; row < n; ++row)
+      std::copy_n(q.begin() + row * dims.q_dim(), dims.q_dim(), q_reversed.begin() + (n - 1 - row) * dims.q_dim());
+    const std::vector<float> backwards = attention_checked(dims, reversed, q_reversed, keys, values);
+    std::vector<float> alone(dims.q_dim());
+    for (int row = 0; row < n; ++row) {
+      const std::string where = "row " + std::to_string(row) + ", heads " + std::to_string(dims.n_heads) + "/" +
+                                std::to_string(dims.n_kv_heads) + ", head_dim " + std::to_string(dims.head_dim);
+      ASSERT_TRUE(bitwise_equal(backwards.data() + (n - 1 - row) * dims.q_dim(), fast.data() + row * dims.q_dim(),
+                                dims.q_dim())) << where;
+      attention(dims, q.data() + row * dims.q_dim(), dims.q_dim(), &visible[row], 1, keys.data(), values.data(),
+                alone.data());
+      ASSERT_TRUE(bitwise_equal(alone.data(), fast.data() + row * dims.q_dim(), alone.size())) << where;
     }
   }
 }
