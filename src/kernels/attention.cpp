@@ -110,6 +110,36 @@ struct KvPanels {
   }
 };
 
+// panel[i * 16 + j] = key j's element i (key j at keys + j * key_stride) for the n_valid keys
+// of one panel, 0 past them: a transposition, so any order of copying gives the same panel.
+// A full panel with head_dim % 8 == 0 goes as 8 x 8 blocks through registers.
+__attribute__((target("avx2"))) void transpose_key_panel(const float* keys, int64_t key_stride, int64_t n_valid,
+                                                         int64_t hd, float* panel) {
+  if (n_valid < kTileCols || hd % 8 != 0) {
+    for (int64_t j = 0; j < kTileCols; ++j)
+      for (int64_t i = 0; i < hd; ++i) panel[i * kTileCols + j] = j < n_valid ? keys[j * key_stride + i] : 0.0f;
+    return;
+  }
+  for (int64_t i0 = 0; i0 < hd; i0 += 8)
+    for (int64_t j0 = 0; j0 < kTileCols; j0 += 8) {
+      __m256 r[8];  // r[k]: key j0 + k, elements i0 .. i0 + 7
+      for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(keys + (j0 + k) * key_stride + i0);
+      __m256 t[8];  // pairs of keys interleaved
+      for (int k = 0; k < 8; k += 2) t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]), t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+      __m256 u[8];  // quads of keys, per 128-bit lane
+      for (int k = 0; k < 8; k += 4) {
+        u[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
+      }
+      for (int d = 0; d < 4; ++d) {  // element i0 + d from the low lanes, i0 + 4 + d from the high
+        _mm256_storeu_ps(panel + (i0 + d) * kTileCols + j0, _mm256_permute2f128_ps(u[d], u[4 + d], 0x20));
+        _mm256_storeu_ps(panel + (i0 + 4 + d) * kTileCols + j0, _mm256_permute2f128_ps(u[d], u[4 + d], 0x31));
+      }
+    }
+}
+
 KvPanels kv_panels(const AttentionDims& dims, int64_t n_keys, const float* keys, const float* values) {
   const int64_t hd = dims.head_dim, kv_dim = dims.kv_dim();
   const int64_t n_key_panels = (n_keys + kTileCols - 1) / kTileCols, n_column_panels = (hd + kTileCols - 1) / kTileCols;
@@ -123,11 +153,8 @@ KvPanels kv_panels(const AttentionDims& dims, int64_t n_keys, const float* keys,
   float* const value_data = buffer.data() + key_floats;
   parallel_for(dims.n_kv_heads * n_key_panels, [&](int64_t task) {  // task = g * n_key_panels + p
     const int64_t g = task / n_key_panels, p = task % n_key_panels;
-    float* panel = key_data + task * hd * kTileCols;
-    for (int64_t j = 0; j < kTileCols; ++j) {
-      const int64_t key = p * kTileCols + j;
-      for (int64_t i = 0; i < hd; ++i) panel[i * kTileCols + j] = key < n_keys ? keys[key * kv_dim + g * hd + i] : 0.0f;
-    }
+    transpose_key_panel(keys + p * kTileCols * kv_dim + g * hd, kv_dim, std::min(kTileCols, n_keys - p * kTileCols), hd,
+                        key_data + task * hd * kTileCols);
   }, hd * kTileCols);
   parallel_for(dims.n_kv_heads * n_column_panels, [&](int64_t task) {  // task = g * n_column_panels + c
     const int64_t g = task / n_column_panels, c0 = (task % n_column_panels) * kTileCols;
