@@ -199,17 +199,6 @@ void score_panels(const float* q_packed, int64_t n_vec, const KvPanels& kv, int6
                  std::min(kTileRows, n_vec - t0), kTileCols);
 }
 
-// dst (n_cols, 6) per group of 6 rows of src (n_rows, n_cols; row stride ld), k-major as
-// micro_tile reads A: dst[(t / 6) * n_cols * 6 + k * 6 + t % 6] = src[t * ld + k]; rows past
-// n_rows are 0.
-void pack_tile_rows(const float* src, int64_t n_rows, int64_t n_cols, int64_t ld, float* dst) {
-  const int64_t n_padded = (n_rows + kTileRows - 1) / kTileRows * kTileRows;
-  for (int64_t t = 0; t < n_padded; ++t) {
-    float* d = dst + (t / kTileRows) * n_cols * kTileRows + t % kTileRows;
-    for (int64_t k = 0; k < n_cols; ++k) d[k * kTileRows] = t < n_rows ? src[t * ld + k] : 0.0f;
-  }
-}
-
 // o[c] = fma chain over the keys [begin, end) of p[n] v_j[c], continued from o (column panels
 // of 16, so head_dim's padding columns are computed too and not read).
 __attribute__((target("avx2,fma"))) void continue_value_chains(const KvPanels& kv, int64_t kv_head, int32_t begin,

@@ -20,18 +20,6 @@ static_assert(kNr == kTileCols, "a weight panel is one micro-tile wide");
 constexpr int64_t kKc = 256;                        // K block: a 16 KB panel slice stays in L1
 constexpr int64_t kMc = 144;                        // row block: its packed A (144 KB) stays in L2
 
-// Copies A[i0..i0+rows)[k0..k1) into micro-panels of kMr rows: element (i, k) of micro-panel
-// u at packed[u * kc * kMr + (k - k0) * kMr + i % kMr]; rows past `rows` are zero.
-void pack_a_block(const float* a, int64_t lda, int64_t rows, int64_t k0, int64_t k1, float* packed) {
-  const int64_t kc = k1 - k0;
-  for (int64_t u = 0; u * kMr < rows; ++u) {
-    float* dst = packed + u * kc * kMr;
-    const int64_t n_rows = std::min(kMr, rows - u * kMr);
-    for (int64_t k = 0; k < kc; ++k)
-      for (int64_t r = 0; r < kMr; ++r) dst[k * kMr + r] = r < n_rows ? a[(u * kMr + r) * lda + k0 + k] : 0.0f;
-  }
-}
-
 // Scalar version of one panel: the same chain per element (std::fma is the fused op).
 void reference_panel(const float* a, int64_t m, int64_t lda, const float* panel, int64_t k_total,
                      float* c, int64_t ldc, int64_t n_valid) {
@@ -66,6 +54,14 @@ const float* plain_panel(const PackedMatrix& w, int64_t p, std::vector<float>& b
 }
 
 }  // namespace
+
+void pack_tile_rows(const float* src, int64_t n_rows, int64_t n_cols, int64_t ld, float* dst) {
+  const int64_t n_padded = (n_rows + kMr - 1) / kMr * kMr;
+  for (int64_t t = 0; t < n_padded; ++t) {
+    float* d = dst + (t / kMr) * n_cols * kMr + t % kMr;
+    for (int64_t k = 0; k < n_cols; ++k) d[k * kMr] = t < n_rows ? src[t * ld + k] : 0.0f;
+  }
+}
 
 // kernels/micro_tile.h: C[0..rows)[0..n_valid) (+)= A packed (kc, 6) @ B (kc, 16).
 __attribute__((target("avx2,fma"))) void micro_tile(const float* a_packed, const float* b, int64_t kc, bool first,
@@ -127,7 +123,7 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
       const int64_t k1 = std::min(k_total, k0 + kKc);
       for (int64_t i0 = 0; i0 < m; i0 += kMc) {
         const int64_t rows = std::min(kMc, m - i0);
-        pack_a_block(a + i0 * lda, lda, rows, k0, k1, a_packed.data());
+        pack_tile_rows(a + i0 * lda + k0, rows, k1 - k0, lda, a_packed.data());
         for (int64_t p = p_begin; p < p_end; ++p) {
           const float* b = widen ? b_wide.data() : w.panel(p) + k0 * kNr;
           if (widen) widen_slice(w, p, k0, k1, b_wide.data());

@@ -16,4 +16,9 @@ constexpr int64_t kTileCols = 16;  // two 8-float vectors: a packed weight panel
 void micro_tile(const float* a_packed, const float* b, int64_t kc, bool first, float* c, int64_t ldc, int64_t rows,
                 int64_t n_valid);
 
+// The A operand: src (n_rows, n_cols; row stride ld) as micro-panels of kTileRows rows, k-major:
+// dst[(t / 6) * n_cols * 6 + k * 6 + t % 6] = src[t * ld + k]; rows past n_rows (to the next
+// multiple of 6) are 0.
+void pack_tile_rows(const float* src, int64_t n_rows, int64_t n_cols, int64_t ld, float* dst);
+
 }  // namespace sift
