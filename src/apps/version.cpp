@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "kernels/cpu_features.h"
+#include "kernels/micro_tile.h"
 
 // Set by CMakeLists.txt on this file only, so a new commit recompiles nothing else.
 #ifndef SIFT_VERSION
@@ -25,7 +26,9 @@ std::string version_text() {
 #else
   const std::string compiler = "an unknown compiler";
 #endif
-  const char* simd = cpu_has_avx2_fma() ? "AVX2+FMA kernels" : "plain kernels (no AVX2+FMA on this CPU)";
+  const char* simd = !cpu_has_avx2_fma()           ? "plain kernels (no AVX2+FMA on this CPU)"
+                     : tile_isa() == TileIsa::Avx512 ? "AVX2+FMA kernels, AVX-512 register tile"
+                                                     : "AVX2+FMA kernels";
   return fmt::format("sift {} (commit {}, {} build, {}, {}, C++{})", SIFT_VERSION, SIFT_GIT_COMMIT, SIFT_BUILD_TYPE,
                      compiler, simd, __cplusplus / 100 % 100);
 }

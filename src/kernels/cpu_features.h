@@ -10,6 +10,12 @@ inline bool cpu_has_avx2_fma() {
   return has;
 }
 
+// AVX-512F: the F32 register tile twice as wide (kernels/micro_tile.h).
+inline bool cpu_has_avx512f() {
+  static const bool has = cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f");
+  return has;
+}
+
 // CPUID bits that __builtin_cpu_supports does not name in every compiler sift builds with
 // (clang 14 knows neither "f16c" nor "avxvnni"): read from the leaf directly.
 inline bool cpuid_bit(unsigned leaf, unsigned subleaf, int reg, unsigned bit) {

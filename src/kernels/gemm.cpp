@@ -3,8 +3,10 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
+#include "core/error.h"
 #include "core/parallel.h"
 #include "kernels/cpu_features.h"
 #include "kernels/gemm_q8.h"
@@ -63,9 +65,11 @@ void pack_tile_rows(const float* src, int64_t n_rows, int64_t n_cols, int64_t ld
   }
 }
 
-// kernels/micro_tile.h: C[0..rows)[0..n_valid) (+)= A packed (kc, 6) @ B (kc, 16).
-__attribute__((target("avx2,fma"))) void micro_tile(const float* a_packed, const float* b, int64_t kc, bool first,
-                                                    float* c, int64_t ldc, int64_t rows, int64_t n_valid) {
+namespace {
+
+// One 6 x 16 tile in 12 ymm accumulators: C[0..rows)[0..n_valid) (+)= A packed (kc, 6) @ B (kc, 16).
+__attribute__((target("avx2,fma"))) void tile_avx2(const float* a_packed, const float* b, int64_t kc, bool first,
+                                                   float* c, int64_t ldc, int64_t rows, int64_t n_valid) {
   // A full tile reads and writes C in place; an edge tile goes through a zero-padded copy.
   const bool full = rows == kMr && n_valid == kNr;
   alignas(32) float tile[kMr][kNr] = {};
@@ -102,35 +106,97 @@ __attribute__((target("avx2,fma"))) void micro_tile(const float* a_packed, const
     for (int64_t r = 0; r < rows; ++r) std::copy(tile[r], tile[r] + n_valid, c + r * ldc);
 }
 
+// One 6 x (16 * V) tile in 6 V zmm accumulators, V = 1 or 2 panels (the second at b + b_next).
+// The same chain per element as tile_avx2, sixteen columns per instruction.
+template <int V>
+__attribute__((target("avx512f"))) void tile_avx512(const float* a_packed, const float* b, int64_t b_next, int64_t kc,
+                                                    bool first, float* c, int64_t ldc, int64_t rows, int64_t n_valid) {
+  constexpr int64_t kCols = V * kNr;
+  const bool full = rows == kMr && n_valid == kCols;
+  alignas(64) float tile[kMr][kCols] = {};
+  float* base = full ? c : &tile[0][0];
+  const int64_t ld = full ? ldc : kCols;
+  if (!full && !first)
+    for (int64_t r = 0; r < rows; ++r) std::copy(c + r * ldc, c + r * ldc + n_valid, tile[r]);
+  __m512 acc[kMr][V];  // fully unrolled below, so it lives in registers
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) acc[r][v] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(base + r * ld + v * kNr);
+  for (int64_t k = 0; k < kc; ++k, b += kNr, a_packed += kMr) {
+    __m512 bk[V];
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) bk[v] = _mm512_loadu_ps(b + v * b_next);
+#pragma GCC unroll 6
+    for (int r = 0; r < kMr; ++r) {
+      const __m512 a = _mm512_set1_ps(a_packed[r]);
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(a, bk[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) _mm512_storeu_ps(base + r * ld + v * kNr, acc[r][v]);
+  if (!full)
+    for (int64_t r = 0; r < rows; ++r) std::copy(tile[r], tile[r] + n_valid, c + r * ldc);
+}
+
+std::atomic<TileIsa> active_tile_isa{cpu_has_avx512f() ? TileIsa::Avx512 : TileIsa::Avx2};
+
+}  // namespace
+
+TileIsa tile_isa() { return active_tile_isa.load(std::memory_order_relaxed); }
+
+void set_tile_isa(TileIsa isa) {
+  if (isa == TileIsa::Avx512 && !cpu_has_avx512f()) fail("this CPU has no AVX-512F for the AVX-512 register tile");
+  active_tile_isa.store(isa, std::memory_order_relaxed);
+}
+
+// kernels/micro_tile.h.
+void micro_tile(const float* a_packed, const float* b, int64_t b_next, int64_t kc, bool first, float* c, int64_t ldc,
+                int64_t rows, int64_t n_valid) {
+  if (tile_isa() == TileIsa::Avx512) {
+    if (n_valid > kNr) return tile_avx512<2>(a_packed, b, b_next, kc, first, c, ldc, rows, n_valid);
+    return tile_avx512<1>(a_packed, b, b_next, kc, first, c, ldc, rows, n_valid);
+  }
+  tile_avx2(a_packed, b, kc, first, c, ldc, rows, std::min(n_valid, kNr));
+  if (n_valid > kNr) tile_avx2(a_packed, b + b_next, kc, first, c + kNr, ldc, rows, n_valid - kNr);
+}
+
 void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* c, int64_t ldc) {
   if (w.type() == PackedType::Q8) return gemm_q8(a, m, lda, w, c, ldc);
   if (!cpu_has_avx2_fma_f16c()) return gemm_reference(a, m, lda, w, c, ldc);
   const bool widen = w.type() != PackedType::F32;
   const int64_t k_total = w.cols(), n_panels = w.n_panels();
   // GotoBLAS order: K blocks, then row blocks whose packed A stays in L2, then this
-  // thread's panels (a 16 KB slice of each stays in L1 across the row block's micro-tiles).
-  // Each thread owns a static range of panels and packs its own copy of A: no barriers,
-  // and nothing about the split depends on m.
+  // thread's panels, tile_panels() at a time (a 16 KB slice of each stays in L1 across the
+  // row block's micro-tiles). Each thread owns a static range of panels and packs its own
+  // copy of A: no barriers, and nothing about the split depends on m.
+  const int64_t step = tile_panels();
 #pragma omp parallel if (n_panels > 1 && m * k_total * w.rows() >= (1 << 18))
   {
     const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
     const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;
     thread_local std::vector<float> a_packed;  // kept: a fresh 147 KB block per call is an mmap
-    thread_local std::vector<float> b_wide;    // a 16-bit panel slice widened: (kKc, 16), 16 KB
+    thread_local std::vector<float> b_wide;    // 16-bit panel slices widened: step x (kKc, 16), 16 KB each
     a_packed.resize(static_cast<size_t>(((kMc + kMr - 1) / kMr) * kMr * kKc));
-    if (widen) b_wide.resize(static_cast<size_t>(kKc * kNr));
+    if (widen) b_wide.resize(static_cast<size_t>(step * kKc * kNr));
     for (int64_t k0 = 0; k0 < k_total && p_begin < p_end; k0 += kKc) {
       const int64_t k1 = std::min(k_total, k0 + kKc);
       for (int64_t i0 = 0; i0 < m; i0 += kMc) {
         const int64_t rows = std::min(kMc, m - i0);
         pack_tile_rows(a + i0 * lda + k0, rows, k1 - k0, lda, a_packed.data());
-        for (int64_t p = p_begin; p < p_end; ++p) {
+        for (int64_t p = p_begin; p < p_end; p += step) {
+          const int64_t n_tile_panels = std::min(step, p_end - p);
           const float* b = widen ? b_wide.data() : w.panel(p) + k0 * kNr;
-          if (widen) widen_slice(w, p, k0, k1, b_wide.data());
-          const int64_t n_valid = std::min(kNr, w.rows() - p * kNr);
+          const int64_t b_next = widen ? kKc * kNr : k_total * kNr;  // panel p + 1's slice
+          if (widen)
+            for (int64_t q = 0; q < n_tile_panels; ++q) widen_slice(w, p + q, k0, k1, b_wide.data() + q * kKc * kNr);
+          const int64_t n_valid = std::min(n_tile_panels * kNr, w.rows() - p * kNr);
           for (int64_t i = 0; i < rows; i += kMr)
-            micro_tile(a_packed.data() + (i / kMr) * (k1 - k0) * kMr, b, k1 - k0, k0 == 0,
-                         c + (i0 + i) * ldc + p * kNr, ldc, std::min(kMr, rows - i), n_valid);
+            micro_tile(a_packed.data() + (i / kMr) * (k1 - k0) * kMr, b, b_next, k1 - k0, k0 == 0,
+                       c + (i0 + i) * ldc + p * kNr, ldc, std::min(kMr, rows - i), n_valid);
         }
       }
     }

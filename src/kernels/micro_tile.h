@@ -1,20 +1,34 @@
 #pragma once
-// The F32 gemm's register tile (kernels/gemm.cpp), also used by attention for its scores:
+// The F32 gemm's register tile (kernels/gemm.cpp), also used by attention for its scores and
+// values:
 //
-//   C[r][j] = fma chain over k = 0..kc-1 in order of A[k][r] * B[k][j]   (r < rows <= 6, j < n_valid <= 16)
+//   C[r][j] = fma chain over k = 0..kc-1 in order of A[k][r] * B[k][j]   (r < rows <= 6, j < n_valid <= 32)
 //
 // starting from 0 when `first`, else from C's value (so a long chain can be cut into blocks).
-// A is packed k-major with kTileRows values per k (rows past `rows` zero), B is (kc, kTileCols)
-// with row stride kTileCols; C has row stride ldc. AVX2 + FMA only: callers check the CPU.
+// A is packed k-major with kTileRows values per k (rows past `rows` zero). B is one or two
+// panels of 16 columns, each (kc, 16) with row stride 16: columns 0..15 at b, columns 16..31
+// at b + b_next. C has row stride ldc.
+//
+// The tile is as wide as the CPU's vector registers make it fast: with AVX-512, 6 rows x 32
+// columns in 12 zmm accumulators (tile_panels() == 2); with AVX2, 6 x 16 in 12 ymm, and 32
+// columns as two such tiles in turn (tile_panels() == 1). Every element is the same chain
+// either way, so the choice never changes a bit. Callers walk B tile_panels() panels at a
+// time, and check the CPU for AVX2 + FMA before they call.
 #include <cstdint>
 
 namespace sift {
 
-constexpr int64_t kTileRows = 6;   // 6 x 2 vectors = 12 accumulators in registers
-constexpr int64_t kTileCols = 16;  // two 8-float vectors: a packed weight panel's width
+constexpr int64_t kTileRows = 6;   // 6 rows x (2 ymm | 2 zmm) = 12 accumulators in registers
+constexpr int64_t kTileCols = 16;  // one panel: a packed weight panel's width
 
-void micro_tile(const float* a_packed, const float* b, int64_t kc, bool first, float* c, int64_t ldc, int64_t rows,
-                int64_t n_valid);
+enum class TileIsa { Avx2, Avx512 };
+TileIsa tile_isa();  // AVX-512 where the CPU has AVX-512F, else AVX2
+// For tests and benchmarks, which run the same work with each; AVX-512 on a CPU without it fails.
+void set_tile_isa(TileIsa isa);
+inline int64_t tile_panels() { return tile_isa() == TileIsa::Avx512 ? 2 : 1; }
+
+void micro_tile(const float* a_packed, const float* b, int64_t b_next, int64_t kc, bool first, float* c, int64_t ldc,
+                int64_t rows, int64_t n_valid);
 
 // The A operand: src (n_rows, n_cols; row stride ld) as micro-panels of kTileRows rows, k-major:
 // dst[(t / 6) * n_cols * 6 + k * 6 + t % 6] = src[t * ld + k]; rows past n_rows (to the next

@@ -1,6 +1,7 @@
 // The determinism contract of the forward pass, bitwise: an item's logits do not depend on
 // the other items packed with it, their order, or whether the query comes from a KV cache
-// (prefix mode) or the same pass (multi-item), or a separate [q; c] prompt.
+// (prefix mode) or the same pass (multi-item), or a separate [q; c] prompt, nor on the thread
+// count or the CPU's register tile.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <thread>
 
 #include "core/parallel.h"
+#include "../kernels/tile_isas.h"
 #include "golden_checkpoints.h"
 #include "model/model.h"
 #include "model/session.h"
@@ -78,6 +80,8 @@ TEST_P(Determinism, ItemLogitsAreBitwiseInvariant) {
     EXPECT_EQ(multi_item_logits(*model, query, items, vocab), packed) << threads << " threads";
   }
   set_n_threads(2);
+  // ... nor does the register tile the CPU has (AVX2, AVX-512).
+  testing::for_each_tile_isa([&] { EXPECT_EQ(multi_item_logits(*model, query, items, vocab), packed); });
 
   // 1. Each item alone, as its own [q; c] prompt: a plain causal sequence.
   for (size_t i = 0; i < items.size(); ++i) {
