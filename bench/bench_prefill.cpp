@@ -4,8 +4,9 @@
 //
 //   bench_prefill MODEL_DIR [--tokens 128,512,2048] [--repeats 3] [--weights auto|f32|bf16|q8]
 //
-// Besides sift's F32 gemm it times the same 2048^3 product with the weights held in BF16
-// (widened in the kernel) and in Q8 (int8 dot products; the AVX2 kernel and the best one).
+// Besides sift's F32 gemm (and, on an AVX-512 CPU, the same with the AVX2 register tile) it
+// times the same 2048^3 product with the weights held in BF16 (widened in the kernel) and in
+// Q8 (int8 dot products: the best kernel, the 256-bit VNNI one where the CPU has it, AVX2).
 //
 // FLOPs of a prefill of T tokens (causal): 2 T (matmul weights of all layers) for the
 // projections + per layer and head 2 * 2 * head_dim * T(T+1)/2 for scores and values
@@ -22,8 +23,10 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "kernels/cpu_features.h"
 #include "kernels/gemm.h"
 #include "kernels/gemm_q8.h"
+#include "kernels/micro_tile.h"
 #include "model/model.h"
 #include "model/session.h"
 
@@ -113,9 +116,18 @@ int main(int argc, char** argv) {
                 flops_sq / seconds / 1e9, 100.0 * blas_s / seconds, sift_gemm_s / seconds);
   };
   const auto plain = [&](const sift::PackedMatrix& w) { sift::gemm(a.data(), n, n, w, c.data(), n); };
+  if (sift::tile_isa() == sift::TileIsa::Avx512) {  // the AVX2 tile too, for the ratio
+    sift::set_tile_isa(sift::TileIsa::Avx2);
+    time_gemm(packed, "avx2-tile", plain);
+    sift::set_tile_isa(sift::TileIsa::Avx512);
+  }
   time_gemm(sift::PackedMatrix::from_row_major(b.data(), n, n, sift::PackedType::BF16), "bf16", plain);
   const sift::PackedMatrix q8 = sift::PackedMatrix::from_row_major(b.data(), n, n, sift::PackedType::Q8);
   time_gemm(q8, "q8", plain);
+  if (sift::cpu_has_avx_vnni())
+    time_gemm(q8, "q8-vnni256", [&](const sift::PackedMatrix& w) {
+      sift::gemm_q8(a.data(), n, n, w, c.data(), n, sift::Q8Kernel::AvxVnni);
+    });
   time_gemm(q8, "q8-avx2", [&](const sift::PackedMatrix& w) {
     sift::gemm_q8(a.data(), n, n, w, c.data(), n, sift::Q8Kernel::Avx2);
   });

@@ -38,4 +38,10 @@ inline bool cpu_has_avx_vnni() {
   return has;
 }
 
+// AVX-512 VNNI (vpdpbusd on 512-bit vectors): the Q8 kernel's widest integer dot.
+inline bool cpu_has_avx512_vnni() {
+  static const bool has = cpu_has_avx512f() && __builtin_cpu_supports("avx512vnni");
+  return has;
+}
+
 }  // namespace sift

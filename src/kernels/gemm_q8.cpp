@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/error.h"
 #include "kernels/cpu_features.h"
 
 namespace sift {
@@ -113,16 +114,18 @@ struct Q8Tile {
   const float* w_scales;
   const int16_t* w_sums;
   int64_t nb;
+  int64_t panel_blocks;  // blocks per panel: panel p + 1's quants, scales and sums are that many blocks on
   bool first;  // the slice starts at block 0: the chains start from 0
   float* c;
-  int64_t ldc, rows, n_valid;
+  int64_t ldc, rows, n_valid;  // n_valid <= 16 columns (32 for the two-panel AVX-512 kernel)
 };
 
 // Where a micro-tile accumulates: C itself when the tile is full, else a zero-padded copy
 // (read in unless the chains start here, written back at the end).
+template <int64_t kCols = kNr>
 class TileTarget {
  public:
-  explicit TileTarget(const Q8Tile& t) : t_(t), full_(t.rows == kMr && t.n_valid == kNr) {
+  explicit TileTarget(const Q8Tile& t) : t_(t), full_(t.rows == kMr && t.n_valid == kCols) {
     if (!full_ && !t.first)
       for (int64_t r = 0; r < t.rows; ++r) std::copy(t.c + r * t.ldc, t.c + r * t.ldc + t.n_valid, tile_[r]);
   }
@@ -137,7 +140,7 @@ class TileTarget {
  private:
   const Q8Tile& t_;
   bool full_;
-  alignas(32) float tile_[kMr][kNr] = {};
+  alignas(64) float tile_[kMr][kCols] = {};
 };
 
 // sum + the lane sums of |q| . w_signed (w with q's sign), 4 bytes per lane.
@@ -170,7 +173,7 @@ __attribute__((target("avx2,fma"), always_inline)) inline void add_block_row(__m
   }
 
 __attribute__((target("avx2,fma"))) void micro_kernel_avx2(const Q8Tile& t) {
-  TileTarget target(t);
+  TileTarget<> target(t);
   const int8_t* quants = t.quants;
   const uint8_t* magnitudes = t.unsigned_quants;
   const int8_t* w = t.w;
@@ -195,7 +198,7 @@ __attribute__((target("avx2,fma"))) void micro_kernel_avx2(const Q8Tile& t) {
 }
 
 __attribute__((target("avx2,fma,avxvnni"))) void micro_kernel_vnni(const Q8Tile& t) {
-  TileTarget target(t);
+  TileTarget<> target(t);
   const uint8_t* biased = t.unsigned_quants;
   const int8_t* w = t.w;
   for (int64_t b = 0; b < t.nb; ++b) {
@@ -223,6 +226,65 @@ __attribute__((target("avx2,fma,avxvnni"))) void micro_kernel_vnni(const Q8Tile&
 }
 
 #undef SIFT_Q8_ADD_BLOCK
+
+// GCC 12's AVX-512 headers start some results from _mm512_undefined and then warn that they
+// may be used uninitialized (GCC bug 105593); they are not.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+// AVX-512 VNNI: the AVX-VNNI kernel's integers with 16 int32 lanes per zmm, so one quad of a
+// panel (16 columns x 4 bytes) is one vector; V = 1 or 2 panels (4 rows x 32 columns).
+template <int V>
+__attribute__((target("avx512f,avx512vnni"))) void micro_kernel_avx512_vnni(const Q8Tile& t) {
+  TileTarget<V * kNr> target(t);
+  const int64_t w_next = t.panel_blocks * kBlockBytes, s_next = t.panel_blocks * kNr;  // panel p -> p + 1
+  for (int64_t b = 0; b < t.nb; ++b) {
+    __m512i s[kMr][V];
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) {  // -128 * sum(w) per column: the lanes' start
+      const __m256i sums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t.w_sums + v * s_next + b * kNr));
+      const __m512i start = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(_mm512_cvtepi16_epi32(sums), 7));
+#pragma GCC unroll 4
+      for (int r = 0; r < kMr; ++r) s[r][v] = start;
+    }
+    const int8_t* w = t.w + b * kBlockBytes;
+    const uint8_t* biased = t.unsigned_quants + b * kQuads * kMr * 4;
+    for (int64_t j = 0; j < kQuads; ++j, w += 4 * kNr, biased += kMr * 4) {
+      __m512i wv[V];
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) wv[v] = _mm512_loadu_si512(w + v * w_next);
+#pragma GCC unroll 4
+      for (int r = 0; r < kMr; ++r) {
+        const __m512i a = _mm512_set1_epi32(load_word(biased + r * 4));
+#pragma GCC unroll 2
+        for (int v = 0; v < V; ++v) s[r][v] = _mm512_dpbusd_epi32(s[r][v], a, wv[v]);
+      }
+    }
+    // c(r, col) = fma(float(isum), da[r] * dw[col], c(r, col)), from 0 when the chain starts here.
+    const bool zero = t.first && b == 0;
+#pragma GCC unroll 4
+    for (int r = 0; r < kMr; ++r) {
+      const __m512 da = _mm512_set1_ps(t.a_scales[b * kMr + r]);
+      float* row = target.row(r);
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) {
+        const __m512 dw = _mm512_loadu_ps(t.w_scales + v * s_next + b * kNr);
+        const __m512 c = zero ? _mm512_setzero_ps() : _mm512_loadu_ps(row + v * kNr);
+        _mm512_storeu_ps(row + v * kNr, _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[r][v]), _mm512_mul_ps(da, dw), c));
+      }
+    }
+  }
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+void micro_kernel_avx512_vnni_pair(const Q8Tile& t) {
+  if (t.n_valid > kNr) return micro_kernel_avx512_vnni<2>(t);
+  micro_kernel_avx512_vnni<1>(t);
+}
 
 using MicroKernel = void (*)(const Q8Tile&);
 
@@ -253,7 +315,14 @@ float dot_reference(const int8_t* a_quants, const float* a_scales, const PackedM
 
 void gemm_q8(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* c, int64_t ldc, Q8Kernel choice) {
   if (!cpu_has_avx2_fma()) return gemm_q8_reference(a, m, lda, w, c, ldc);
-  const MicroKernel kernel = choice == Q8Kernel::Best && cpu_has_avx_vnni() ? micro_kernel_vnni : micro_kernel_avx2;
+  if (choice == Q8Kernel::Best)
+    choice = cpu_has_avx512_vnni() ? Q8Kernel::Avx512Vnni : cpu_has_avx_vnni() ? Q8Kernel::AvxVnni : Q8Kernel::Avx2;
+  if ((choice == Q8Kernel::AvxVnni && !cpu_has_avx_vnni()) || (choice == Q8Kernel::Avx512Vnni && !cpu_has_avx512_vnni()))
+    fail("this CPU lacks the instructions of the Q8 kernel asked for");
+  const MicroKernel kernel = choice == Q8Kernel::Avx512Vnni ? micro_kernel_avx512_vnni_pair
+                             : choice == Q8Kernel::AvxVnni  ? micro_kernel_vnni
+                                                            : micro_kernel_avx2;
+  const int64_t step = choice == Q8Kernel::Avx512Vnni ? 2 : 1;  // panels per micro-tile
   const int64_t k_total = w.cols(), n_blocks = w.n_q8_blocks(), n_panels = w.n_panels();
   const int64_t n_groups = (m + kMr - 1) / kMr;
   // A is quantized once per call, shared by the threads; kept across calls (a session's
@@ -264,7 +333,7 @@ void gemm_q8(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, floa
   quants.resize(static_cast<size_t>(n_groups * n_blocks * kMr * kQb));
   unsigned_quants.resize(quants.size());
   scales.resize(static_cast<size_t>(n_groups * n_blocks * kMr));
-  const QuantizedRows q{quants.data(), unsigned_quants.data(), scales.data(), n_blocks, kernel == micro_kernel_vnni};
+  const QuantizedRows q{quants.data(), unsigned_quants.data(), scales.data(), n_blocks, choice != Q8Kernel::Avx2};
   // As gemm: K slices, then row blocks, then this thread's static range of panels; rows are
   // quantized alone, and nothing about the split depends on m.
 #pragma omp parallel if (n_panels > 1 && m * k_total * w.rows() >= (1 << 18))
@@ -279,15 +348,15 @@ void gemm_q8(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, floa
       const int64_t nb = std::min(n_blocks, b0 + kKb) - b0;
       for (int64_t i0 = 0; i0 < m; i0 += kMc) {
         const int64_t rows = std::min(kMc, m - i0);
-        for (int64_t p = p_begin; p < p_end; ++p) {
+        for (int64_t p = p_begin; p < p_end; p += step) {
           const int8_t* panel = w.q8_panel(p) + b0 * kBlockBytes;
           const float* w_scales = w.q8_scales(p) + b0 * kNr;
-          const int64_t n_valid = std::min(kNr, w.rows() - p * kNr);
+          const int64_t n_valid = std::min(std::min(step, p_end - p) * kNr, w.rows() - p * kNr);
           for (int64_t i = i0; i < i0 + rows; i += kMr) {
             const int64_t at = (i / kMr) * n_blocks + b0;  // micro-panel i / 4, block b0
             kernel({q.quants + at * kQuads * kMr * 4, q.unsigned_quants + at * kQuads * kMr * 4, q.scales + at * kMr,
-                    panel, w_scales, w.q8_column_sums(p) + b0 * kNr, nb, b0 == 0, c + i * ldc + p * kNr, ldc,
-                    std::min(kMr, m - i), n_valid});
+                    panel, w_scales, w.q8_column_sums(p) + b0 * kNr, nb, n_blocks, b0 == 0, c + i * ldc + p * kNr,
+                    ldc, std::min(kMr, m - i), n_valid});
           }
         }
       }

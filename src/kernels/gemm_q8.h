@@ -21,9 +21,11 @@
 
 namespace sift {
 
-// The integer dot of the fast kernel: AVX-VNNI's vpdpbusd where the CPU has it, else AVX2's
-// vpmaddubsw + vpmaddwd. Both add the same integers (tests run each against the reference).
-enum class Q8Kernel { Best, Avx2 };
+// The integer dot of the fast kernel: vpdpbusd on 512-bit vectors (AVX-512 VNNI, two panels
+// per micro-tile) or 256-bit ones (AVX-VNNI) where the CPU has it, else AVX2's vpmaddubsw +
+// vpmaddwd. All add the same integers (tests run each against the reference). Best: the
+// first of those the CPU has; asking for one the CPU lacks fails.
+enum class Q8Kernel { Best, Avx2, AvxVnni, Avx512Vnni };
 
 // W must be a Q8 matrix; lda/ldc are row strides in floats.
 void gemm_q8(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* c, int64_t ldc,

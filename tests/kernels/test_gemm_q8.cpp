@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/parallel.h"
+#include "kernels/cpu_features.h"
 #include "kernels/gemm.h"
 #include "kernels/gemm_q8.h"
 
@@ -28,6 +29,14 @@ bool bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
+// Every kernel this CPU can run (each is checked against the reference).
+std::vector<std::pair<Q8Kernel, std::string>> q8_kernels() {
+  std::vector<std::pair<Q8Kernel, std::string>> kernels = {{Q8Kernel::Best, "best"}, {Q8Kernel::Avx2, "AVX2"}};
+  if (cpu_has_avx_vnni()) kernels.emplace_back(Q8Kernel::AvxVnni, "AVX-VNNI");
+  if (cpu_has_avx512_vnni()) kernels.emplace_back(Q8Kernel::Avx512Vnni, "AVX-512 VNNI");
+  return kernels;
+}
+
 // Shapes with row tails (M % 4), column tails (N % 16), K tails inside a block (K % 32) and
 // K past one 256 slice; and one M past a 144-row block.
 const std::tuple<int, int, int> kShapes[] = {{1, 1, 1}, {7, 33, 300}, {13, 16, 256}, {64, 70, 513},
@@ -38,15 +47,16 @@ TEST(GemmQ8, FastKernelsEqualReferenceBitwise) {
     const auto a = random_vector(size_t(m) * k, 1);
     const auto w = random_vector(size_t(n) * k, 2, 0.05f);
     const PackedMatrix packed = PackedMatrix::from_row_major(w.data(), n, k, PackedType::Q8);
-    std::vector<float> best(size_t(m) * n), avx2(best.size()), reference(best.size()), dispatched(best.size());
-    gemm_q8(a.data(), m, k, packed, best.data(), n, Q8Kernel::Best);
-    gemm_q8(a.data(), m, k, packed, avx2.data(), n, Q8Kernel::Avx2);
+    std::vector<float> reference(size_t(m) * n), dispatched(reference.size());
     gemm_q8_reference(a.data(), m, k, packed, reference.data(), n);
     gemm(a.data(), m, k, packed, dispatched.data(), n);
     const std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-    EXPECT_TRUE(bitwise_equal(best, reference)) << shape;
-    EXPECT_TRUE(bitwise_equal(avx2, reference)) << shape;
     EXPECT_TRUE(bitwise_equal(dispatched, reference)) << shape;
+    for (const auto& [kernel, name] : q8_kernels()) {
+      std::vector<float> fast(reference.size());
+      gemm_q8(a.data(), m, k, packed, fast.data(), n, kernel);
+      EXPECT_TRUE(bitwise_equal(fast, reference)) << shape << ", " << name;
+    }
   }
 }
 
