@@ -10,6 +10,7 @@
 #include "core/parallel.h"
 #include "kernels/cpu_features.h"
 #include "kernels/micro_tile.h"
+#include "kernels/transpose8x8.h"
 #include "kernels/vector_math.h"
 
 namespace sift {
@@ -122,21 +123,10 @@ __attribute__((target("avx2"))) void transpose_key_panel(const float* keys, int6
   }
   for (int64_t i0 = 0; i0 < hd; i0 += 8)
     for (int64_t j0 = 0; j0 < kTileCols; j0 += 8) {
-      __m256 r[8];  // r[k]: key j0 + k, elements i0 .. i0 + 7
+      __m256 r[8], t[8];  // r[k]: key j0 + k, elements i0 .. i0 + 7; t[d]: element i0 + d of the 8 keys
       for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(keys + (j0 + k) * key_stride + i0);
-      __m256 t[8];  // pairs of keys interleaved
-      for (int k = 0; k < 8; k += 2) t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]), t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
-      __m256 u[8];  // quads of keys, per 128-bit lane
-      for (int k = 0; k < 8; k += 4) {
-        u[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
-      }
-      for (int d = 0; d < 4; ++d) {  // element i0 + d from the low lanes, i0 + 4 + d from the high
-        _mm256_storeu_ps(panel + (i0 + d) * kTileCols + j0, _mm256_permute2f128_ps(u[d], u[4 + d], 0x20));
-        _mm256_storeu_ps(panel + (i0 + 4 + d) * kTileCols + j0, _mm256_permute2f128_ps(u[d], u[4 + d], 0x31));
-      }
+      transpose8x8(r, t);
+      for (int d = 0; d < 8; ++d) _mm256_storeu_ps(panel + (i0 + d) * kTileCols + j0, t[d]);
     }
 }
 

@@ -11,6 +11,7 @@
 #include "kernels/cpu_features.h"
 #include "kernels/gemm_q8.h"
 #include "kernels/micro_tile.h"
+#include "kernels/transpose8x8.h"
 #include <omp.h>
 
 namespace sift {
@@ -57,9 +58,34 @@ const float* plain_panel(const PackedMatrix& w, int64_t p, std::vector<float>& b
 
 }  // namespace
 
+namespace {
+
+// One micro-panel of 6 whole rows, 8 k at a time: the rows' 8 values (and two zero rows)
+// transposed in registers, so out[j] holds k + j's 6 values then 2 zeros; each is stored 8
+// wide at k + j's place, its 2 extra floats overwritten by the next store, the last 6 wide.
+__attribute__((target("avx2"))) void pack_six_rows_avx2(const float* src, int64_t n_cols, int64_t ld, float* d) {
+  int64_t k = 0;
+  for (; k + 8 <= n_cols; k += 8) {
+    __m256 in[8], out[8];
+    for (int r = 0; r < kMr; ++r) in[r] = _mm256_loadu_ps(src + r * ld + k);
+    in[6] = in[7] = _mm256_setzero_ps();
+    transpose8x8(in, out);
+    float* at = d + k * kMr;
+    for (int j = 0; j < 7; ++j) _mm256_storeu_ps(at + j * kMr, out[j]);
+    _mm_storeu_ps(at + 7 * kMr, _mm256_castps256_ps128(out[7]));
+    _mm_storel_pi(reinterpret_cast<__m64*>(at + 7 * kMr + 4), _mm256_extractf128_ps(out[7], 1));
+  }
+  for (; k < n_cols; ++k)
+    for (int64_t r = 0; r < kMr; ++r) d[k * kMr + r] = src[r * ld + k];
+}
+
+}  // namespace
+
 void pack_tile_rows(const float* src, int64_t n_rows, int64_t n_cols, int64_t ld, float* dst) {
+  const int64_t n_whole = cpu_has_avx2_fma() ? n_rows / kMr * kMr : 0;  // rows packed 6 at a time
+  for (int64_t t = 0; t < n_whole; t += kMr) pack_six_rows_avx2(src + t * ld, n_cols, ld, dst + t * n_cols);
   const int64_t n_padded = (n_rows + kMr - 1) / kMr * kMr;
-  for (int64_t t = 0; t < n_padded; ++t) {
+  for (int64_t t = n_whole; t < n_padded; ++t) {
     float* d = dst + (t / kMr) * n_cols * kMr + t % kMr;
     for (int64_t k = 0; k < n_cols; ++k) d[k * kMr] = t < n_rows ? src[t * ld + k] : 0.0f;
   }

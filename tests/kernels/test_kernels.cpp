@@ -64,6 +64,26 @@ TEST(Gemm, TileIsasGiveTheSameBits) {
   }
 }
 
+// The tile's A operand (kernels/micro_tile.h): dst[(t / 6) * K * 6 + k * 6 + t % 6] = src[t][k],
+// rows past n_rows zero; whole groups of 6 rows go through 8 x 8 register transposes.
+TEST(Gemm, PackTileRowsLaysOutMicroPanels) {
+  for (int n_rows : {1, 5, 6, 7, 12, 13}) {
+    for (int n_cols : {1, 7, 8, 9, 17, 300}) {
+      const int ld = n_cols + 3;
+      const auto src = random_vector(size_t(n_rows) * ld, 13);
+      const int n_padded = (n_rows + kTileRows - 1) / kTileRows * kTileRows;
+      std::vector<float> dst(size_t(n_padded) * n_cols, NAN);
+      pack_tile_rows(src.data(), n_rows, n_cols, ld, dst.data());
+      for (int t = 0; t < n_padded; ++t)
+        for (int k = 0; k < n_cols; ++k) {
+          const float expected = t < n_rows ? src[size_t(t) * ld + k] : 0.0f;
+          ASSERT_EQ(dst[size_t(t / kTileRows) * n_cols * kTileRows + k * kTileRows + t % kTileRows], expected)
+              << n_rows << " rows, " << n_cols << " columns: row " << t << ", column " << k;
+        }
+    }
+  }
+}
+
 TEST(Gemm, RowResultDoesNotDependOnOtherRowsOrThreads) {
   testing::for_each_tile_isa([&] {
     const int k = 300, n = 45;
