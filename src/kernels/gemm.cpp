@@ -13,6 +13,7 @@
 #include "kernels/micro_tile.h"
 #include "kernels/transpose8x8.h"
 #include <omp.h>
+#include <unistd.h>
 
 namespace sift {
 namespace {
@@ -21,7 +22,6 @@ constexpr int64_t kNr = PackedMatrix::kPanelWidth;  // 16 columns: two 8-float v
 constexpr int64_t kMr = kTileRows;                  // rows per micro-tile: 12 accumulators
 static_assert(kNr == kTileCols, "a weight panel is one micro-tile wide");
 constexpr int64_t kKc = 256;                        // K block: a 16 KB panel slice stays in L1
-constexpr int64_t kMc = 144;                        // row block: its packed A (144 KB) stays in L2
 
 // Scalar version of one panel: the same chain per element (std::fma is the fused op).
 void reference_panel(const float* a, int64_t m, int64_t lda, const float* panel, int64_t k_total,
@@ -92,6 +92,19 @@ void pack_tile_rows(const float* src, int64_t n_rows, int64_t n_cols, int64_t ld
 }
 
 namespace {
+
+// Rows per row block: the block's packed A (rows x kKc floats) takes about half of L2, so it
+// stays there while this thread's weight panels stream past; each panel slice is read from
+// memory once per row block, so the larger the block, the fewer passes over the weights
+// (1 MB of L2: 510 rows; 144 where the size is unknown).
+int64_t row_block_rows() {
+  static const int64_t rows = [] {
+    const long l2_bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l2_bytes <= 0) return int64_t{144};
+    return std::clamp<int64_t>(l2_bytes / 2 / (kKc * int64_t{sizeof(float)}) / kMr * kMr, 48, 1020);
+  }();
+  return rows;
+}
 
 // One 6 x 16 tile in 12 ymm accumulators: C[0..rows)[0..n_valid) (+)= A packed (kc, 6) @ B (kc, 16).
 __attribute__((target("avx2,fma"))) void tile_avx2(const float* a_packed, const float* b, int64_t kc, bool first,
@@ -204,14 +217,15 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
   {
     const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
     const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;
-    thread_local std::vector<float> a_packed;  // kept: a fresh 147 KB block per call is an mmap
+    thread_local std::vector<float> a_packed;  // kept: a fresh block (0.5 MB) per call would be an mmap
     thread_local std::vector<float> b_wide;    // 16-bit panel slices widened: step x (kKc, 16), 16 KB each
-    a_packed.resize(static_cast<size_t>(((kMc + kMr - 1) / kMr) * kMr * kKc));
+    const int64_t block_rows = row_block_rows();
+    a_packed.resize(static_cast<size_t>(block_rows * kKc));
     if (widen) b_wide.resize(static_cast<size_t>(step * kKc * kNr));
     for (int64_t k0 = 0; k0 < k_total && p_begin < p_end; k0 += kKc) {
       const int64_t k1 = std::min(k_total, k0 + kKc);
-      for (int64_t i0 = 0; i0 < m; i0 += kMc) {
-        const int64_t rows = std::min(kMc, m - i0);
+      for (int64_t i0 = 0; i0 < m; i0 += block_rows) {
+        const int64_t rows = std::min(block_rows, m - i0);
         pack_tile_rows(a + i0 * lda + k0, rows, k1 - k0, lda, a_packed.data());
         for (int64_t p = p_begin; p < p_end; p += step) {
           const int64_t n_tile_panels = std::min(step, p_end - p);

@@ -26,8 +26,10 @@ bool bitwise_equal(const float* a, const float* b, size_t n) { return std::memcm
 
 TEST(Gemm, FastKernelEqualsReferenceBitwise) {
   testing::for_each_tile_isa([&] {
-    // Shapes with row and column tails (M % 6, N % 16) and K past one 256 block.
-    for (auto [m, n, k] : {std::tuple{1, 1, 1}, {7, 33, 300}, {13, 16, 256}, {64, 70, 513}, {5, 250, 64}}) {
+    // Shapes with row and column tails (M % 6, N % 16), K past one 256 block and M past one
+    // row block (at most 1020 rows).
+    for (auto [m, n, k] : {std::tuple{1, 1, 1}, {7, 33, 300}, {13, 16, 256}, {64, 70, 513}, {5, 250, 64},
+                           {1031, 35, 270}}) {
       const auto a = random_vector(size_t(m) * k, 1);
       const auto w = random_vector(size_t(n) * k, 2);
       const PackedMatrix packed = PackedMatrix::from_row_major(w.data(), n, k);
