@@ -56,10 +56,6 @@ const float* plain_panel(const PackedMatrix& w, int64_t p, std::vector<float>& b
   return buffer.data();
 }
 
-}  // namespace
-
-namespace {
-
 // One micro-panel of 6 whole rows, 8 k at a time: the rows' 8 values (and two zero rows)
 // transposed in registers, so out[j] holds k + j's 6 values then 2 zeros; each is stored 8
 // wide at k + j's place, its 2 extra floats overwritten by the next store, the last 6 wide.
@@ -78,20 +74,6 @@ __attribute__((target("avx2"))) void pack_six_rows_avx2(const float* src, int64_
   for (; k < n_cols; ++k)
     for (int64_t r = 0; r < kMr; ++r) d[k * kMr + r] = src[r * ld + k];
 }
-
-}  // namespace
-
-void pack_tile_rows(const float* src, int64_t n_rows, int64_t n_cols, int64_t ld, float* dst) {
-  const int64_t n_whole = cpu_has_avx2_fma() ? n_rows / kMr * kMr : 0;  // rows packed 6 at a time
-  for (int64_t t = 0; t < n_whole; t += kMr) pack_six_rows_avx2(src + t * ld, n_cols, ld, dst + t * n_cols);
-  const int64_t n_padded = (n_rows + kMr - 1) / kMr * kMr;
-  for (int64_t t = n_whole; t < n_padded; ++t) {
-    float* d = dst + (t / kMr) * n_cols * kMr + t % kMr;
-    for (int64_t k = 0; k < n_cols; ++k) d[k * kMr] = t < n_rows ? src[t * ld + k] : 0.0f;
-  }
-}
-
-namespace {
 
 // Rows per row block: the block's packed A (rows x kKc floats) takes about half of L2, so it
 // stays there while this thread's weight panels stream past; each panel slice is read from
@@ -184,6 +166,16 @@ __attribute__((target("avx512f"))) void tile_avx512(const float* a_packed, const
 std::atomic<TileIsa> active_tile_isa{cpu_has_avx512f() ? TileIsa::Avx512 : TileIsa::Avx2};
 
 }  // namespace
+
+void pack_tile_rows(const float* src, int64_t n_rows, int64_t n_cols, int64_t ld, float* dst) {
+  const int64_t n_whole = cpu_has_avx2_fma() ? n_rows / kMr * kMr : 0;  // rows packed 6 at a time
+  for (int64_t t = 0; t < n_whole; t += kMr) pack_six_rows_avx2(src + t * ld, n_cols, ld, dst + t * n_cols);
+  const int64_t n_padded = (n_rows + kMr - 1) / kMr * kMr;
+  for (int64_t t = n_whole; t < n_padded; ++t) {
+    float* d = dst + (t / kMr) * n_cols * kMr + t % kMr;
+    for (int64_t k = 0; k < n_cols; ++k) d[k * kMr] = t < n_rows ? src[t * ld + k] : 0.0f;
+  }
+}
 
 TileIsa tile_isa() { return active_tile_isa.load(std::memory_order_relaxed); }
 
