@@ -11,6 +11,7 @@
 #include "kernels/cpu_features.h"
 #include "kernels/gemm_q8.h"
 #include "kernels/micro_tile.h"
+#include "kernels/tile_target.h"
 #include "kernels/transpose8x8.h"
 #include <omp.h>
 #include <unistd.h>
@@ -91,14 +92,8 @@ int64_t row_block_rows() {
 // One 6 x 16 tile in 12 ymm accumulators: C[0..rows)[0..n_valid) (+)= A packed (kc, 6) @ B (kc, 16).
 __attribute__((target("avx2,fma"))) void tile_avx2(const float* a_packed, const float* b, int64_t kc, bool first,
                                                    float* c, int64_t ldc, int64_t rows, int64_t n_valid) {
-  // A full tile reads and writes C in place; an edge tile goes through a zero-padded copy.
-  const bool full = rows == kMr && n_valid == kNr;
-  alignas(32) float tile[kMr][kNr] = {};
-  float* base = full ? c : &tile[0][0];
-  const int64_t ld = full ? ldc : kNr;
-  if (!full && !first)
-    for (int64_t r = 0; r < rows; ++r) std::copy(c + r * ldc, c + r * ldc + n_valid, tile[r]);
-#define SIFT_LOAD_C(r, half) (first ? _mm256_setzero_ps() : _mm256_loadu_ps(base + (r) * ld + (half) * 8))
+  TileTarget<kMr, kNr> target(c, ldc, rows, n_valid, first);
+#define SIFT_LOAD_C(r, half) (first ? _mm256_setzero_ps() : _mm256_loadu_ps(target.row(r) + (half) * 8))
   // Twelve named accumulators, so the compiler keeps them all in registers.
   __m256 c00 = SIFT_LOAD_C(0, 0), c01 = SIFT_LOAD_C(0, 1), c10 = SIFT_LOAD_C(1, 0), c11 = SIFT_LOAD_C(1, 1);
   __m256 c20 = SIFT_LOAD_C(2, 0), c21 = SIFT_LOAD_C(2, 1), c30 = SIFT_LOAD_C(3, 0), c31 = SIFT_LOAD_C(3, 1);
@@ -119,12 +114,10 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const float* a_packed, const 
     a = _mm256_broadcast_ss(a_packed + 5);
     c50 = _mm256_fmadd_ps(a, b0, c50), c51 = _mm256_fmadd_ps(a, b1, c51);
   }
-#define SIFT_STORE_C(r, lo, hi) (_mm256_storeu_ps(base + (r) * ld, lo), _mm256_storeu_ps(base + (r) * ld + 8, hi))
+#define SIFT_STORE_C(r, lo, hi) (_mm256_storeu_ps(target.row(r), lo), _mm256_storeu_ps(target.row(r) + 8, hi))
   SIFT_STORE_C(0, c00, c01), SIFT_STORE_C(1, c10, c11), SIFT_STORE_C(2, c20, c21);
   SIFT_STORE_C(3, c30, c31), SIFT_STORE_C(4, c40, c41), SIFT_STORE_C(5, c50, c51);
 #undef SIFT_STORE_C
-  if (!full)
-    for (int64_t r = 0; r < rows; ++r) std::copy(tile[r], tile[r] + n_valid, c + r * ldc);
 }
 
 // One 6 x (16 * V) tile in 6 V zmm accumulators, V = 1 or 2 panels (the second at b + b_next).
@@ -132,18 +125,12 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const float* a_packed, const 
 template <int V>
 __attribute__((target("avx512f"))) void tile_avx512(const float* a_packed, const float* b, int64_t b_next, int64_t kc,
                                                     bool first, float* c, int64_t ldc, int64_t rows, int64_t n_valid) {
-  constexpr int64_t kCols = V * kNr;
-  const bool full = rows == kMr && n_valid == kCols;
-  alignas(64) float tile[kMr][kCols] = {};
-  float* base = full ? c : &tile[0][0];
-  const int64_t ld = full ? ldc : kCols;
-  if (!full && !first)
-    for (int64_t r = 0; r < rows; ++r) std::copy(c + r * ldc, c + r * ldc + n_valid, tile[r]);
+  TileTarget<kMr, V * kNr> target(c, ldc, rows, n_valid, first);
   __m512 acc[kMr][V];  // fully unrolled below, so it lives in registers
 #pragma GCC unroll 6
   for (int r = 0; r < kMr; ++r)
 #pragma GCC unroll 2
-    for (int v = 0; v < V; ++v) acc[r][v] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(base + r * ld + v * kNr);
+    for (int v = 0; v < V; ++v) acc[r][v] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(target.row(r) + v * kNr);
   for (int64_t k = 0; k < kc; ++k, b += kNr, a_packed += kMr) {
     __m512 bk[V];
 #pragma GCC unroll 2
@@ -158,9 +145,7 @@ __attribute__((target("avx512f"))) void tile_avx512(const float* a_packed, const
 #pragma GCC unroll 6
   for (int r = 0; r < kMr; ++r)
 #pragma GCC unroll 2
-    for (int v = 0; v < V; ++v) _mm512_storeu_ps(base + r * ld + v * kNr, acc[r][v]);
-  if (!full)
-    for (int64_t r = 0; r < rows; ++r) std::copy(tile[r], tile[r] + n_valid, c + r * ldc);
+    for (int v = 0; v < V; ++v) _mm512_storeu_ps(target.row(r) + v * kNr, acc[r][v]);
 }
 
 std::atomic<TileIsa> active_tile_isa{cpu_has_avx512f() ? TileIsa::Avx512 : TileIsa::Avx2};

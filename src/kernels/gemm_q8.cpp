@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "kernels/cpu_features.h"
+#include "kernels/tile_target.h"
 
 namespace sift {
 namespace {
@@ -120,29 +121,6 @@ struct Q8Tile {
   int64_t ldc, rows, n_valid;  // n_valid <= 16 columns (32 for the two-panel AVX-512 kernel)
 };
 
-// Where a micro-tile accumulates: C itself when the tile is full, else a zero-padded copy
-// (read in unless the chains start here, written back at the end).
-template <int64_t kCols = kNr>
-class TileTarget {
- public:
-  explicit TileTarget(const Q8Tile& t) : t_(t), full_(t.rows == kMr && t.n_valid == kCols) {
-    if (!full_ && !t.first)
-      for (int64_t r = 0; r < t.rows; ++r) std::copy(t.c + r * t.ldc, t.c + r * t.ldc + t.n_valid, tile_[r]);
-  }
-  ~TileTarget() {
-    if (!full_)
-      for (int64_t r = 0; r < t_.rows; ++r) std::copy(tile_[r], tile_[r] + t_.n_valid, t_.c + r * t_.ldc);
-  }
-  TileTarget(const TileTarget&) = delete;
-  TileTarget& operator=(const TileTarget&) = delete;
-  float* row(int64_t r) { return full_ ? t_.c + r * t_.ldc : tile_[r]; }
-
- private:
-  const Q8Tile& t_;
-  bool full_;
-  alignas(64) float tile_[kMr][kCols] = {};
-};
-
 // sum + the lane sums of |q| . w_signed (w with q's sign), 4 bytes per lane.
 __attribute__((target("avx2"), always_inline)) inline __m256i dot4_avx2(__m256i sum, __m256i magnitude,
                                                                          __m256i w_signed, __m256i ones) {
@@ -173,7 +151,7 @@ __attribute__((target("avx2,fma"), always_inline)) inline void add_block_row(__m
   }
 
 __attribute__((target("avx2,fma"))) void micro_kernel_avx2(const Q8Tile& t) {
-  TileTarget<> target(t);
+  TileTarget<kMr, kNr> target(t.c, t.ldc, t.rows, t.n_valid, t.first);
   const int8_t* quants = t.quants;
   const uint8_t* magnitudes = t.unsigned_quants;
   const int8_t* w = t.w;
@@ -198,7 +176,7 @@ __attribute__((target("avx2,fma"))) void micro_kernel_avx2(const Q8Tile& t) {
 }
 
 __attribute__((target("avx2,fma,avxvnni"))) void micro_kernel_vnni(const Q8Tile& t) {
-  TileTarget<> target(t);
+  TileTarget<kMr, kNr> target(t.c, t.ldc, t.rows, t.n_valid, t.first);
   const uint8_t* biased = t.unsigned_quants;
   const int8_t* w = t.w;
   for (int64_t b = 0; b < t.nb; ++b) {
@@ -237,7 +215,7 @@ __attribute__((target("avx2,fma,avxvnni"))) void micro_kernel_vnni(const Q8Tile&
 // panel (16 columns x 4 bytes) is one vector; V = 1 or 2 panels (4 rows x 32 columns).
 template <int V>
 __attribute__((target("avx512f,avx512vnni"))) void micro_kernel_avx512_vnni(const Q8Tile& t) {
-  TileTarget<V * kNr> target(t);
+  TileTarget<kMr, V * kNr> target(t.c, t.ldc, t.rows, t.n_valid, t.first);
   const int64_t w_next = t.panel_blocks * kBlockBytes, s_next = t.panel_blocks * kNr;  // panel p -> p + 1
   for (int64_t b = 0; b < t.nb; ++b) {
     __m512i s[kMr][V];
