@@ -212,46 +212,65 @@ __attribute__((target("avx2,fma,avxvnni"))) void micro_kernel_vnni(const Q8Tile&
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 // AVX-512 VNNI: the AVX-VNNI kernel's integers with 16 int32 lanes per zmm, so one quad of a
-// panel (16 columns x 4 bytes) is one vector; V = 1 or 2 panels (4 rows x 32 columns).
+// panel (16 columns x 4 bytes) is one vector; V = 1 or 2 panels (4 rows x 32 columns). The
+// tile's C stays in registers across the slice's blocks (the same fma chain per element:
+// only the loads and stores between blocks are gone).
 template <int V>
 __attribute__((target("avx512f,avx512vnni"))) void micro_kernel_avx512_vnni(const Q8Tile& t) {
   TileTarget<kMr, V * kNr> target(t.c, t.ldc, t.rows, t.n_valid, t.first);
   const int64_t w_next = t.panel_blocks * kBlockBytes, s_next = t.panel_blocks * kNr;  // panel p -> p + 1
-  for (int64_t b = 0; b < t.nb; ++b) {
+  const int8_t* const w_quants = t.w;
+  const float* const w_scales = t.w_scales;
+  const int16_t* const w_sums = t.w_sums;
+  const uint8_t* const a_biased = t.unsigned_quants;
+  const float* const a_scales = t.a_scales;
+  const int64_t nb = t.nb;
+  __m512 c[kMr][V];
+#pragma GCC unroll 4
+  for (int r = 0; r < kMr; ++r) {
+    const float* row = target.row(r);
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) c[r][v] = t.first ? _mm512_setzero_ps() : _mm512_loadu_ps(row + v * kNr);
+  }
+  for (int64_t b = 0; b < nb; ++b) {
     __m512i s[kMr][V];
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) {  // -128 * sum(w) per column: the lanes' start
-      const __m256i sums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t.w_sums + v * s_next + b * kNr));
+      const __m256i sums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w_sums + v * s_next + b * kNr));
       const __m512i start = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(_mm512_cvtepi16_epi32(sums), 7));
 #pragma GCC unroll 4
       for (int r = 0; r < kMr; ++r) s[r][v] = start;
     }
-    const int8_t* w = t.w + b * kBlockBytes;
-    const uint8_t* biased = t.unsigned_quants + b * kQuads * kMr * 4;
-    for (int64_t j = 0; j < kQuads; ++j, w += 4 * kNr, biased += kMr * 4) {
+    const int8_t* w = w_quants + b * kBlockBytes;
+    const uint8_t* biased = a_biased + b * kQuads * kMr * 4;
+#pragma GCC unroll 8
+    for (int64_t j = 0; j < kQuads; ++j) {
       __m512i wv[V];
 #pragma GCC unroll 2
-      for (int v = 0; v < V; ++v) wv[v] = _mm512_loadu_si512(w + v * w_next);
+      for (int v = 0; v < V; ++v) wv[v] = _mm512_loadu_si512(w + j * 4 * kNr + v * w_next);
 #pragma GCC unroll 4
       for (int r = 0; r < kMr; ++r) {
-        const __m512i a = _mm512_set1_epi32(load_word(biased + r * 4));
+        const __m512i a = _mm512_set1_epi32(load_word(biased + j * kMr * 4 + r * 4));
 #pragma GCC unroll 2
         for (int v = 0; v < V; ++v) s[r][v] = _mm512_dpbusd_epi32(s[r][v], a, wv[v]);
       }
     }
-    // c(r, col) = fma(float(isum), da[r] * dw[col], c(r, col)), from 0 when the chain starts here.
-    const bool zero = t.first && b == 0;
+    // c(r, col) = fma(float(isum), da[r] * dw[col], c(r, col))
+    __m512 dw[V];
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) dw[v] = _mm512_loadu_ps(w_scales + v * s_next + b * kNr);
 #pragma GCC unroll 4
     for (int r = 0; r < kMr; ++r) {
-      const __m512 da = _mm512_set1_ps(t.a_scales[b * kMr + r]);
-      float* row = target.row(r);
+      const __m512 da = _mm512_set1_ps(a_scales[b * kMr + r]);
 #pragma GCC unroll 2
-      for (int v = 0; v < V; ++v) {
-        const __m512 dw = _mm512_loadu_ps(t.w_scales + v * s_next + b * kNr);
-        const __m512 c = zero ? _mm512_setzero_ps() : _mm512_loadu_ps(row + v * kNr);
-        _mm512_storeu_ps(row + v * kNr, _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[r][v]), _mm512_mul_ps(da, dw), c));
-      }
+      for (int v = 0; v < V; ++v) c[r][v] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[r][v]), _mm512_mul_ps(da, dw[v]), c[r][v]);
     }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < kMr; ++r) {
+    float* row = target.row(r);
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) _mm512_storeu_ps(row + v * kNr, c[r][v]);
   }
 }
 

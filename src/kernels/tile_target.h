@@ -14,7 +14,9 @@ class TileTarget {
   // C[0..rows)[0..n_valid) with row stride ldc.
   TileTarget(float* c, int64_t ldc, int64_t rows, int64_t n_valid, bool first)
       : c_(c), ldc_(ldc), rows_(rows), n_valid_(n_valid), full_(rows == kRows && n_valid == kCols) {
-    if (!full_ && !first)
+    if (full_) return;  // the copy is zeroed only when used (a full tile's constructor writes nothing)
+    std::fill(&tile_[0][0], &tile_[0][0] + kRows * kCols, 0.0f);
+    if (!first)
       for (int64_t r = 0; r < rows_; ++r) std::copy(c_ + r * ldc_, c_ + r * ldc_ + n_valid_, tile_[r]);
   }
   ~TileTarget() {
@@ -30,7 +32,7 @@ class TileTarget {
   float* c_;
   int64_t ldc_, rows_, n_valid_;
   bool full_;
-  alignas(64) float tile_[kRows][kCols] = {};
+  alignas(64) float tile_[kRows][kCols];  // NOLINT: zeroed in the constructor when used
 };
 
 }  // namespace sift
