@@ -22,8 +22,10 @@ constexpr int64_t kQb = PackedMatrix::kQ8Block;                    // 32 k per b
 constexpr int64_t kBlockBytes = PackedMatrix::kQ8PanelBlockBytes;  // one block of a panel: 512 bytes
 constexpr int64_t kQuads = kQb / 4;                                // 8 groups of 4 consecutive k
 constexpr int64_t kMr = 4;                                         // rows per micro-tile
-constexpr int64_t kKb = 8;   // blocks per K slice: 256 k, a 4 KB slice of a panel stays in L1
-constexpr int64_t kMc = 144; // rows per row block: a K slice of its quantized rows (2 x 36 KB) stays in L2
+constexpr int64_t kKb = 128;  // blocks per K slice: 4096 k, so a slice of a panel pair (128 KB) and of a
+                               // row block's quantized rows (576 KB) share L2; most K fit one slice, so
+                               // C is written once (every slice rereads the tile, from L3 when N is wide)
+constexpr int64_t kMc = 144;  // rows per row block
 
 // A quantized for the micro-kernels, all of K, in micro-panels of 4 rows (u = row / 4):
 //   quants[((u * NB + b) * 8 + j) * 16 + r * 4 + t] = q of row 4u + r at k = 32b + 4j + t
@@ -32,7 +34,7 @@ constexpr int64_t kMc = 144; // rows per row block: a K slice of its quantized r
 //   scales[(u * NB + b) * 4 + r] = d of that row and block
 // NB = blocks per row; rows past M up to a multiple of 4 are zero.
 struct QuantizedRows {
-  int8_t* quants;
+  int8_t* quants;  // null when only unsigned_quants is read (the VNNI kernels)
   uint8_t* unsigned_quants;
   float* scales;
   int64_t n_blocks;  // NB
@@ -64,26 +66,36 @@ __attribute__((target("avx2"))) float quantize_full_block_avx2(const float* x, i
   return d;
 }
 
-// Rows 4u .. 4u+3 of A (rows past `rows` zero) into micro-panel u of `out`.
-void quantize_row_group(const float* a, int64_t lda, int64_t rows, int64_t k_total, int64_t u,
-                        const QuantizedRows& out) {
-  int8_t block[kQb];
-  for (int64_t r = 0; r < kMr; ++r) {
-    for (int64_t b = 0; b < out.n_blocks; ++b) {
-      const int64_t k = b * kQb, n = std::min(kQb, k_total - k);
+// Rows 4u .. 4u+3 of A (rows past `rows` zero) into micro-panel u of `out`. Per block, each
+// row's 32 quants are 8 words of 4 k; quad j of the micro-panel is word j of rows 0..3, so the
+// four rows' words go through one 4 x 8 transpose of 32-bit words.
+__attribute__((target("avx2"))) void quantize_row_group(const float* a, int64_t lda, int64_t rows, int64_t k_total,
+                                                         int64_t u, const QuantizedRows& out) {
+  alignas(32) int8_t block[kMr][kQb];
+  const __m256i bias = _mm256_set1_epi8(static_cast<char>(0x80));  // q + 128 as a byte is q ^ 0x80
+  for (int64_t b = 0; b < out.n_blocks; ++b) {
+    const int64_t k = b * kQb, n = std::min(kQb, k_total - k);
+    for (int64_t r = 0; r < kMr; ++r) {
       float d = 0.0f;
-      if (r >= rows) std::fill(block, block + kQb, int8_t{0});
-      else if (n == kQb) d = quantize_full_block_avx2(a + r * lda + k, block);
-      else d = quantize_q8_block(a + r * lda + k, n, block);
+      if (r >= rows) std::fill(block[r], block[r] + kQb, int8_t{0});
+      else if (n == kQb) d = quantize_full_block_avx2(a + r * lda + k, block[r]);
+      else d = quantize_q8_block(a + r * lda + k, n, block[r]);
       out.scales[(u * out.n_blocks + b) * kMr + r] = d;
-      for (int64_t j = 0; j < kQuads; ++j) {
-        const int64_t at = ((u * out.n_blocks + b) * kQuads + j) * kMr * 4 + r * 4;
-        for (int64_t t = 0; t < 4; ++t) {
-          const int q = block[j * 4 + t];
-          out.quants[at + t] = static_cast<int8_t>(q);
-          out.unsigned_quants[at + t] = static_cast<uint8_t>(out.biased ? q + 128 : std::abs(q));
-        }
-      }
+    }
+    // Words w0..w7 of rows 0..3 -> (w_j of rows 0..3) for j = 0..7, two quads per vector.
+    __m256i row[kMr];
+    for (int64_t r = 0; r < kMr; ++r) row[r] = _mm256_load_si256(reinterpret_cast<const __m256i*>(block[r]));
+    const __m256i t0 = _mm256_unpacklo_epi32(row[0], row[1]), t1 = _mm256_unpackhi_epi32(row[0], row[1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(row[2], row[3]), t3 = _mm256_unpackhi_epi32(row[2], row[3]);
+    const __m256i q04 = _mm256_unpacklo_epi64(t0, t2), q15 = _mm256_unpackhi_epi64(t0, t2);  // quads 0 | 4, 1 | 5
+    const __m256i q26 = _mm256_unpacklo_epi64(t1, t3), q37 = _mm256_unpackhi_epi64(t1, t3);  // quads 2 | 6, 3 | 7
+    const __m256i quads[4] = {_mm256_permute2x128_si256(q04, q15, 0x20), _mm256_permute2x128_si256(q26, q37, 0x20),
+                              _mm256_permute2x128_si256(q04, q15, 0x31), _mm256_permute2x128_si256(q26, q37, 0x31)};
+    const int64_t at = (u * out.n_blocks + b) * kQuads * kMr * 4;
+    for (int i = 0; i < 4; ++i) {
+      if (out.quants) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.quants + at + 32 * i), quads[i]);
+      const __m256i unsigned_quads = out.biased ? _mm256_xor_si256(quads[i], bias) : _mm256_abs_epi8(quads[i]);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.unsigned_quants + at + 32 * i), unsigned_quads);
     }
   }
 }
@@ -327,10 +339,11 @@ void gemm_q8(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, floa
   thread_local std::vector<int8_t> quants;
   thread_local std::vector<uint8_t> unsigned_quants;
   thread_local std::vector<float> scales;
-  quants.resize(static_cast<size_t>(n_groups * n_blocks * kMr * kQb));
-  unsigned_quants.resize(quants.size());
+  const bool biased = choice != Q8Kernel::Avx2;  // the VNNI kernels read only q + 128
+  unsigned_quants.resize(static_cast<size_t>(n_groups * n_blocks * kMr * kQb));
+  if (!biased) quants.resize(unsigned_quants.size());
   scales.resize(static_cast<size_t>(n_groups * n_blocks * kMr));
-  const QuantizedRows q{quants.data(), unsigned_quants.data(), scales.data(), n_blocks, choice != Q8Kernel::Avx2};
+  const QuantizedRows q{biased ? nullptr : quants.data(), unsigned_quants.data(), scales.data(), n_blocks, biased};
   // As gemm: K slices, then row blocks, then this thread's static range of panels; rows are
   // quantized alone, and nothing about the split depends on m.
 #pragma omp parallel if (n_panels > 1 && m * k_total * w.rows() >= (1 << 18))
@@ -350,8 +363,8 @@ void gemm_q8(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, floa
           const float* w_scales = w.q8_scales(p) + b0 * kNr;
           const int64_t n_valid = std::min(std::min(step, p_end - p) * kNr, w.rows() - p * kNr);
           for (int64_t i = i0; i < i0 + rows; i += kMr) {
-            const int64_t at = (i / kMr) * n_blocks + b0;  // micro-panel i / 4, block b0
-            kernel({q.quants + at * kQuads * kMr * 4, q.unsigned_quants + at * kQuads * kMr * 4, q.scales + at * kMr,
+            const int64_t at = ((i / kMr) * n_blocks + b0) * kQuads * kMr * 4;  // micro-panel i / 4, block b0
+            kernel({q.quants ? q.quants + at : nullptr, q.unsigned_quants + at, q.scales + at / (kQuads * 4),
                     panel, w_scales, w.q8_column_sums(p) + b0 * kNr, nb, n_blocks, b0 == 0, c + i * ldc + p * kNr,
                     ldc, std::min(kMr, m - i), n_valid});
           }

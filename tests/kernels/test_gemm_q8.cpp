@@ -38,9 +38,9 @@ std::vector<std::pair<Q8Kernel, std::string>> q8_kernels() {
 }
 
 // Shapes with row tails (M % 4), column tails (N % 16), K tails inside a block (K % 32) and
-// K past one 256 slice; and one M past a 144-row block.
-const std::tuple<int, int, int> kShapes[] = {{1, 1, 1}, {7, 33, 300}, {13, 16, 256}, {64, 70, 513},
-                                             {5, 250, 64}, {150, 20, 96}, {3, 17, 31}};
+// K past one slice of 4096; and one M past a 144-row block.
+const std::tuple<int, int, int> kShapes[] = {{1, 1, 1}, {7, 33, 300}, {13, 16, 256}, {64, 70, 513},   {5, 250, 64},
+                                             {150, 20, 96}, {3, 17, 31}, {6, 40, 4100}, {9, 33, 8300}};
 
 TEST(GemmQ8, FastKernelsEqualReferenceBitwise) {
   for (auto [m, n, k] : kShapes) {
