@@ -21,6 +21,8 @@
 #include <functional>
 #include <vector>
 
+#include "core/huge_pages.h"
+
 namespace sift {
 
 enum class PackedType { F32, BF16, F16, Q8 };
@@ -69,7 +71,7 @@ class PackedMatrix {
 
   PackedType type_ = PackedType::F32;
   int64_t n_rows_ = 0, n_cols_ = 0;
-  std::vector<std::byte> data_;
+  HugePageVector<std::byte> data_;  // the weights a gemm streams: huge pages where the kernel has them
   std::vector<float> scales_;  // Q8 only
   std::vector<int16_t> sums_;  // Q8 only: |sum| <= 32 * 127
 };

@@ -16,8 +16,8 @@
 namespace sift {
 namespace {
 
-template <typename T>
-T* grow(std::vector<T>& buffer, int64_t n) {
+template <typename T, typename Allocator>
+T* grow(std::vector<T, Allocator>& buffer, int64_t n) {
   if (static_cast<int64_t>(buffer.size()) < n) buffer.resize(static_cast<size_t>(n));
   return buffer.data();
 }
@@ -26,7 +26,7 @@ T* grow(std::vector<T>& buffer, int64_t n) {
 
 struct Session::Workspace {
   std::vector<VisibleKeys> visible, visible_rows;
-  std::vector<float> x, x_rows, h, qkv, q_rows, attn, gate_up, act, proj, logits;
+  HugePageVector<float> x, x_rows, h, qkv, q_rows, attn, gate_up, act, proj, logits;
 };
 
 Session::Session(const Model& model, int n_threads)

@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "core/huge_pages.h"
 #include "model/model.h"
 
 namespace sift {
@@ -54,7 +55,7 @@ class Session {
   const Model& model_;
   int n_threads_;
   int64_t n_cached_ = 0, key_capacity_ = 0;
-  std::vector<std::vector<float>> k_, v_;  // per layer: (key_capacity, kv_dim)
+  std::vector<HugePageVector<float>> k_, v_;  // per layer: (key_capacity, kv_dim)
   std::unique_ptr<Workspace> ws_;
 };
 
