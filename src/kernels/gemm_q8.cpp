@@ -25,7 +25,7 @@ constexpr int64_t kMr = 4;                                         // rows per m
 constexpr int64_t kKb = 128;  // blocks per K slice: 4096 k, so a slice of a panel pair (128 KB) and of a
                                // row block's quantized rows (576 KB) share L2; most K fit one slice, so
                                // C is written once (every slice rereads the tile, from L3 when N is wide)
-constexpr int64_t kMc = 144;  // rows per row block
+constexpr int64_t kMc = 144;  // rows per row block: their slice of quantized rows is reused by every panel
 
 // A quantized for the micro-kernels, all of K, in micro-panels of 4 rows (u = row / 4):
 //   quants[((u * NB + b) * 8 + j) * 16 + r * 4 + t] = q of row 4u + r at k = 32b + 4j + t
