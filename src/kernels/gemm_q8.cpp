@@ -39,6 +39,11 @@ struct QuantizedRows {
   float* scales;
   int64_t n_blocks;  // NB
   bool biased;       // unsigned_quants = q + 128 (else |q|)
+
+  // Where block b of micro-panel u starts: in quants / unsigned_quants (its 8 quads of 4 rows
+  // x 4 bytes) and in scales (its 4 rows' d).
+  int64_t quant_offset(int64_t u, int64_t b) const { return (u * n_blocks + b) * kQuads * kMr * 4; }
+  int64_t scale_offset(int64_t u, int64_t b) const { return (u * n_blocks + b) * kMr; }
 };
 
 // quantize_q8_block on a full block of 32 with AVX2: the same operations (max of |x|, d =
@@ -80,7 +85,7 @@ __attribute__((target("avx2"))) void quantize_row_group(const float* a, int64_t 
       if (r >= rows) std::fill(block[r], block[r] + kQb, int8_t{0});
       else if (n == kQb) d = quantize_full_block_avx2(a + r * lda + k, block[r]);
       else d = quantize_q8_block(a + r * lda + k, n, block[r]);
-      out.scales[(u * out.n_blocks + b) * kMr + r] = d;
+      out.scales[out.scale_offset(u, b) + r] = d;
     }
     // Words w0..w7 of rows 0..3 -> (w_j of rows 0..3) for j = 0..7, two quads per vector.
     __m256i row[kMr];
@@ -91,7 +96,7 @@ __attribute__((target("avx2"))) void quantize_row_group(const float* a, int64_t 
     const __m256i q26 = _mm256_unpacklo_epi64(t1, t3), q37 = _mm256_unpackhi_epi64(t1, t3);  // quads 2 | 6, 3 | 7
     const __m256i quads[4] = {_mm256_permute2x128_si256(q04, q15, 0x20), _mm256_permute2x128_si256(q26, q37, 0x20),
                               _mm256_permute2x128_si256(q04, q15, 0x31), _mm256_permute2x128_si256(q26, q37, 0x31)};
-    const int64_t at = (u * out.n_blocks + b) * kQuads * kMr * 4;
+    const int64_t at = out.quant_offset(u, b);
     for (int i = 0; i < 4; ++i) {
       if (out.quants) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.quants + at + 32 * i), quads[i]);
       const __m256i unsigned_quads = out.biased ? _mm256_xor_si256(quads[i], bias) : _mm256_abs_epi8(quads[i]);
@@ -363,8 +368,8 @@ void gemm_q8(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, floa
           const float* w_scales = w.q8_scales(p) + b0 * kNr;
           const int64_t n_valid = std::min(std::min(step, p_end - p) * kNr, w.rows() - p * kNr);
           for (int64_t i = i0; i < i0 + rows; i += kMr) {
-            const int64_t at = ((i / kMr) * n_blocks + b0) * kQuads * kMr * 4;  // micro-panel i / 4, block b0
-            kernel({q.quants ? q.quants + at : nullptr, q.unsigned_quants + at, q.scales + at / (kQuads * 4),
+            const int64_t at = q.quant_offset(i / kMr, b0);  // micro-panel i / 4, block b0
+            kernel({q.quants ? q.quants + at : nullptr, q.unsigned_quants + at, q.scales + q.scale_offset(i / kMr, b0),
                     panel, w_scales, w.q8_column_sums(p) + b0 * kNr, nb, n_blocks, b0 == 0, c + i * ldc + p * kNr,
                     ldc, std::min(kMr, m - i), n_valid});
           }
