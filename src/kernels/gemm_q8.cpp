@@ -236,6 +236,7 @@ template <int V>
 __attribute__((target("avx512f,avx512vnni"))) void micro_kernel_avx512_vnni(const Q8Tile& t) {
   TileTarget<kMr, V * kNr> target(t.c, t.ldc, t.rows, t.n_valid, t.first);
   const int64_t w_next = t.panel_blocks * kBlockBytes, s_next = t.panel_blocks * kNr;  // panel p -> p + 1
+  // The operands as locals: read through `t`, every store to C would make the compiler reload them.
   const int8_t* const w_quants = t.w;
   const float* const w_scales = t.w_scales;
   const int16_t* const w_sums = t.w_sums;
