@@ -16,8 +16,7 @@ void check_items(size_t n_items, const char* field, const AdmissionLimits& limit
 
 void check_response(int64_t bytes, const AdmissionLimits& limits) {
   if (bytes > limits.max_response_bytes)
-    too_large("", fmt::format("the response would be up to {} bytes, more than --max-response-mb {:.6g} ({} bytes)",
-                              bytes, static_cast<double>(limits.max_response_bytes) / (1 << 20),
+    too_large("", fmt::format("the response would be up to {} bytes, more than --max-response-mb ({} bytes)", bytes,
                               limits.max_response_bytes));
 }
 

@@ -111,8 +111,6 @@ HeadVerdict check_head(const RequestParser& parser, const HeadRules& rules) {
                                                target.substr(0, 100))),
                   false);
   }
-  if (parser.content_length() && *parser.content_length() > static_cast<uint64_t>(rules.max_body_bytes))
-    return refuse(error_reply(413, body_limit_message(rules.max_body_bytes)), true);
   if (!rules.service_ready && (is_post(verdict.route) || verdict.route == Route::Models))
     return refuse(retry_reply(503, "the model is loading"), false);
   verdict.send_continue = expects_continue && has_body && head.version() >= 11 && !parser.is_done();

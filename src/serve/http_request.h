@@ -5,7 +5,8 @@
 //   route_of       method + path -> the route (GET routes answer HEAD too; a query string is
 //                  ignored); anything else is no route (404)
 //   check_head     what a parsed head allows: read the body and answer, or refuse at once
-//                  (framing RFC 9112 forbids, Expect, auth, route, body size, still loading)
+//                  (framing RFC 9112 forbids, Expect, auth, route, still loading); the body's
+//                  size is the parser's body_limit (a Content-Length over it fails the head)
 //   refusal_of     the answer to a request Beast's parser refused
 //   to_response    a Reply as the Beast response to write
 //
@@ -39,7 +40,6 @@ bool is_post(Route route);
 
 struct HeadRules {
   const ApiKey* api_key = nullptr;  // every route but /health needs it, when set
-  int64_t max_body_bytes = 0;
   bool service_ready = false;       // the model is loaded (else POST routes and /v1/models get 503)
 };
 

@@ -133,7 +133,6 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     version_ = head.version();
     keep_alive_ = head.keep_alive();
     const HeadRules rules{.api_key = context_.options.api_key ? &*context_.options.api_key : nullptr,
-                          .max_body_bytes = context_.options.max_body_bytes,
                           .service_ready = context_.service.load() != nullptr};
     HeadVerdict verdict = check_head(*parser_, rules);
     route_ = verdict.route;
