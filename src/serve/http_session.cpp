@@ -285,6 +285,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
 
   // Sending: the whole response within --body-timeout-seconds.
   void send(Reply reply, bool close) {
+    if (phase_ == Phase::Closed) return;  // shut down before a refusal was sent
     phase_ = Phase::Sending;
     close_after_ = close || stopping();
     response_ = to_response(reply, version_, !close_after_, method_ == http::verb::head);

@@ -26,13 +26,13 @@ def free_port():
 class Server:
     """`sift serve --model MODEL *args` on 127.0.0.1:<free port>, ready once /health is 200."""
 
-    def __init__(self, sift, model, *args, log_path=None, env=None):
+    def __init__(self, sift, model, *args, log_path=None, env=None, preexec_fn=None):
         self.port = free_port()
         self.log_path = log_path or f"/tmp/sift-serve-{self.port}.log"
         self.sift = sift
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen([sift, "serve", "--model", model, "--port", str(self.port), *args],
-                                     stdout=self.log, stderr=subprocess.STDOUT, env=env)
+                                     stdout=self.log, stderr=subprocess.STDOUT, env=env, preexec_fn=preexec_fn)
         deadline = time.time() + 60
         while True:
             check(self.proc.poll() is None, f"sift serve exited early: {self.read_log()}")

@@ -137,10 +137,11 @@ def stop_trickling(proc):
     return json.loads(out)
 
 
-def idle_connections(port, n, per_address=200):
-    """n keep-alive connections, each after one GET /health answered 200; the caller closes them."""
+def idle_connections(port, n, per_address=200, first=0):
+    """n keep-alive connections, each after one GET /health answered 200 (the connection numbered
+    from `first`, for its source address); the caller closes them."""
     conns = []
-    for i in range(n):
+    for i in range(first, first + n):
         conns.append(connect(port, source_address(i, per_address)))
         conns[-1].sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
     for s in conns:
