@@ -152,7 +152,7 @@ SIFT_COMMAND(serve) {
       ->check(sift::apps::decimal_in(0.001, 86400));
   cmd->add_option("--shutdown-grace-seconds", o->shutdown_grace_seconds,
                   "on SIGTERM, requests in flight get this long to be answered; then every connection is closed "
-                  "and queued work dropped (default 30)")
+                  "and queued work dropped, and the server exits once the running forward call ends (default 30)")
       ->check(sift::apps::decimal_in(0, 86400));
   cmd->add_option("--max-batch-tokens", o->max_batch_tokens,
                   "most new tokens of one forward call; queued requests are packed up to it, and it is each "

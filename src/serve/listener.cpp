@@ -59,7 +59,13 @@ int64_t raise_open_file_limit() {
 }
 
 Listener::Listener(net::io_context& io, SessionContext& context)
-    : io_(io), context_(context), strand_(net::make_strand(io)), acceptor_(strand_), pause_(strand_), spare_fd_(open_spare_fd()) {}
+    : io_(io),
+      context_(context),
+      strand_(net::make_strand(io)),
+      acceptor_(strand_),
+      pause_(strand_),
+      fd_limit_response_(fd_limit_response()),
+      spare_fd_(open_spare_fd()) {}
 
 Listener::~Listener() {
   if (spare_fd_ >= 0) ::close(spare_fd_);
@@ -135,13 +141,13 @@ void Listener::on_accept(const error_code& error, tcp::socket socket) {
 }
 
 void Listener::refuse_past_fd_limit() {
-  static const std::string response = fd_limit_response();
   if (spare_fd_ >= 0) {
     ::close(spare_fd_);
     const int fd = ::accept4(acceptor_.native_handle(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd >= 0) {
       context_.metrics.count_refused("fd-limit");
-      [[maybe_unused]] const ssize_t sent = ::send(fd, response.data(), response.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      [[maybe_unused]] const ssize_t sent =
+          ::send(fd, fd_limit_response_.data(), fd_limit_response_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       ::close(fd);
     }
     spare_fd_ = open_spare_fd();

@@ -50,6 +50,9 @@ class Listener : public std::enable_shared_from_this<Listener> {
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer pause_;  // before accepting again when even the spare descriptor is gone
+  // The 503 written at the descriptor limit, made at startup: nothing that could want a
+  // descriptor (a stream, a first check of a type by UBSan) runs when none is left.
+  const std::string fd_limit_response_;
   int port_ = 0;
   int spare_fd_ = -1;
 };

@@ -4,7 +4,8 @@
 #   a second server on a port in use (exit 1 naming the port, before the model is loaded);
 #   100 connections trickling headers and bodies on 2 HTTP threads (/health and /v1/label still
 #   answered); head and body deadlines and keep-alive close what trickles or idles; the connection
-#   caps (--max-connections, --max-connections-per-address) refuse with 503 and close;
+#   caps (--max-connections, --max-connections-per-address) refuse with 503 and close, and so,
+#   out of file descriptors, does the accept itself;
 #   the amplification body (800 items x 50,000 label ids: a 920 MB response) gets 413 at once,
 #   with small RSS; 1,000,000 items get 413 before anything is tokenized; SIGTERM with trickling
 #   clients exits 0 at once, and with a client that never reads its response within
@@ -144,7 +145,7 @@ with Server(sift, model, "--threads", "1", "--max-connections", "6", "--max-conn
 with Server(sift, model, "--threads", "1", "--max-body-mb", "16") as server:
     rss_before = server.rss_kib()
     amplify = {"query": [1], "items": [[1]] * 800, "label_token_ids": [1] * 50000}
-    (status, _, body), seconds = timed(lambda: server.post("/v1/score", amplify))
+    status, _, body = server.post("/v1/score", amplify)
     check(status == 413 and body["param"] == "label_token_ids" and "more than --max-scores 1000000" in body["message"],
           f"amplification: {status} {body}")
     server.check_rss_growth(rss_before, 64 * 1024, "on the amplification body")
