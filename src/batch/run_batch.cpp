@@ -29,7 +29,6 @@ std::optional<JobProgress> preflight(const BatchOptions& options) {
   std::optional<JobProgress> recorded = read_checkpoint(progress_path);
   const bool output_exists = std::filesystem::exists(options.output);
   const std::string out = options.output.string();
-  if (std::filesystem::is_directory(options.output)) fail("{}: is a directory; --output names a file", out);
   if (!options.resume) {
     if (output_exists || recorded)
       fail("{}: {} already; sift batch never overwrites an output: --resume continues its job, or choose another "
