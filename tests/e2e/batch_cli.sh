@@ -24,7 +24,7 @@ make_tiny_labeler "$SIFT" "$SRC" "$WORK/other_weights" 6  # same sift.json and v
 PYTHONPATH="$SRC/tests/e2e/lib" python3 - "$SIFT" "$MODEL" "$WORK" <<'PY'
 import json, os, shutil, subprocess, sys
 from batch_checks import (Batch, check, make_rows, write, write_gzip_members, zstd_compress, zstd_decompress,
-                          read_bytes, progress_of)
+                          read_bytes, progress_of, progress_text)
 sift_bin, model, work = sys.argv[1:4]
 batch = Batch(sift_bin, model)
 env = dict(os.environ, OMP_NUM_THREADS="1")
@@ -132,7 +132,7 @@ half = f"{work}/half.jsonl"
 shutil.copy(f"{work}/capped.jsonl", half)  # a complete job; make it look unfinished
 p = progress_of(f"{work}/capped.jsonl")
 p.update(complete=False)
-json.dump(p, open(half + ".progress", "w"))
+write(half + ".progress", progress_text(p))  # a checksum made for the change
 other_input = write(f"{work}/other_rows.jsonl", text + '{"id": "extra", "query": "q", "items": []}\n')
 for what, args, needle in [
         ("threshold", ["--threshold", "0.3"], "threshold is 0.3 in this run, 0.5 in the job"),
