@@ -157,6 +157,7 @@ MergeSummary merge_shards(const std::vector<std::filesystem::path>& shard_output
     if (line.too_long) fail("{}: line {} is longer than 1 GiB", shards[k].path.string(), line.number);
     check_line_number(line.text, number, shards[k].path);
     out->append_line(line.text);
+    if (out->frame_closed()) out->checkpoint_done();  // no checkpoints here: the tail file need not keep the frame
   }
   for (size_t k = 0; k < shards.size(); ++k)
     if (readers[k]->next(line))

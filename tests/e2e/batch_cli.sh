@@ -152,6 +152,24 @@ _, err, code = batch.run(other_input, half, *Q, "--resume", ok=False, env=env)
 check(code != 0 and "input is" in err, f"another input: {err}")
 check(read_bytes(half) == out_bytes, "a refused resume touched the output")
 
+# 7b. Two runs of one job: the second fails at once naming the first (held stopped here, with
+#     its lock taken), and leaves its output alone; the first then finishes the job.
+import signal, time
+twice, many_rows = f"{work}/twice.jsonl", write(f"{work}/many_rows.jsonl", text.replace(long_line, "") * 4)
+first = subprocess.Popen(batch.args(many_rows, twice, *Q), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+deadline = time.time() + 60
+while not os.path.exists(twice + ".progress") and time.time() < deadline and first.poll() is None:
+    time.sleep(0.01)
+first.send_signal(signal.SIGSTOP)
+held = read_bytes(twice)
+_, err, code = batch.run(many_rows, twice, *Q, "--resume", ok=False, env=env)
+check(code == 1 and "another run is writing it" in err and f"pid {first.pid}" in err, f"a second run: {code} {err}")
+check(read_bytes(twice) == held, "the second run touched the first one's output")
+first.send_signal(signal.SIGCONT)
+_, first_err = first.communicate(timeout=300)
+p = progress_of(twice)
+check(first.returncode == 0 and p["complete"] and p["rows"] == 4 * (n_lines - 1), f"the first run: {first_err} {p}")
+
 # 8. --resume of a complete job does nothing; the same command again is harmless.
 summary, err, _ = batch.run(rows, f"{work}/out.jsonl", "--threads", "1", "--resume", env=env)
 check(summary["rows"] == 0 and summary["output_rows"] == n_lines and "nothing to do" in err, f"{summary} {err}")
