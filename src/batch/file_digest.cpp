@@ -18,7 +18,7 @@
 namespace sift::batch {
 namespace {
 
-constexpr size_t kReadBlockBytes = size_t(1) << 20;
+constexpr size_t kDigestReadBytes = size_t(1) << 20;
 
 std::string hex(const uint8_t* bytes, size_t n) {
   std::string text;
@@ -94,7 +94,7 @@ FileDigest FileDigest::resume(const std::filesystem::path& path, const FileCheck
     fail("{}: {} bytes, but {} records {}: it was changed outside sift batch", path.string(), int64_t(info.st_size),
          record.string(), recorded.bytes);
   }
-  std::vector<char> block(kReadBlockBytes);
+  std::vector<char> block(kDigestReadBytes);
   for (int64_t at = midstate.bytes; at < recorded.bytes;) {
     const ssize_t n = ::pread(fd, block.data(), size_t(std::min<int64_t>(int64_t(block.size()), recorded.bytes - at)), at);
     if (n < 0 && errno == EINTR) continue;

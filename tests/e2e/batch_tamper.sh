@@ -30,10 +30,11 @@ batch = Batch(sift_bin, model)
 env = dict(os.environ, OMP_NUM_THREADS="1")
 Q = ["--threads", "1", "--quiet"]
 
-# 1200 rows of about 1 KB (a pass-through note); line 1100 is a bad row, where --errors-max 0 stops.
-lines = make_rows(1200, seed=4).splitlines(keepends=True)
-lines = [l[:-2] + ', "note": "' + "n" * 900 + '"}\n' for l in lines]
-lines[1099] = "not json\n"
+# 300 rows of about 4 KB (a pass-through note: more than a MiB of output, few rows to score);
+# line 280 is a bad row, where --errors-max 0 stops.
+lines = make_rows(300, seed=4).splitlines(keepends=True)
+lines = [l[:-2] + ', "note": "' + "n" * 4000 + '"}\n' for l in lines]
+lines[279] = "not json\n"
 rows = write(f"{work}/rows.jsonl", "".join(lines))
 reference = {}
 for suffix in (".jsonl", ".jsonl.zst"):
@@ -80,7 +81,7 @@ def changed_value(value):
 def stopped_job(suffix):
     output = f"{work}/job{suffix}"
     _, err, code = batch.run(rows, output, "--errors-max", "0", *Q, ok=False, env=env)
-    check(code == 1 and "line 1100" in err, f"the job should stop at line 1100: {err}")
+    check(code == 1 and "line 280" in err, f"the job should stop at line 280: {err}")
     return output
 
 
