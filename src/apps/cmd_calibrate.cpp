@@ -56,7 +56,11 @@ void run_calibrate(const CalibrateArgs& args) {
   sift::ScoringOptions scoring;
   scoring.mode = *sift::parse_scoring_mode(args.mode);
   scoring.max_request_tokens = args.max_request_tokens;
-  if (!args.dry_run) sift::require_gnuplot();  // fail before the long part
+  if (!args.dry_run) {  // fail before the long part
+    sift::require_gnuplot();
+    sift::check_calibration_destinations(args.out.empty() ? std::nullopt : std::optional<fs::path>(args.out),
+                                         args.out_dir.empty() ? std::nullopt : std::optional<fs::path>(args.out_dir));
+  }
 
   const fs::path model_dir = args.model;
   // Held from before sift.json is read until it is written, so no concurrent run loses it.

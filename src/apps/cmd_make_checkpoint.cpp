@@ -12,6 +12,7 @@
 #include "apps/cli.h"
 #include "apps/command.h"
 #include "core/error.h"
+#include "io/atomic_file.h"
 #include "io/path_lock.h"
 #include "model/checkpoint_layout.h"
 #include "model/random_checkpoint.h"
@@ -64,7 +65,7 @@ SIFT_COMMAND(make_checkpoint) {
       c.rope_scaling = {32.0, 1.0, 4.0, 8192};
     }
     const sift::DType dtype = o->dtype == "bf16" ? sift::DType::BF16 : sift::DType::F32;
-    std::filesystem::create_directories(o->out);
+    sift::create_output_directory(o->out, "--out");
     const sift::PathLock lock(o->out);
     sift::write_random_checkpoint(o->out, c, dtype, o->seed);
     int64_t n_params = 0;

@@ -14,6 +14,7 @@
 #include "apps/weights_option.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "io/atomic_file.h"
 #include "io/input_file.h"
 #include "io/line_output.h"
 #include "scoring/engine.h"
@@ -58,7 +59,9 @@ void run_score(const ScoreArgs& args) {
   scoring.max_batch_tokens = args.max_batch_tokens;
   if (!args.dump_generations.empty() && scoring.mode != sift::ScoringMode::Generate)
     sift::apps::usage_error("--dump-generations: only mode generate generates text (add --mode generate)");
-  if (!args.dump_generations.empty() && args.dump_generations == args.output)
+  // Two outputs of one run in one regular file would replace each other; a device takes both.
+  if (!args.dump_generations.empty() && args.dump_generations == args.output &&
+      sift::output_kind(args.output) != sift::OutputKind::stream)
     sift::apps::usage_error("--dump-generations and --output name the same file");
 
   // Everything that can fail before the run does, before any output is opened.

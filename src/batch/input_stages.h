@@ -8,6 +8,7 @@
 #include "batch/in_order_gate.h"
 #include "batch/resumable_line_reader.h"
 #include "batch/pipeline_rows.h"
+#include "batch/shard_lines.h"
 #include "core/bounded_queue.h"
 #include "label/shard.h"
 #include "scoring/engine.h"
@@ -18,11 +19,6 @@ namespace sift::batch {
 // them busy (reading is far faster than tokenizing); with the rows of the later stages, all of
 // the input that is in memory at any time.
 inline constexpr int64_t kLineQueueBytes = int64_t(256) << 10;
-
-// Shard K/N holds the input lines K, K + N, K + 2N, ... (numbered from 1).
-inline bool shard_holds_line(const label::Shard& shard, int64_t line_number) {
-  return (line_number - 1) % shard.count == shard.index - 1;
-}
 
 // Reads every line, queues this shard's in chunks (of at most 64 lines or about 64 KiB; a
 // chunk costs its bytes in the queue) and closes the queue at the end.

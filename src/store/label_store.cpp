@@ -43,7 +43,7 @@ Judgment judgment_of(const SqlRow& row, size_t first) {
 }  // namespace
 
 std::unique_ptr<LabelStore> LabelStore::open(const std::string& location, Access access) {
-  std::unique_ptr<SqlDatabase> db = open_sql_database(location, access == Access::write);
+  std::unique_ptr<SqlDatabase> db = open_sql_database(location, access == Access::write ? DatabaseAccess::write : DatabaseAccess::read);
   if (access == Access::write) create_label_schema(*db);
   else check_label_schema(*db);
   return std::make_unique<LabelStore>(std::move(db));

@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/parallel.h"
 #include "core/progress.h"
+#include "io/atomic_file.h"
 #include "io/file_identity.h"
 #include "io/path_lock.h"
 #include "scoring/artifact.h"
@@ -138,7 +139,7 @@ TrainRunResult run_training(TrainRunOptions o) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   refuse_out_over_inputs(o);
-  fs::create_directories(o.out);
+  create_output_directory(o.out, "--out");
   const PathLock lock(o.out);
   const int threads = o.threads > 0 ? o.threads : default_n_threads();
   at::set_num_threads(threads);

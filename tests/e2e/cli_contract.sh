@@ -74,7 +74,8 @@ run("eval", "--model", model, "--threshold", "nan", code=2)
 run("nosuchcommand", code=2)
 
 # Every decimal flag (FLOAT in a --help) of every command and subcommand, sift-train's too when
-# built: NaN and infinity are usage errors naming the flag; every thread-count flag refuses 0.
+# built: NaN and infinity are usage errors naming the flag; every thread-count flag refuses 0;
+# every text flag given an empty value is a usage error naming it (never its default).
 import re
 def help_of(path):
     out = subprocess.run([sift, *path, "--help"], capture_output=True, text=True)
@@ -85,11 +86,12 @@ def command_paths(path=()):
     listed = usage.split("Subcommands:")[1] if "Subcommands:" in usage else ""
     for name in re.findall(r"^  ([a-z][a-z-]*)  ", listed, re.M):
         yield from command_paths(path + (name,))
-decimal_flags, thread_flags = [], []
+decimal_flags, thread_flags, text_flags = [], [], []
 for path in command_paths():
     usage = help_of(path)
     decimal_flags += [(path, f) for f in re.findall(r"^\s+(?:-\w,)?(--[a-z0-9-]+)(?:,\S+)? FLOAT\b", usage, re.M)]
     thread_flags += [(path, f) for f in re.findall(r"^\s+(--[a-z-]*threads) INT\b", usage, re.M)]
+    text_flags += [(path, f) for f in re.findall(r"^\s+(--[a-z0-9-]+) TEXT(?: REQUIRED| \.\.\.)?(?:\s|$)", usage, re.M)]
 for expected in [(("batch",), "--checkpoint-seconds"), (("serve",), "--max-body-mb"), (("loadgen",), "--p99-ms"),
                  (("synth",), "--noise"), (("label",), "--stop-below"), (("make-checkpoint",), "--rope-theta")]:
     check(expected in decimal_flags, f"{expected} not found in --help: {decimal_flags}")
@@ -101,6 +103,11 @@ for path, flag in decimal_flags:
         check(out.stderr.startswith(f"sift: error: {flag}: must be a "), f"{path} {flag} {value}: {out.stderr}")
 for path, flag in thread_flags:
     check(run(*path, flag, "0", code=2).stderr.startswith(f"sift: error: {flag}: "), f"{path} {flag} 0")
+check({(("init",), "--artifact-version"), (("init",), "--instruction"), (("score",), "--output"),
+       (("batch", "merge"), "--output")} <= set(text_flags), f"text flags: {text_flags}")
+for path, flag in text_flags:
+    out = run(*path, flag, "", code=2, cwd=work)
+    check(out.stderr.startswith(f"sift: error: {flag}: the value is empty"), f"{path} {flag} '': {out.stderr}")
 
 # Bad values the library finds are usage errors too (exit 2), found before any work.
 new_dir = os.path.join(work, "synth-new")

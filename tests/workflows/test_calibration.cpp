@@ -99,6 +99,20 @@ TEST(ChooseOperatingPoint, UnreachablePrecisionNamesTheBestAchievable) {
   }
 }
 
+TEST(ChooseOperatingPoint, RowsOfOneClassAreRefusedForEveryTarget) {
+  // All YES: precision 1 everywhere, recall 1 at the lowest threshold: every target would
+  // label everything YES. (All NO: precision_recall_curve refuses, recall is undefined.)
+  const PrCurve curve = precision_recall_curve(std::vector<double>{0.9, 0.5, 0.4}, std::vector<bool>{true, true, true});
+  for (const char* target : {"f1", "precision=0.9", "recall=0.5"}) {
+    try {
+      choose_operating_point(curve, parse_calibration_target(target));
+      ADD_FAILURE() << target << ": chose a threshold on YES labels alone";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), AllOf(HasSubstr("all 3 items have a YES reference label"), HasSubstr("NO labels too")));
+    }
+  }
+}
+
 TEST(PrecisionRecallCurve, RejectsBadInput) {
   auto message = [](std::vector<double> scores, std::vector<bool> reference) -> std::string {
     try {
