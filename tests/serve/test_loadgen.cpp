@@ -14,7 +14,9 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "core/error.h"
 #include "serve/loadgen.h"
@@ -55,29 +57,53 @@ TEST(Loadgen, RatesAndDurationsOutsideTheBoundsAreOptionErrors) {
   EXPECT_NO_THROW(check_load_options(closed));
 }
 
-TEST(Loadgen, ArrivalsAreTheSeededPoissonSequence) {
-  httplib::Server server;
-  server.Post("/v1/label", [](const httplib::Request&, httplib::Response& response) {
-    response.set_content("{}", "application/json");
-  });
-  const int port = server.bind_to_any_port("127.0.0.1");
-  ASSERT_GT(port, 0);
-  std::thread listener([&] { server.listen_after_bind(); });
+// A stand-in for sift serve in this process: POST /v1/label answers "{}" after `service`.
+class StandInServer {
+ public:
+  explicit StandInServer(std::chrono::milliseconds service = {}) {
+    server_.Post("/v1/label", [service](const httplib::Request&, httplib::Response& response) {
+      std::this_thread::sleep_for(service);
+      response.set_content("{}", "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    listener_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~StandInServer() {
+    server_.stop();
+    listener_.join();
+  }
+  int port() const { return port_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
+ private:
+  httplib::Server server_;
+  int port_ = -1;
+  std::thread listener_;
+};
+
+// The due times (seconds from the start) of a run's arrivals, drawn here independently, as
+// loadgen.h defines them.
+std::vector<double> arrivals(const LoadOptions& o) {
+  std::mt19937_64 rng(o.seed);
+  std::exponential_distribution<double> gap(o.rate);
+  std::vector<double> due;
+  for (double t = gap(rng); t < o.duration_s; t += gap(rng)) due.push_back(t);
+  return due;
+}
+
+TEST(Loadgen, ArrivalsAreTheSeededPoissonSequence) {
   LoadOptions o = options_at(400, 0.25);
-  o.url = "http://127.0.0.1:" + std::to_string(port);
   o.requests = {{"{}", 2}, {"{}", 3}};
   o.connections = 4;
   o.seed = 3;
-  const LoadResult result = run_load(o);
-  server.stop();
-  listener.join();
-
-  // The arrivals drawn here independently, as loadgen.h defines them.
-  std::mt19937_64 rng(o.seed);
-  std::exponential_distribution<double> gap(o.rate);
-  int64_t expected = 0;
-  for (double t = gap(rng); t < o.duration_s; t += gap(rng)) ++expected;
+  LoadResult result;
+  {
+    const StandInServer server;
+    ASSERT_GT(server.port(), 0);
+    o.url = server.url();
+    result = run_load(o);
+  }
+  const auto expected = static_cast<int64_t>(arrivals(o).size());
   ASSERT_GT(expected, 50);
   EXPECT_EQ(result.sent, expected);
   EXPECT_EQ(result.ok, expected);
@@ -96,31 +122,24 @@ TEST(Loadgen, LatencyRunsFromTheDueTimeAboveTheServersCapacity) {
   // A stand-in server that takes at least 20 ms per request, driven through one connection at
   // 200 requests/s: 4x its capacity, so requests wait for the connection ever longer.
   constexpr auto kService = std::chrono::milliseconds(20);
-  httplib::Server server;
-  server.Post("/v1/label", [&](const httplib::Request&, httplib::Response& response) {
-    std::this_thread::sleep_for(kService);
-    response.set_content("{}", "application/json");
-  });
-  const int port = server.bind_to_any_port("127.0.0.1");
-  ASSERT_GT(port, 0);
-  std::thread listener([&] { server.listen_after_bind(); });
   LoadOptions o = options_at(200, 0.25);
-  o.url = "http://127.0.0.1:" + std::to_string(port);
   o.connections = 1;
   o.seed = 9;
-  const LoadResult result = run_load(o);
-  server.stop();
-  listener.join();
+  LoadResult result;
+  {
+    const StandInServer server(kService);
+    ASSERT_GT(server.port(), 0);
+    o.url = server.url();
+    result = run_load(o);
+  }
 
   // Request k is due at t_k; on one connection it is sent after request k-1 is answered, and
   // answered no sooner than 20 ms after it is sent: done_k >= max(t_k, done_{k-1}) + 20 ms.
   // Latency from the due time is done_k - t_k, at least that bound minus t_k. (Latency from
   // the send, the coordinated omission this rules out, would be about 20 ms for every one.)
-  std::mt19937_64 rng(o.seed);
-  std::exponential_distribution<double> gap(o.rate);
   std::vector<double> bound_ms;
   double done = 0;
-  for (double t = gap(rng); t < o.duration_s; t += gap(rng)) {
+  for (const double t : arrivals(o)) {
     done = std::max(t, done) + std::chrono::duration<double>(kService).count();
     bound_ms.push_back(1000 * (done - t));
   }
