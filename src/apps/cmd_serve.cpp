@@ -56,9 +56,9 @@ void serve(const ServeCliOptions& o) {
   sift::serve::HttpServer server(http, metrics);
   server.bind();
   // Before the model loads, so a client (a test on --port 0) can find the port at once and see
-  // /health say "loading".
-  if (!o.port_file.empty()) sift::write_file_atomically(o.port_file, fmt::format("{}\n", server.port()));
+  // /health say "loading"; the log line first, so it is there once the port file is.
   fmt::print(stderr, "sift serve: listening on http://{}:{}; loading {}\n", o.host, server.port(), o.model);
+  if (!o.port_file.empty()) sift::write_file_atomically(o.port_file, fmt::format("{}\n", server.port()));
   std::thread listener([&] { server.listen(); });
 
   // The stopper: on the first signal, stop accepting; the listener then finishes in-flight

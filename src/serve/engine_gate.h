@@ -8,7 +8,6 @@
 // A test writes one byte per batch it lets through; while it writes none, the engine holds
 // the jobs it took and the queue fills. Unset (as everywhere but in tests) the loop pays one
 // branch per batch.
-#include <string>
 
 namespace sift::serve {
 
