@@ -5,12 +5,9 @@ import re
 import subprocess
 import sys
 
-import pytest
-
-from conftest import SOURCE_DIR, has_sift_batch, sift_batch_output
+from conftest import SOURCE_DIR, sift_batch_output
 
 
-@pytest.mark.skipif(not has_sift_batch(), reason="this build's sift has no batch subcommand")
 def test_the_dask_example_writes_sift_batchs_file(tmp_path):
     sample = SOURCE_DIR / "examples" / "sample.jsonl"
     output = tmp_path / "labels.jsonl"

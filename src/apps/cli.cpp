@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/error.h"
 #include "core/log.h"
 
 namespace sift::apps {
@@ -69,6 +70,11 @@ void print_report(const nlohmann::ordered_json& report) {
 }
 
 void print_report(const nlohmann::json& report) { print_report(nlohmann::ordered_json(report)); }
+
+void check_strict(bool strict, int64_t rows_left_out) {
+  if (strict && rows_left_out > 0)
+    sift::fail("{} rows were left out; --strict makes that a failed run (nothing written)", rows_left_out);
+}
 
 ProgressReporter progress_reporter(std::string task, std::string unit, std::optional<int64_t> total) {
   return ProgressReporter::to_stderr(std::move(task), std::move(unit), total, global_options().quiet);

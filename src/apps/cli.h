@@ -62,6 +62,11 @@ int thread_count(std::string_view flag, const std::optional<int>& given);
 void print_report(const nlohmann::ordered_json& report);
 void print_report(const nlohmann::json& report);
 
+// --strict of the commands that leave bad rows out of a report (cost, eval, calibrate): any
+// row left out fails the run (an Error, exit 1) before the report is printed or a file
+// written, so a strict run writes a report of all its rows or nothing.
+void check_strict(bool strict, int64_t rows_left_out);
+
 // The progress reporter of a long command (core/progress.h), quiet with --quiet.
 ProgressReporter progress_reporter(std::string task, std::string unit, std::optional<int64_t> total);
 

@@ -69,9 +69,9 @@ void run_eval(const EvalArgs& args) {
     progress.message(fmt::format("sift eval: warning: {}:{}: {} (row left out)", input_name, e.line, e.message));
   const int64_t errors = static_cast<int64_t>(input.errors.size() + report.errors.size());
   progress.finish(fmt::format("{} rows evaluated, {} left out", report.n_rows, errors));
+  sift::apps::check_strict(args.strict, errors);
   sift::apps::print_report(sift::eval_report_to_json(report, static_cast<int64_t>(input.errors.size())));
   print_readable(report);
-  if (args.strict && errors > 0) sift::fail("{} rows were left out; --strict makes that a failed run", errors);
 }
 
 }  // namespace

@@ -157,6 +157,23 @@ out = run("score", "--model", model, "-q", stdin=bad)
 check(json.loads(out.stdout.splitlines()[-1])["line"] == 31, "error line in place")
 out = run("score", "--model", model, "--strict", stdin=bad, code=1)
 check(out.stdout.count("\n") == 31 and "--strict" in out.stderr, f"--strict: {out.stderr}")
+# The commands that leave a bad row out of a report (cost, eval, calibrate): the report of the
+# good rows without --strict; with it, exit 1 and nothing written: no report, no file.
+for command, extra in (("cost", []), ("eval", ["--shuffles", "0"]), ("calibrate", ["--dry-run"])):
+    out = run(command, "--model", model, "-q", *extra, stdin=bad)
+    check(json.loads(out.stdout)["errors"] == 1 and "(row left out)" in out.stderr, f"{command} without --strict: {out}")
+    check(json.loads(run(command, "--model", model, "-q", "--strict", *extra, stdin=text).stdout)["errors"] == 0,
+          f"{command} --strict on good rows")
+    state = snapshot(work)
+    out = run(command, "--model", model, "-q", "--strict", *extra, stdin=bad, code=1)
+    check(out.stdout == "" and "1 rows were left out; --strict" in out.stderr and snapshot(work) == state,
+          f"{command} --strict: {out.stdout!r} {out.stderr}")
+strict_copy = os.path.join(work, "strict-copy")
+for mode in (["--out", strict_copy], ["--in-place"]):
+    state = snapshot(work)
+    out = run("calibrate", "--model", model, "-q", "--strict", *mode, stdin=bad, code=1)
+    check(out.stdout == "" and snapshot(work) == state and not os.path.exists(strict_copy),
+          f"calibrate --strict {mode} wrote something: {out.stderr}")
 
 # Progress: a summary line on stderr (not a terminal: plain lines); nothing with --quiet.
 out = run("score", "--model", model, "--input", rows_path)
