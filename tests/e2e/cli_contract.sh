@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: the command line behaves one way for every command (README "Usage"):
+# End to end: the command line behaves one way for every command (docs/cli.md):
 # global options before or after the subcommand, exit codes 0/1/2 with one "sift: error:" line,
 # stdin for every --input, one-line JSON reports (--pretty), provenance on scored lines,
 # --strict, --quiet, sift --version, calibrate's --dry-run / --out / --in-place and history,
