@@ -28,7 +28,7 @@ def synthetic_rows(n, seed, max_items=4):
 
 
 def has_sift_batch():
-    """Whether this build's sift lists a batch subcommand (`sift batch`, issue 11)."""
+    """Whether this build's sift lists a batch subcommand (`sift batch`)."""
     usage = subprocess.run([SIFT_BINARY, "--help"], capture_output=True, text=True, check=True).stdout
     return any(line.split()[:1] == ["batch"] for line in usage.splitlines())
 

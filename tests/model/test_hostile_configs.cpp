@@ -1,7 +1,7 @@
 // No config.json can crash sift or exhaust its memory: every size field of config.json, set to
 // overflowing, negative, zero, absurd or merely wrong values next to a matching tiny
 // checkpoint, gives a clean sift::Error from Model::load (naming the field when the value is
-// out of range) within a second; the reproducers of the hardening issue stay fixed; a NaN
+// out of range) within a second; the known hostile reproducers stay fixed; a NaN
 // or Inf weight is refused at load, naming the tensor and element.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
