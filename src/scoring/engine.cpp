@@ -8,12 +8,22 @@
 
 namespace sift {
 
-std::unique_ptr<ScoringEngine> ScoringEngine::load(const std::filesystem::path& dir, WeightStorage weights) {
+void check_labeler_files(const std::filesystem::path& dir, bool need_sift_json) {
   if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
+  if (!std::filesystem::exists(dir / "tokenizer.json"))
+    fail("{}: no tokenizer.json: a labeler needs the tokenizer its weights were trained with. A Hugging Face model "
+         "ships it beside the weights (download it with them); `sift tokenizer train` makes one for a new model, and "
+         "`sift make-checkpoint --tokenizer FILE` puts one into a random checkpoint",
+         dir.string());
+  if (need_sift_json && !std::filesystem::exists(dir / "sift.json"))
+    fail("{}: no sift.json, the labeler artifact (prompt templates, answer tokens, threshold): a bare checkpoint is "
+         "not a labeler yet; make it one with `sift init --model {} --preset qwen3-reranker|chat|compact`",
+         dir.string(), dir.string());
+}
+
+std::unique_ptr<ScoringEngine> ScoringEngine::load(const std::filesystem::path& dir, WeightStorage weights) {
+  check_labeler_files(dir);
   const std::filesystem::path sift_json = dir / "sift.json";
-  if (!std::filesystem::exists(sift_json))
-    fail("{}: no sift.json, the labeler artifact (prompt templates, answer tokens, threshold); a bare "
-         "checkpoint is not a labeler", dir.string());
   ScoringArtifact artifact = load_scoring_artifact(sift_json);
   std::unique_ptr<Tokenizer> tokenizer = Tokenizer::load(dir / "tokenizer.json");
   std::unique_ptr<Model> model = Model::load(dir, weights);

@@ -37,6 +37,12 @@ struct TokenizedRow {
   TokenRow tokens() const { return {query, items}; }
 };
 
+// A labeler directory's files beyond the checkpoint: tokenizer.json, and sift.json unless
+// `need_sift_json` is false. A missing one is an Error saying where it comes from (`sift init`
+// writes sift.json; a tokenizer ships with a Hugging Face model, or `sift tokenizer train` /
+// `sift make-checkpoint --tokenizer` make one).
+void check_labeler_files(const std::filesystem::path& dir, bool need_sift_json = true);
+
 class ScoringEngine {
  public:
   // Loads dir/config.json + weights (held as `weights` says), dir/tokenizer.json and dir/sift.json.

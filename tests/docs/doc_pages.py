@@ -5,8 +5,8 @@ The convention the pages follow:
   in page order, in one shell per page (tests/docs/run_page.py). `sh no-test` / `python
   no-test` is shown but not run: commands that download, install, build or take hours.
   Every other block (`text`, `json`, `sql`, `cpp`) is output, a synopsis or a file, never run.
-- `<!-- docs-test ... -->` holds shell lines the test runs at that point and a reader never
-  sees: what stands in for a download, for instance.
+- `<!-- docs-test: what this is for`, then shell lines, then `-->` on a line of its own: lines
+  the test runs at that point and a reader never sees (what stands in for a download).
 - `<!-- commands: score cost "batch merge" -->` names the commands whose every option the page
   documents (tests/docs/check_flags.py); `(global options)` stands for the options of `sift`
   itself.
@@ -49,13 +49,12 @@ def read_page(path):
             names = header.group(1)
             commands = ["(global options)"] if "(global options)" in names else []
             commands += shlex.split(names.replace("(global options)", ""))
-        elif stripped.startswith("<!-- docs-test"):
-            body, j = [stripped[len("<!-- docs-test"):]], i
-            while "-->" not in body[-1]:
-                j += 1
+        elif stripped.startswith("<!-- docs-test"):  # the rest of this line says what it is for
+            body, j = [], i + 1
+            while "-->" not in lines[j]:
                 body.append(lines[j])
-            body[-1] = body[-1].split("-->")[0]
-            blocks.append(Block("setup", "\n".join(b for b in body).strip("\n") + "\n", i + 1, True))
+                j += 1
+            blocks.append(Block("setup", "\n".join(body) + "\n", i + 2, True))
             i = j
         elif stripped.startswith("```"):
             indent = len(line) - len(line.lstrip())
