@@ -1,10 +1,13 @@
 #include "scoring/engine.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "scoring/generate_mode.h"
 #include "scoring/plan.h"
 #include "scoring/readout.h"
 #include "scoring/request_sizing.h"
+#include "scoring/truncation.h"
 
 namespace sift {
 
@@ -58,6 +61,9 @@ PlanLimits ScoringEngine::limits(const ScoringOptions& options) const {
     fail_option("--max-request-tokens must be positive, got {}", limits.max_request_tokens);
   limits.max_call_tokens = options.max_batch_tokens.value_or(limits.max_request_tokens);
   if (limits.max_call_tokens <= 0) fail_option("--max-batch-tokens must be positive, got {}", limits.max_call_tokens);
+  if (options.truncate != Truncate::None && options.mode == ScoringMode::Generate)
+    fail_option("--truncate: mode generate scores one whole prompt per request, not a query and its items; truncation "
+                "is for mis, independent and prefix");
   return limits;
 }
 
@@ -72,6 +78,22 @@ TokenizedRow ScoringEngine::tokenize(std::string_view query, std::span<const std
   try {
     row.query = prompts_.query_tokens(query);
     row.items = prompts_.item_tokens_batch({items.begin(), items.end()});
+  } catch (const Error& e) {
+    row = TokenizedRow{};
+    row.error = e.what();
+  }
+  return row;
+}
+
+TokenizedRow ScoringEngine::tokenize(std::string_view query, std::span<const std::string> items,
+                                     const ScoringOptions& options) const {
+  TokenizedRow row = tokenize(query, items);
+  if (!row.error.empty() || options.truncate == Truncate::None) return row;
+  const PlanLimits plan_limits = limits(options);
+  const int64_t limit = std::min({plan_limits.max_request_tokens, plan_limits.max_call_tokens,
+                                  model_->config().max_position_embeddings});
+  try {
+    truncate_to_fit(prompts_, query, items, limit, options.truncate, options.truncation_direction, row);
   } catch (const Error& e) {
     row = TokenizedRow{};
     row.error = e.what();
@@ -124,6 +146,7 @@ std::vector<RowResult> ScoringEngine::score_tokenized(Session& session, std::spa
     }
     row.prefill_tokens = scored[k].prefill_tokens;
     row.requests = scored[k].requests;
+    if (row.error.empty()) row.truncated_tokens = rows[runnable_index[k]].truncated_tokens;
   }
   return results;
 }
@@ -162,7 +185,7 @@ std::vector<RowResult> ScoringEngine::score_rows(Session& session, std::span<con
   }
   std::vector<TokenizedRow> tokenized;
   tokenized.reserve(rows.size());
-  for (const TextRow& row : rows) tokenized.push_back(tokenize(row.query, row.items));
+  for (const TextRow& row : rows) tokenized.push_back(tokenize(row.query, row.items, options));
   return score_tokenized(session, tokenized, options);
 }
 

@@ -60,6 +60,7 @@ struct MemberLabels {
 struct MemberState {
   std::string input_hash;
   std::string artifact_version;
+  double threshold = 0.5;
 };
 
 struct RunCounts {
