@@ -227,6 +227,28 @@ def test_rows_as_sift_score_reads_them(labeler, tmp_path):
     assert_bitwise_equal(columns_of(labeler.score_rows(rows)), reference_outputs(rows, tmp_path))
 
 
+def test_results_carry_the_item_ids_given_as_sift_score_writes_them(labeler, tmp_path):
+    rows = [{"query": "ten years of python", "items": [{"id": "q7", "text": "Python"}, "Welding", {"id": 3, "text": "Go"}]},
+            ("no ids here", ["Python"]), {"query": "broken", "items": [7]}]
+    scored = labeler.score_rows(rows)
+    assert scored[0].item_ids == ["q7", None, 3]
+    assert scored[1].item_ids == [None]
+    assert scored[2].error is not None and scored[2].item_ids is None
+    assert labeler.score(rows[0]["query"], rows[0]["items"]).item_ids == ["q7", None, 3]
+    row_file = tmp_path / "rows.jsonl"
+    row_file.write_text(json.dumps(rows[0]) + "\n")
+    cli = subprocess.run([SIFT_BINARY, "score", "--model", MODEL_DIR, "--input", row_file], capture_output=True,
+                         text=True, check=True)
+    assert json.loads(cli.stdout)["item_ids"] == scored[0].item_ids
+
+
+def test_version_is_the_engines(labeler):
+    cli = subprocess.run([SIFT_BINARY, "--version"], capture_output=True, text=True, check=True).stdout
+    assert cli.split()[:2] == ["sift", sift.__version__], cli
+    pyproject = (pathlib.Path(MODEL_DIR).parent.parent / "python" / "pyproject.toml").read_text()
+    assert f'version = "{sift.__version__}"' in pyproject, "the package's version is the engine's"
+
+
 @pytest.mark.parametrize("options, cli_options", [
     ({}, []), ({"threshold": 0.9}, ["--threshold", "0.9"]), ({"mode": "prefix"}, ["--mode", "prefix"])])
 def test_score_lines_writes_sift_batchs_bytes(options, cli_options, tmp_path):

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -71,9 +72,27 @@ void print_report(const nlohmann::ordered_json& report) {
 
 void print_report(const nlohmann::json& report) { print_report(nlohmann::ordered_json(report)); }
 
-void check_strict(bool strict, int64_t rows_left_out) {
-  if (strict && rows_left_out > 0)
-    sift::fail("{} rows were left out; --strict makes that a failed run (nothing written)", rows_left_out);
+std::string output_rows(std::string_view lines) {
+  if (!global_options().pretty) return std::string(lines);
+  std::string out;
+  for (size_t start = 0; start < lines.size();) {
+    const size_t end = std::min(lines.find('\n', start), lines.size());
+    const nlohmann::ordered_json row = nlohmann::ordered_json::parse(lines.substr(start, end - start));
+    out += row.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string counted(int64_t n, std::string_view noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); }
+
+void add_strict_flag(CLI::App* command, bool& strict, std::string_view failed_row) {
+  command->add_flag("--strict", strict, fmt::format("exit 1 when any row {} (default: 0, the run going on)", failed_row));
+}
+
+void check_strict(bool strict, int64_t failed, int64_t rows, std::string_view where) {
+  if (strict && failed > 0)
+    fail("{} of {} failed ({}); --strict makes that a failed run", failed, counted(rows, "row"), where);
 }
 
 ProgressReporter progress_reporter(std::string task, std::string unit, std::optional<int64_t> total) {

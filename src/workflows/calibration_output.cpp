@@ -84,6 +84,11 @@ WrittenCalibration write_calibration_in_place(const fs::path& model_dir, const A
   return {model_dir / "sift.json", curves_to};
 }
 
+void write_calibration_curves(const fs::path& curve_dir, const CalibrationCurves& curves) {
+  const std::unique_ptr<TemporaryFolder> drawn = draw_curves(curve_dir, curves);
+  move_curves(*drawn, curve_dir);
+}
+
 WrittenCalibration write_calibrated_copy(const fs::path& model_dir, const fs::path& new_dir, const ArtifactUpdate& update,
                                          const CalibrationCurves& curves, const std::optional<fs::path>& curve_dir) {
   check_calibration_destinations(new_dir, curve_dir);

@@ -43,6 +43,11 @@ WrittenCalibration write_calibration_in_place(const std::filesystem::path& model
                                               const CalibrationCurves& curves,
                                               const std::optional<std::filesystem::path>& curve_dir);
 
+// Only the curve files, into `curve_dir` (created if missing; drawn in a temporary folder
+// inside it, then moved in): what `sift calibrate --dry-run --out-dir` writes, the labeler
+// untouched.
+void write_calibration_curves(const std::filesystem::path& curve_dir, const CalibrationCurves& curves);
+
 WrittenCalibration write_calibrated_copy(const std::filesystem::path& model_dir, const std::filesystem::path& new_dir,
                                          const ArtifactUpdate& update, const CalibrationCurves& curves,
                                          const std::optional<std::filesystem::path>& curve_dir);

@@ -75,13 +75,20 @@ check(out[300]["line"] == 301 and "longer than 64 MiB" in out[300]["error"], f"t
 check(any(e.get("id") == "bad-query" for e in errors), "an error line keeps the row's id")
 check("sift batch: " in err or summary, "stderr")
 
-# Input fields named like output fields do not pass through; the run says so once.
+# Input fields named like output fields pass through as input_<name> (the input's reference
+# labels beside the labeler's); one whose input_<name> is taken too is left out, said once.
 write(f"{work}/labels.jsonl", '{"id": 1, "query": "q", "items": ["a"], "labels": [1], "scores": 3}\n' * 3)
 summary, err, _ = batch.run(f"{work}/labels.jsonl", f"{work}/labels_out.jsonl", "--threads", "1", env=env)
 first = json.loads(open(f"{work}/labels_out.jsonl").readline())
 check(len(first["labels"]) == 1 and isinstance(first["labels"][0], bool) and isinstance(first["scores"], list),
-      f"sift's own fields win: {first}")
-check(err.count('input field "labels" is not passed through') == 1 and 'input field "scores"' in err, err)
+      f"sift's own fields keep their names: {first}")
+check(first["input_labels"] == [1] and first["input_scores"] == 3, f"the input's fields kept as input_*: {first}")
+check("not passed through" not in err, err)
+write(f"{work}/both.jsonl", '{"id": 1, "query": "q", "items": ["a"], "labels": [1], "input_labels": [0]}\n' * 3)
+summary, err, _ = batch.run(f"{work}/both.jsonl", f"{work}/both_out.jsonl", "--threads", "1", env=env)
+first = json.loads(open(f"{work}/both_out.jsonl").readline())
+check(first["input_labels"] == [0] and len(first["labels"]) == 1, f"{first}")
+check(err.count('input field "labels" is not passed through') == 1, err)
 
 # 2. Compressed input, detected by content (whatever the name): the same output.
 inputs_compressed = {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: the command line behaves one way for every command (README "Usage"):
+# End to end: the command line behaves one way for every command (docs/cli.md):
 # global options before or after the subcommand, exit codes 0/1/2 with one "sift: error:" line,
 # stdin for every --input, one-line JSON reports (--pretty), provenance on scored lines,
 # --strict, --quiet, sift --version, calibrate's --dry-run / --out / --in-place and history,
@@ -237,7 +237,7 @@ run("calibrate", "--model", model, "--input", rows_path, "--in-place", "-q")
 run("calibrate", "--model", model, "--input", rows_path, "--in-place", "--target", "recall=0.9", "-q")
 art = json.load(open(os.path.join(model, "sift.json")))
 history = art["calibrations"]
-check([h["version"] for h in history] == ["e2e-1+cal1-f1", "e2e-1+cal2-recall=0.9"], f"history: {history}")
+check([h["version"] for h in history] == ["e2e-1+cal1-f1", "e2e-1+cal2-recall-0.9"], f"history: {history}")
 check(history[0]["previous_version"] == "e2e-1" and history[0]["previous_threshold"] == 0.5, f"{history[0]}")
 check(history[1]["previous_threshold"] == history[0]["threshold"] and art["threshold"] == history[1]["threshold"], f"{art}")
 check(art["note"] == "kept across versions", "other fields kept")

