@@ -25,7 +25,7 @@ make_tiny_labeler "$SIFT" "$SRC" "$WORK/labeler" 5
 
 PYTHONPATH="$SRC/tests/e2e/lib" OMP_NUM_THREADS=1 python3 - "$SIFT" "$WORK" <<'PY'
 import json, socket, subprocess, sys, threading, time
-from serve_client import Server, check, free_port
+from serve_client import Server, check
 from slow_clients import start_trickling, stop_trickling, connect, raise_fd_limit
 sift, work = sys.argv[1:3]
 model = f"{work}/labeler"
@@ -262,7 +262,7 @@ with Server(sift, model, "--threads", "1", "--max-connections-per-address", "100
 # 13. An API key file with two lines: a startup error naming the file and the line.
 with open(f"{work}/two-keys", "w") as f:
     f.write("first-key\nsecond-key\n")
-out = subprocess.run([sift, "serve", "--model", model, "--port", str(free_port()), "--api-key-file", f"{work}/two-keys"],
+out = subprocess.run([sift, "serve", "--model", model, "--port", "0", "--api-key-file", f"{work}/two-keys"],
                      capture_output=True, text=True, timeout=60)
 check(out.returncode == 1 and f"{work}/two-keys:2: a second line with text" in out.stderr, f"two keys: {out.stderr}")
 PY
