@@ -8,7 +8,7 @@ APT_PACKAGES := build-essential cmake ninja-build pkg-config git \
   libspdlog-dev libfmt-dev libopenblas-dev libpcre2-dev libutf8proc-dev \
   libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev gnuplot-nox \
   libsqlite3-dev libpq-dev libssl-dev postgresql \
-  libcpp-httplib-dev libzstd-dev zlib1g-dev zstd nettle-dev strace curl pybind11-dev python3-dev python3-pytest \
+  libcpp-httplib-dev libboost-dev libzstd-dev zlib1g-dev zstd nettle-dev strace curl pybind11-dev python3-dev python3-pytest \
   python3-setuptools python3-pip python3-dask python3-distributed python3-pandas
 
 build: .setup-done

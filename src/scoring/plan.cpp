@@ -66,8 +66,8 @@ void check_row_fits(const ModelConfig& config, const TokenRow& row, const PlanLi
       fail("the query ({} tokens) with item {} ({} tokens) is {} tokens, more than the model's "
            "max_position_embeddings {}", query_len, i, item_len, query_len + item_len, config.max_position_embeddings);
     if (query_len + item_len > request_limit)
-      fail("the query ({} tokens) with item {} ({} tokens) is {} tokens, more than the request limit of {} "
-           "(--max-request-tokens / --max-batch-tokens)", query_len, i, item_len, query_len + item_len, request_limit);
+      fail("the query ({} tokens) with item {} ({} tokens) is {} tokens, more than the request limit of {} ({})",
+           query_len, i, item_len, query_len + item_len, request_limit, limits.flags);
   }
 }
 

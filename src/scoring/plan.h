@@ -92,6 +92,8 @@ enum class RequestShape {
 struct PlanLimits {
   int64_t max_request_tokens = 0;  // one request: Lq + its items (positions, memory)
   int64_t max_call_tokens = 0;     // one forward call: the requests packed into it
+  // The options that set these limits, as errors name them (`sift serve` has one for both).
+  const char* flags = "--max-request-tokens / --max-batch-tokens";
 };
 
 // Checks that every item of the row fits a request with its query under both limits and the
