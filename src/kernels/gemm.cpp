@@ -86,6 +86,16 @@ int64_t row_block_rows() {
   return rows;
 }
 
+// The next micro-tile's rows of C (32 columns) into L1 while this one computes. C is read
+// again at every K block, and when N is wide it no longer fits L2: each tile's first loads
+// would wait out L3's latency (on the Intel Xeon VM this was 10-15% of a wide product's time).
+void prefetch_tile_rows(const float* c, int64_t ldc, int64_t rows) {
+  for (int64_t r = 0; r < rows; ++r) {
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + kNr), _MM_HINT_T0);
+  }
+}
+
 // One 6 x 16 tile in 12 ymm accumulators: C[0..rows)[0..n_valid) (+)= A packed (kc, 6) @ B (kc, 16).
 __attribute__((target("avx2,fma"))) void tile_avx2(const float* a_packed, const float* b, int64_t kc, bool first,
                                                    float* c, int64_t ldc, int64_t rows, int64_t n_valid) {
@@ -209,9 +219,11 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
           if (widen)
             for (int64_t q = 0; q < n_tile_panels; ++q) widen_slice(w, p + q, k0, k1, b_wide.data() + q * kKc * kNr);
           const int64_t n_valid = std::min(n_tile_panels * kNr, w.rows() - p * kNr);
-          for (int64_t i = 0; i < rows; i += kMr)
+          for (int64_t i = 0; i < rows; i += kMr) {
+            if (i + kMr < rows) prefetch_tile_rows(c + (i0 + i + kMr) * ldc + p * kNr, ldc, std::min(kMr, rows - i - kMr));
             micro_tile(a_packed.data() + (i / kMr) * (k1 - k0) * kMr, b, b_next, k1 - k0, k0 == 0,
                        c + (i0 + i) * ldc + p * kNr, ldc, std::min(kMr, rows - i), n_valid);
+          }
         }
       }
     }
