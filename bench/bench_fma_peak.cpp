@@ -5,7 +5,9 @@
 //
 // Each kind runs independent dependency chains of one instruction in a loop written in
 // inline assembly, on every thread at once (OpenMP, OMP_NUM_THREADS or --threads), and
-// prints GFLOP/s for all threads together and per thread:
+// prints GFLOP/s of wall time for all threads together and per thread, and GFLOP per second
+// of a thread's own CPU time (a core's rate while it runs, which other load on the machine
+// does not dilute):
 //
 //   fma-zmm   16 chains of vfmadd231ps on 512-bit registers: 32 FLOP per instruction
 //   fma-ymm   12 chains of vfmadd231ps on 256-bit registers: 16 FLOP per instruction
@@ -19,6 +21,7 @@
 // denormal assist slows a chain: acc += 1.0 * 1e-7.
 #include <omp.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -127,8 +130,20 @@ struct Kind {
   bool available;
 };
 
-// GFLOP/s of all threads running `kind` at once for about `seconds` (the slowest thread's time).
-double measure(const Kind& kind, double seconds) {
+struct Rate {
+  double all_threads;     // GFLOP/s of wall time, all threads together (the slowest thread's time)
+  double per_cpu_second;  // GFLOP per second of one thread's own CPU time: what a core does while it
+                          // runs, whatever else the machine runs
+};
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+// All threads running `kind` at once for about `seconds`.
+Rate measure(const Kind& kind, double seconds) {
   kind.run(kBatch);  // warm up: the vector unit's power state, the page of the loop
   long batches = 1;
   for (;;) {  // calibrate on one thread: batches per `seconds`
@@ -141,17 +156,20 @@ double measure(const Kind& kind, double seconds) {
     }
     batches *= 2;
   }
-  double slowest = 0.0;
+  double slowest = 0.0, most_cpu = 0.0;
   int threads = 1;
-#pragma omp parallel reduction(max : slowest)
+#pragma omp parallel reduction(max : slowest, most_cpu)
   {
 #pragma omp single
     threads = omp_get_num_threads();
     const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = thread_cpu_seconds();
     for (long i = 0; i < batches; ++i) kind.run(kBatch);
+    most_cpu = thread_cpu_seconds() - cpu_start;
     slowest = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  return kind.flop_per_iteration * kBatch * batches * threads / slowest / 1e9;
+  const double flop_per_thread = kind.flop_per_iteration * kBatch * batches;
+  return {flop_per_thread * threads / slowest / 1e9, flop_per_thread / most_cpu / 1e9};
 }
 
 }  // namespace
@@ -180,8 +198,9 @@ int main(int argc, char** argv) {
       std::printf("%-9s not on this CPU\n", kind.name);
       continue;
     }
-    const double gflops = measure(kind, seconds);
-    std::printf("%-9s %.1f GFLOP/s (%.1f per thread)\n", kind.name, gflops, gflops / threads);
+    const Rate rate = measure(kind, seconds);
+    std::printf("%-9s %.1f GFLOP/s (%.1f per thread; %.1f per CPU-second)\n", kind.name, rate.all_threads,
+                rate.all_threads / threads, rate.per_cpu_second);
     std::fflush(stdout);
   }
   return 0;

@@ -288,22 +288,23 @@ PYEOF
 # One run of sift score with the weights held as $5 (f32 | auto | bf16 | q8; the labeler is
 # BF16, so auto keeps it BF16 multiplied in F32, and bf16 is BF16 compute where the CPU has it),
 # one row per forward call (--max-batch-tokens: the row's tokens, so what shares a call does not
-# depend on how far the reader thread got); appends a record with the scoring time sift reports
-# (-v: after the model load), the peak RSS (/usr/bin/time) and the BF16 kernel it says it used
-# to results.jsonl.
+# depend on how far the reader thread got); appends a record with the scoring time and CPU time
+# sift reports (-v: after the model load), the peak RSS (/usr/bin/time) and the BF16 kernel it
+# says it used to results.jsonl.
 run_sift() {
-  local mode=$1 rows=$2 rep=$3 tag=$4 weights=$5 seconds rss_kb kernel
+  local mode=$1 rows=$2 rep=$3 tag=$4 weights=$5 seconds cpu_seconds rss_kb kernel
   /usr/bin/time -f "%M" -o "$RUN/rss.txt" "$SIFT" -v --threads "$THREADS" score --model "$LABELER" --mode "$mode" \
     --weights "$weights" --max-batch-tokens "$ROW_TOKENS" --input "$rows" --output "$RUN/sift-$tag.jsonl" \
     2> "$RUN/sift-stderr.log" \
     || die "sift score --mode $mode --weights $weights failed (see $RUN/sift-stderr.log)"
   cat "$RUN/sift-stderr.log" >> "$RUN/stderr.log"
-  seconds=$(sed -n 's/.*labels scored in \([0-9.]*\) s after the model load.*/\1/p' "$RUN/sift-stderr.log" | tail -1)
+  seconds=$(sed -n 's/.*labels scored in \([0-9.]*\) s (\([0-9.]*\) CPU-s.*/\1/p' "$RUN/sift-stderr.log" | tail -1)
+  cpu_seconds=$(sed -n 's/.*labels scored in \([0-9.]*\) s (\([0-9.]*\) CPU-s.*/\2/p' "$RUN/sift-stderr.log" | tail -1)
   [ -n "$seconds" ] || die "sift score -v printed no scoring time (see $RUN/sift-stderr.log)"
   rss_kb=$(tail -1 "$RUN/rss.txt")
   kernel=$(sed -n 's/.*BF16 compute: the \([a-z0-9-]*\) kernel.*/\1/p' "$RUN/sift-stderr.log" | tail -1)
   if grep -q "BF16 weights are multiplied in F32" "$RUN/sift-stderr.log"; then kernel="none: F32"; fi
-  echo "{\"engine\": \"sift\", \"config\": \"$tag\", \"weights\": \"$weights\", \"rep\": $rep, \"seconds\": $seconds, \"peak_rss_kb\": $rss_kb, \"bf16_kernel\": \"$kernel\", \"output\": \"$RUN/sift-$tag.jsonl\"}" \
+  echo "{\"engine\": \"sift\", \"config\": \"$tag\", \"weights\": \"$weights\", \"rep\": $rep, \"seconds\": $seconds, \"cpu_seconds\": $cpu_seconds, \"peak_rss_kb\": $rss_kb, \"bf16_kernel\": \"$kernel\", \"output\": \"$RUN/sift-$tag.jsonl\"}" \
     >> "$RUN/results.jsonl"
 }
 
@@ -331,10 +332,11 @@ run_yardsticks() {
   bf16=$(echo "$out" | awk '$1 == "sift" && ($2 == "bf16-amx" || $2 == "bf16-dot") {print $5; exit}')
   if [ -z "$blas" ] || [ -z "$gemm" ] || [ -z "$q8" ]; then die "bench_prefill printed no sgemm rate: $out"; fi
   out=$("$BENCH_FMA_PEAK" --threads "$THREADS" 2>> "$RUN/stderr.log") || die "bench_fma_peak failed"
-  local peaks  # "fma-zmm": 211.8, "fma-ymm": 113.4, ...: every kind the CPU has
+  local peaks core_peaks  # "fma-zmm": 211.8, "fma-ymm": 113.4, ...: every kind the CPU has; per CPU-second
   peaks=$(echo "$out" | awk '$3 == "GFLOP/s" {printf "%s\"%s\": %s", sep, $1, $2; sep = ", "}')
+  core_peaks=$(echo "$out" | awk '$3 == "GFLOP/s" {printf "%s\"%s\": %s", sep, $1, $(NF-2); sep = ", "}')
   case $peaks in *fma-ymm*) ;; *) die "bench_fma_peak printed no FMA rate: $out" ;; esac
-  echo "{\"engine\": \"sgemm\", \"rep\": $rep, \"openblas_gflops\": $blas, \"sift_gemm_gflops\": $gemm, \"sift_q8_gemm_gflops\": $q8, \"sift_bf16_gemm_gflops\": ${bf16:-null}, \"peak_gflops\": {$peaks}, \"load_average\": $(cut -d' ' -f1 /proc/loadavg)}" >> "$RUN/results.jsonl"
+  echo "{\"engine\": \"sgemm\", \"rep\": $rep, \"openblas_gflops\": $blas, \"sift_gemm_gflops\": $gemm, \"sift_q8_gemm_gflops\": $q8, \"sift_bf16_gemm_gflops\": ${bf16:-null}, \"peak_gflops\": {$peaks}, \"peak_cpu_gflops\": {$core_peaks}, \"load_average\": $(cut -d' ' -f1 /proc/loadavg)}" >> "$RUN/results.jsonl"
 }
 
 # llama.cpp's six configurations on one GGUF: seq-id MIS and batched prefix, each with flash
@@ -420,4 +422,6 @@ main() {
   step "raw results: $RUN"
 }
 
-main "$@"
+# One compound command: bash has read all of it before it runs, so editing this file while a
+# run is under way cannot feed the run the edit.
+{ main "$@"; exit; }

@@ -1,6 +1,7 @@
 // sift score: label (query, items) rows with a labeler directory (checkpoint + tokenizer.json
 // + sift.json). JSON lines in, exactly one JSON line out per input line (scoring/score_io.h).
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <memory>
@@ -23,6 +24,13 @@ namespace {
 
 // More unparsed answers than this share of the items in mode generate is worth a warning.
 constexpr double kUnparsedWarningShare = 0.10;
+
+// CPU time of the process so far, all threads (user + system): what a run costs on a shared machine.
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
 
 struct ScoreArgs {
   std::string model, mode = "mis", input, output, dump_generations, weights = "auto";
@@ -81,11 +89,13 @@ void run_score(const ScoreArgs& args) {
     hooks.scored_row = [&](int64_t line, const sift::ScoringRow& row, const sift::RowResult& result) {
       generations->write(generations_line(line, row, result));
     };
+  const double cpu_before = process_cpu_seconds();
   const sift::StreamStats stats =
       sift::score_stream(*labeler, reader, [&output](std::string_view lines) { output.write(lines); }, scoring, hooks);
   output.commit();
   if (generations) generations->commit();
-  spdlog::debug("sift score: {} labels scored in {:.3f} s after the model load", stats.labels, stats.seconds);
+  spdlog::debug("sift score: {} labels scored in {:.3f} s ({:.3f} CPU-s of all threads) after the model load",
+                stats.labels, stats.seconds, process_cpu_seconds() - cpu_before);
   progress.finish(fmt::format("{} rows ({} errors), {} labels in {:.1f} s, {:.0f} labels/s{}", stats.lines,
                               stats.errors, stats.labels, stats.seconds, stats.labels / std::max(stats.seconds, 1e-9),
                               args.output.empty() ? "" : " -> " + args.output));
