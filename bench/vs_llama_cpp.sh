@@ -2,7 +2,7 @@
 # sift against llama.cpp on the CPU, side by side in one run (bench/README.md, "sift vs llama.cpp").
 #
 #   bash bench/vs_llama_cpp.sh [--preset tiny|small|qwen3-0.6b] [--reps N] [--quick] [--threads N]
-#                              [--prefix-batch N] [--setup-only]
+#                              [--prefix-batch N] [--flash on|both] [--setup-only]
 #
 # 1. llama.cpp's source comes from the pinned npm package node-llama-cpp (bench/llama_cpp/
 #    package-lock.json; its llama/gitRelease.bundle is llama.cpp's git tree). It is built once,
@@ -46,6 +46,7 @@ QUICK=0
 THREADS=2
 SETUP_ONLY=0
 PREFIX_BATCH=16   # items per llama_decode in llama.cpp's batched prefix caching
+FLASH_MODES="on off"   # llama.cpp's flash attention over its F32 KV cache; --flash on: on only
 
 die() { echo "vs_llama_cpp.sh: $*" >&2; exit 1; }
 step() { echo "== $*" >&2; }
@@ -63,6 +64,9 @@ parse_args() {
       --reps) REPS=${2:?--reps needs a value}; shift 2 ;;
       --threads) THREADS=${2:?--threads needs a value}; shift 2 ;;
       --prefix-batch) PREFIX_BATCH=${2:?--prefix-batch needs a value}; shift 2 ;;
+      --flash)
+        case ${2:-} in on) FLASH_MODES=on ;; both) FLASH_MODES="on off" ;; *) die "--flash ${2:-}: expected on or both" ;; esac
+        shift 2 ;;
       --quick) QUICK=1; shift ;;
       --setup-only) SETUP_ONLY=1; shift ;;
       -h|--help) usage 0 ;;
@@ -341,11 +345,12 @@ run_yardsticks() {
 
 # llama.cpp's six configurations on one GGUF: seq-id MIS and batched prefix, each with flash
 # attention on and off over an F32 KV cache (as sift's), and with flash attention on over its
-# default F16 KV cache.
+# default F16 KV cache (four with --flash on: flash attention off is never llama.cpp's fastest
+# on this workload, and it saves a third of the run).
 run_llama_configurations() {
   local gguf=$1 weights=$2 rep=$3 layout flash
   for layout in mis prefix; do
-    for flash in on off; do
+    for flash in $FLASH_MODES; do
       run_llama "$gguf" "$weights" "$layout" "$flash" f32 "$rep"
     done
     run_llama "$gguf" "$weights" "$layout" on f16 "$rep"
