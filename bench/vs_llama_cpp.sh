@@ -396,7 +396,7 @@ describe_machine() {
     echo "CPU flags the kernels choose by: ${flags% }."
     echo "Tree: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- src bench || echo ' with uncommitted changes');" \
          "sift built by $(c++ --version | head -1), llama.cpp $LLAMA_COMMIT by $("$LLAMA_CXX" --version | head -1)."
-    echo "Command: bash bench/vs_llama_cpp.sh $ARGS (uptime at the start:$(uptime | sed 's/.*load average//'))"
+    echo "Command: bash bench/vs_llama_cpp.sh $ARGS (load average at the start: $(cut -d' ' -f1-3 /proc/loadavg))"
   } | tee "$RUN/machine.md"
 }
 
@@ -421,7 +421,7 @@ main() {
   run_benchmark
   "$PY" "$HERE/report.py" table "$RUN/results.jsonl" "$WORK/meta.json" --config "$LABELER/config.json" \
     --threads "$THREADS" > "$RUN/table.md" || die "report.py failed on $RUN/results.jsonl"
-  echo "uptime at the end:$(uptime | sed 's/.*load average//')" >> "$RUN/table.md"
+  echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$RUN/table.md"
   cat "$RUN/machine.md" <(echo) "$RUN/parity.md" <(echo) "$RUN/table.md" > "$RUN/report.md"
   cat "$RUN/table.md"
   step "raw results: $RUN"
