@@ -114,7 +114,9 @@ class Labeler {
   // its other fields passed through) gives the line `sift batch` writes for it (no "\n"), in
   // order: the scored line, the row's other fields and "artifact": {"version", "threshold"},
   // or the error line {"error", "id"?, "line"}. Rows share forward calls as in score_rows.
-  std::vector<std::string> score_lines(std::span<const NumberedLine> lines, const ScoringOptions& options = {}) const;
+  // echo: the lines of `sift batch --echo` (the whole row as read, then its scores).
+  std::vector<std::string> score_lines(std::span<const NumberedLine> lines, const ScoringOptions& options = {},
+                                       bool echo = false) const;
 
   const std::string& version() const;  // sift.json "version"
   double threshold() const;            // sift.json "threshold"

@@ -115,7 +115,8 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   const std::unique_ptr<ScoringEngine> engine = ScoringEngine::load(options.model_dir, options.weights);
   const int64_t call_tokens = engine->call_tokens(options.scoring);
   const nlohmann::ordered_json job =
-      job_fingerprint(options.model_dir, *engine, options.scoring, options.weights, options.shard, options.input);
+      job_fingerprint(options.model_dir, *engine, options.scoring, options.weights, options.line, options.shard,
+                      options.input);
   const std::filesystem::path progress_path = progress_file_path(options.output);
   BatchSummary summary;
   JobProgress start;
@@ -158,6 +159,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   WriterSettings settings{options.output,
                           artifact_provenance_json(engine->artifact(), options.scoring),
                           options.scoring.mode,
+                          options.line,
                           options.errors_max,
                           options.checkpoint_seconds,
                           input.file_size()};

@@ -28,6 +28,7 @@
 #include "batch/progress_file.h"
 #include "core/progress.h"
 #include "label/shard.h"
+#include "scoring/score_io.h"
 #include "sift/labeler.h"
 
 namespace sift::batch {
@@ -36,6 +37,7 @@ struct BatchOptions {
   std::filesystem::path model_dir, input, output;
   ScoringOptions scoring;  // mode mis, independent or prefix; threshold; request and call limits
   WeightStorage weights = WeightStorage::Auto;  // how the labeler's matrices are held (--weights)
+  BatchLine line = BatchLine::PassThrough;      // --echo: each line holds the whole row (score_io.h)
   label::Shard shard;
   bool resume = false;
   int inference_threads = 0;  // <= 0: the process default (--threads)
