@@ -221,7 +221,7 @@ def table(results_path, meta_path, config_path, threads):
             cpu_rate = sift_cpu_rate(tag)
             if cpu_rate:
                 gflops = cpu_rate * flops_per_label / 1e9
-                shares.append(f"{sift_configs[tag][0]} ({sift_configs[tag][2]}) {gflops:.1f} GFLOP per CPU-second, "
+                shares.append(f"{sift_configs[tag][0]} ({sift_configs[tag][1]}) {gflops:.1f} GFLOP per CPU-second, "
                               f"{100 * gflops / core_peak:.0f}%")
         print(f"By CPU time (one core's FMA peak {core_peak:.1f} GFLOP per CPU-second): " + "; ".join(shares))
     # BF16 against F32 within each engine: sift's BF16 compute against sift's F32 scores;
