@@ -8,7 +8,7 @@
 //          the same scores).
 //   bf16 : every matrix rounded to BF16 (to nearest even): half the memory of F32. Where the
 //          CPU has BF16 dot products (AVX512_BF16, and AMX where Linux grants it) they compute
-//          the products: activations rounded to BF16, sums in F32; faster, scores near F32's
+//          the products: activations rounded to BF16, sums in F32 (fast with AMX), scores near F32's
 //          and exact and reproducible within bf16 as q8's are. Elsewhere, or with the
 //          environment variable SIFT_BF16_COMPUTE=off, the BF16 weights are multiplied in F32
 //          (for a BF16 checkpoint the scores of auto) and a warning says so once.
