@@ -110,6 +110,7 @@ void run_calibrate(const CalibrateArgs& args) {
                                    {"precision", chosen.precision},
                                    {"recall", chosen.recall},
                                    {"f1", chosen.f1},
+                                   {"agreement", chosen.agreement},
                                    {"average_precision", average_precision},
                                    {"rows_left_out", errors},
                                    {"calibrated_at", sift::utc_timestamp()}};
@@ -120,6 +121,7 @@ void run_calibrate(const CalibrateArgs& args) {
                                     {"precision", chosen.precision},
                                     {"recall", chosen.recall},
                                     {"f1", chosen.f1},
+                                    {"agreement", chosen.agreement},
                                     {"average_precision", average_precision},
                                     {"n_items", curve.n_items},
                                     {"n_positive", curve.n_positive},
@@ -147,10 +149,10 @@ void run_calibrate(const CalibrateArgs& args) {
   }
   sift::apps::print_report(summary);
   fmt::print(stderr,
-             "sift calibrate: threshold {:.6g} -> {:.6g} ({}): precision {:.4f}, recall {:.4f}, F1 {:.4f}, average "
-             "precision {:.4f} on {} items; version {} -> {}, {}\n",
+             "sift calibrate: threshold {:.6g} -> {:.6g} ({}): precision {:.4f}, recall {:.4f}, F1 {:.4f}, agreement "
+             "{:.4f}, average precision {:.4f} on {} items; version {} -> {}, {}\n",
              update.old_threshold, chosen.threshold, target.name(), chosen.precision, chosen.recall, chosen.f1,
-             average_precision, curve.n_items, update.old_version, update.new_version, written);
+             chosen.agreement, average_precision, curve.n_items, update.old_version, update.new_version, written);
   if (args.strict && errors > 0) sift::fail("{} rows were left out; --strict makes that a failed run", errors);
 }
 
@@ -166,8 +168,8 @@ SIFT_COMMAND(calibrate) {
   cmd->add_option("--input", args->input,
                   "JSON-lines rows {\"query\", \"items\", \"labels\": [0/1...]} (default, or -: stdin)");
   cmd->add_option("--target", args->target,
-                  "f1 (highest F1) | precision=P (most recall with precision >= P) | recall=R (most precision "
-                  "with recall >= R)")
+                  "f1 (highest F1) | agreement (most labels equal to the reference) | precision=P (most recall with "
+                  "precision >= P) | recall=R (most precision with recall >= R)")
       ->capture_default_str();
   cmd->add_flag("--dry-run", args->dry_run, "print the chosen operating point; write nothing");
   cmd->add_option("--out", args->out, "write a calibrated copy of the labeler to this new folder");
