@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "train/loss.h"
+#include "workflows/calibration.h"
 #include "train/sequence_layout.h"
 
 namespace sift::train {
@@ -42,6 +43,37 @@ Agreement agreement(const TorchModel& model, const std::vector<EncodedRow>& rows
       ++a.n_pairs;
     }
   return a;
+}
+
+ThresholdAgreement best_threshold_agreement(const TorchModel& model, const std::vector<EncodedRow>& rows,
+                                            const AnswerTokenIds& answer) {
+  const std::vector<std::vector<float>> scores = score_rows(model, rows, answer);
+  std::vector<double> flat;
+  std::vector<bool> reference;
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (size_t i = 0; i < rows[r].labels.size(); ++i) {
+      flat.push_back(scores[r][i]);
+      reference.push_back(rows[r].labels[i] == 1);
+    }
+  const PrCurve curve = precision_recall_curve(flat, reference);
+  const PrPoint& best = choose_operating_point(curve, {CalibrationTarget::Kind::Agreement, 0.0});
+  return {best.threshold, best.agreement};
+}
+
+double mean_loss(const TorchModel& model, const ExampleSet& examples, int64_t examples_per_batch) {
+  torch::NoGradGuard no_grad;
+  double total = 0;
+  int64_t n_rows = 0;
+  const auto n = static_cast<int32_t>(examples.sizes.size());
+  for (int32_t begin = 0; begin < n; begin += static_cast<int32_t>(examples_per_batch)) {
+    std::vector<SequenceLayout> layouts;
+    for (int32_t e = begin; e < std::min<int32_t>(n, begin + static_cast<int32_t>(examples_per_batch)); ++e)
+      layouts.push_back(examples.layout(e));
+    const LossOutput out = label_only_loss(model, collate(layouts));
+    total += out.loss.item<double>() * static_cast<double>(out.n_rows);  // the batch mean back to a sum
+    n_rows += out.n_rows;
+  }
+  return n_rows > 0 ? total / static_cast<double>(n_rows) : 0.0;
 }
 
 Agreement teacher_forced_agreement(const TorchModel& model, const std::vector<GenerateRow>& rows,

@@ -20,6 +20,7 @@
 #include "train/examples.h"
 #include "train/generate_examples.h"
 #include "train/labeler_export.h"
+#include "train/lm_examples.h"
 #include "train/torch_model.h"
 
 namespace sift::train {
@@ -48,8 +49,16 @@ void check_options(TrainRunOptions& o) {
     fail_option("--weight-decay must be a finite number >= 0, got {}", o.training.weight_decay);
   if (!std::isfinite(o.training.clip)) fail_option("--clip must be a finite number, got {}", o.training.clip);
   if (o.training.save_every < 0) fail_option("--save-every must not be negative");
-  if (o.objective == Objective::Generate && o.training.pack)
-    fail_option("--pack is for --objective label: --objective generate trains one sequence per row already");
+  if (o.objective != Objective::Label && o.training.pack)
+    fail_option("--pack is for --objective label: --objective generate and lm train whole sequences already");
+  const EarlyStoppingOptions& stopping = o.training.early_stopping;
+  if (stopping.patience < 0) fail_option("--early-stopping must not be negative, got {}", stopping.patience);
+  if (stopping.enabled()) {
+    if (o.validation.empty()) fail_option("--early-stopping needs --validation: it stops on the validation metric");
+    if (stopping.eval_every < 1) fail_option("--early-stopping needs --eval-every N (steps between evaluations), N >= 1");
+  }
+  if (!(stopping.min_delta >= 0 && std::isfinite(stopping.min_delta)))
+    fail_option("--min-delta must be a finite number >= 0, got {}", stopping.min_delta);
 
   require_file(o.train, "--train");
   if (!o.validation.empty()) require_file(o.validation, "--validation");
@@ -157,44 +166,87 @@ TrainRunResult run_training(TrainRunOptions o) {
   ScoringArtifact artifact = choose_artifact(o, *tokenizer);
   const AnswerTokenIds answer = resolve_answer_tokens(*tokenizer, artifact, "sift.json");
   const PromptEncoder encoder(*tokenizer, artifact);
-  spdlog::info("answer tokens: \"{}\" = {}, \"{}\" = {}", artifact.yes, answer.yes, artifact.no, answer.no);
+  if (o.objective != Objective::Lm)
+    spdlog::info("answer tokens: \"{}\" = {}, \"{}\" = {}", artifact.yes, answer.yes, artifact.no, answer.no);
 
   const SequenceLimits limits{model.config().max_position_embeddings, o.max_sequence_tokens, o.training.pack};
   TrainRunResult result;
-  const bool generate = o.objective == Objective::Generate;
-  // The rows of both objectives; only the chosen one's are read. The example set refers to them.
+  // The rows (or token streams) of every objective; only the chosen one's are read. The example
+  // sets refer to them.
   std::vector<EncodedRow> rows, validation;
   std::vector<GenerateRow> generate_rows, generate_validation;
-  const auto encode_label = [&](const std::vector<LabeledRow>& r) { return encode_rows(r, encoder, answer, limits); };
-  const auto encode_generate = [&](const std::vector<LabeledRow>& r) { return encode_generate_rows(r, encoder, limits); };
-  ExampleSet examples;
-  if (generate) {
-    generate_rows = read_rows(o.train, o, encode_generate, result.rows_left_out);
-    log_token_counts(o.train, generate_rows);
-    if (!o.validation.empty()) generate_validation = read_rows(o.validation, o, encode_generate, result.rows_left_out);
-    examples = generate_examples(generate_rows);
-  } else {
-    rows = read_rows(o.train, o, encode_label, result.rows_left_out);
-    log_token_counts(o.train, rows);
-    if (!o.validation.empty()) validation = read_rows(o.validation, o, encode_label, result.rows_left_out);
-    examples = label_examples(rows, o.training.pack);
+  TokenStream text, validation_text;
+  ExampleSet examples, validation_examples;
+  Validator validate;
+  switch (o.objective) {
+    case Objective::Generate: {
+      const auto encode = [&](const std::vector<LabeledRow>& r) { return encode_generate_rows(r, encoder, limits); };
+      generate_rows = read_rows(o.train, o, encode, result.rows_left_out);
+      log_token_counts(o.train, generate_rows);
+      if (!o.validation.empty()) generate_validation = read_rows(o.validation, o, encode, result.rows_left_out);
+      examples = generate_examples(generate_rows);
+      validate = [&] { return teacher_forced_agreement(model, generate_validation).rate(); };
+      break;
+    }
+    case Objective::Label: {
+      const auto encode = [&](const std::vector<LabeledRow>& r) { return encode_rows(r, encoder, answer, limits); };
+      rows = read_rows(o.train, o, encode, result.rows_left_out);
+      log_token_counts(o.train, rows);
+      if (!o.validation.empty()) validation = read_rows(o.validation, o, encode, result.rows_left_out);
+      examples = label_examples(rows, o.training.pack);
+      validate = [&] { return best_threshold_agreement(model, validation, answer).agreement; };
+      break;
+    }
+    case Objective::Lm: {
+      // A sequence never holds more tokens than the model has positions.
+      const int64_t sequence_tokens = std::min(o.max_sequence_tokens, model.config().max_position_embeddings);
+      const int32_t eos = document_separator(*tokenizer, model.config().eos_token_id);
+      text = read_token_stream(o.train, *tokenizer, eos, o.max_line_bytes);
+      result.n_train_tokens = static_cast<int64_t>(text.ids.size());
+      examples = lm_examples(text.ids, sequence_tokens);
+      spdlog::info("{}: {} documents, {} tokens (end of document: id {}), {} sequences of up to {} tokens",
+                   o.train.string(), text.n_documents, text.ids.size(), eos, examples.sizes.size(), sequence_tokens);
+      if (!o.validation.empty()) {
+        validation_text = read_token_stream(o.validation, *tokenizer, eos, o.max_line_bytes);
+        validation_examples = lm_examples(validation_text.ids, sequence_tokens);
+      }
+      validate = [&] { return -mean_loss(model, validation_examples); };
+      break;
+    }
   }
+  const bool has_validation = !o.validation.empty();
 
-  Trainer trainer(model, std::move(examples), o.training);
-  spdlog::info("training {} steps of {} pairs{}, {} threads", trainer.total_steps(), o.training.batch_size,
-               generate ? " (packed-generation rows)" : o.training.pack ? " (MIS-packed rows)" : "", threads);
+  Trainer trainer(model, std::move(examples), o.training, has_validation ? validate : Validator{});
+  spdlog::info("training {} steps of {} {}{}, {} threads", trainer.total_steps(), o.training.batch_size,
+               o.objective == Objective::Lm ? "tokens" : "pairs",
+               o.objective == Objective::Generate ? " (packed-generation rows)"
+               : o.training.pack                  ? " (MIS-packed rows)"
+                                                  : "",
+               threads);
   ProgressReporter progress = ProgressReporter::to_stderr("sift train", "steps", trainer.total_steps(), o.quiet);
   result.summary = trainer.run(-1, &progress);
-  progress.finish(fmt::format("step {} of {}, loss {:.4f}, {:.1f} pairs/s", result.summary.step, trainer.total_steps(),
-                              result.summary.loss_ema, result.summary.pairs_per_second()));
+  const EarlyStopping& stopping = trainer.early_stopping();
+  result.evaluations = stopping.history();
+  result.weights_step = trainer.step();
+  if (stopping.has_best()) {
+    trainer.restore_best();
+    result.weights_step = stopping.best_step();
+    result.best = Evaluation{stopping.best_step(), stopping.best_value()};
+  }
+  progress.finish(fmt::format("step {} of {}{}, loss {:.4f}, {:.1f} {}/s", result.summary.step,
+                              trainer.total_steps(),
+                              stopping.has_best() ? fmt::format(" (best: step {})", stopping.best_step()) : "",
+                              result.summary.loss_ema, result.summary.pairs_per_second(),
+                              o.objective == Objective::Lm ? "target tokens" : "pairs"));
   result.total_steps = trainer.total_steps();
 
+  const char* kind = o.objective == Objective::Generate ? "generate-" : o.objective == Objective::Lm ? "lm-" : "";
   artifact.threshold = 0.5;
-  artifact.version =
-      fmt::format("trained-{}seed{}-step{}", generate ? "generate-" : "", o.training.seed, trainer.step());
+  artifact.version = fmt::format("trained-{}seed{}-step{}", kind, o.training.seed, result.weights_step);
   write_labeler(o.out, model, o.dtype == "bf16" ? DType::BF16 : DType::F32, tokenizer_path, artifact);
   if (!validation.empty()) result.validation = agreement(model, validation, answer, 0.5);
   if (!generate_validation.empty()) result.validation = teacher_forced_agreement(model, generate_validation);
+  if (!validation_examples.sizes.empty()) result.validation_loss = mean_loss(model, validation_examples);
   return result;
 }
 
