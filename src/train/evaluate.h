@@ -9,11 +9,15 @@
 //
 // LM objective: the mean next-token loss over every target token of the examples.
 //
-// Generate objective (generate_examples.h), teacher-forced: with the reference answer list as
-// context (generate_layout), item k's label is YES when the logit of the token a YES writes at
-// its decision position is >= that of the token a NO writes there (AnswerDecision). A cheap
-// signal during training; it bounds what greedy decoding gets, which must also write the
-// format and condition on its own earlier answers (`sift eval --mode generate` measures that).
+// Generate objective (generate_examples.h), teacher-forced greedy: with the reference answer
+// list as context (generate_layout), item k agrees with its reference label when greedy
+// decoding would write its part of the list as the reference does: at every answer-list token
+// after the previous item's decision up to its own decision (AnswerDecision: "\n", its number,
+// ": ", the answer) the argmax over the vocabulary is the reference token. A wrong answer, an
+// answer token of neither label, or a malformed number or separator is a disagreement, as
+// greedy decoding's parse would make it. A cheap signal during training (one forward pass);
+// it differs from greedy decoding only in conditioning on the reference's earlier answers
+// rather than the model's own (`sift eval --mode generate` measures decoding itself).
 #include <cstdint>
 #include <vector>
 
