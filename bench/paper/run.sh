@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The paper's research questions on sift, end to end (bench/paper/README.md):
-#   bash bench/paper/run.sh [--quick] [--fresh] [--work DIR] [--report FILE]
+#   bash bench/paper/run.sh [--quick] [--fresh] [--throughput] [--work DIR] [--report FILE]
 # Builds sift (with the trainer), then runs bench/paper/study.py, which writes
-# bench/paper/REPORT.md and its plots. --quick: smaller sizes, 13 minutes on 2 cores;
-# the full run 46 minutes. An interrupted run continues where it stopped (same --work).
+# bench/paper/REPORT.md and its plots. --quick: smaller sizes (at most 25 minutes on 2 idle
+# cores; the full run at most 4 hours). An interrupted run continues where it stopped (same
+# --work); --throughput re-measures only the throughput steps with the labelers already
+# trained (for a quiet machine). Exit status 3: the report was written, but a labeler failed
+# the validity check (within 5 points of a candidate-blind baseline).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 make build >/dev/null
