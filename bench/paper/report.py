@@ -47,7 +47,8 @@ def rate(x):
 
 
 def red(text):
-    return f"$${{\\color{{red}}\\text{{{text}}}}}$$"
+    """Red in GitHub's Markdown (inline math), e.g. a labeler that failed the validity check."""
+    return f"${{\\color{{red}}\\text{{{text}}}}}$"
 
 
 def mean_pm(values, digits=2):
