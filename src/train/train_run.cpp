@@ -135,6 +135,71 @@ void log_token_counts(const fs::path& path, const std::vector<EncodedRow>& rows)
                path.string(), rows.size(), n_pairs, single_tokens / pairs, packed_tokens / pairs);
 }
 
+// What a run trains and validates on, read for its objective: the rows (or text) and the example
+// sets over them. The example sets refer to the rows, so it stays where it is built.
+struct TrainingData {
+  std::vector<EncodedRow> rows, validation;                     // label
+  std::vector<GenerateRow> generate_rows, generate_validation;  // generate
+  TokenStream text, validation_text;                            // lm
+  ExampleSet examples, validation_examples;                     // validation_examples: lm only
+  TrainingData() = default;
+  TrainingData(const TrainingData&) = delete;
+};
+
+// Reads o.train (and o.validation) for o.objective into `data`; rows left out are counted in
+// result.rows_left_out, lm's tokens in result.n_train_tokens.
+void read_training_data(const TrainRunOptions& o, const Tokenizer& tokenizer, const PromptEncoder& encoder,
+                        const AnswerTokenIds& answer, const ModelConfig& config, TrainingData& data,
+                        TrainRunResult& result) {
+  const SequenceLimits limits{config.max_position_embeddings, o.max_sequence_tokens, o.training.pack};
+  switch (o.objective) {
+    case Objective::Generate: {
+      const auto encode = [&](const std::vector<LabeledRow>& r) { return encode_generate_rows(r, encoder, limits); };
+      data.generate_rows = read_rows(o.train, o, encode, result.rows_left_out);
+      log_token_counts(o.train, data.generate_rows);
+      if (!o.validation.empty()) data.generate_validation = read_rows(o.validation, o, encode, result.rows_left_out);
+      data.examples = generate_examples(data.generate_rows);
+      return;
+    }
+    case Objective::Label: {
+      const auto encode = [&](const std::vector<LabeledRow>& r) { return encode_rows(r, encoder, answer, limits); };
+      data.rows = read_rows(o.train, o, encode, result.rows_left_out);
+      log_token_counts(o.train, data.rows);
+      if (!o.validation.empty()) data.validation = read_rows(o.validation, o, encode, result.rows_left_out);
+      data.examples = label_examples(data.rows, o.training.pack);
+      return;
+    }
+    case Objective::Lm: {
+      // A sequence never holds more tokens than the model has positions.
+      const int64_t sequence_tokens = std::min(o.max_sequence_tokens, config.max_position_embeddings);
+      const int32_t eos = document_separator(tokenizer, config.eos_token_id);
+      data.text = read_token_stream(o.train, tokenizer, eos, o.max_line_bytes);
+      result.n_train_tokens = static_cast<int64_t>(data.text.ids.size());
+      data.examples = lm_examples(data.text.ids, sequence_tokens);
+      spdlog::info("{}: {} documents, {} tokens (end of document: id {}), {} sequences of up to {} tokens",
+                   o.train.string(), data.text.n_documents, data.text.ids.size(), eos, data.examples.sizes.size(),
+                   sequence_tokens);
+      if (!o.validation.empty()) {
+        data.validation_text = read_token_stream(o.validation, tokenizer, eos, o.max_line_bytes);
+        data.validation_examples = lm_examples(data.validation_text.ids, sequence_tokens);
+      }
+      return;
+    }
+  }
+}
+
+// Early stopping's metric on the model as it is (higher is better); none without validation data.
+Validator validator(const TrainRunOptions& o, const TorchModel& model, const TrainingData& data,
+                    const AnswerTokenIds& answer) {
+  if (o.validation.empty()) return {};
+  switch (o.objective) {
+    case Objective::Generate: return [&] { return teacher_forced_agreement(model, data.generate_validation).rate(); };
+    case Objective::Label: return [&] { return best_threshold_agreement(model, data.validation, answer).agreement; };
+    case Objective::Lm: return [&] { return -mean_loss(model, data.validation_examples); };
+  }
+  return {};
+}
+
 }  // namespace
 
 TrainRunResult run_training(TrainRunOptions o) {
@@ -169,54 +234,11 @@ TrainRunResult run_training(TrainRunOptions o) {
   if (o.objective != Objective::Lm)
     spdlog::info("answer tokens: \"{}\" = {}, \"{}\" = {}", artifact.yes, answer.yes, artifact.no, answer.no);
 
-  const SequenceLimits limits{model.config().max_position_embeddings, o.max_sequence_tokens, o.training.pack};
   TrainRunResult result;
-  // The rows (or token streams) of every objective; only the chosen one's are read. The example
-  // sets refer to them.
-  std::vector<EncodedRow> rows, validation;
-  std::vector<GenerateRow> generate_rows, generate_validation;
-  TokenStream text, validation_text;
-  ExampleSet examples, validation_examples;
-  Validator validate;
-  switch (o.objective) {
-    case Objective::Generate: {
-      const auto encode = [&](const std::vector<LabeledRow>& r) { return encode_generate_rows(r, encoder, limits); };
-      generate_rows = read_rows(o.train, o, encode, result.rows_left_out);
-      log_token_counts(o.train, generate_rows);
-      if (!o.validation.empty()) generate_validation = read_rows(o.validation, o, encode, result.rows_left_out);
-      examples = generate_examples(generate_rows);
-      validate = [&] { return teacher_forced_agreement(model, generate_validation).rate(); };
-      break;
-    }
-    case Objective::Label: {
-      const auto encode = [&](const std::vector<LabeledRow>& r) { return encode_rows(r, encoder, answer, limits); };
-      rows = read_rows(o.train, o, encode, result.rows_left_out);
-      log_token_counts(o.train, rows);
-      if (!o.validation.empty()) validation = read_rows(o.validation, o, encode, result.rows_left_out);
-      examples = label_examples(rows, o.training.pack);
-      validate = [&] { return best_threshold_agreement(model, validation, answer).agreement; };
-      break;
-    }
-    case Objective::Lm: {
-      // A sequence never holds more tokens than the model has positions.
-      const int64_t sequence_tokens = std::min(o.max_sequence_tokens, model.config().max_position_embeddings);
-      const int32_t eos = document_separator(*tokenizer, model.config().eos_token_id);
-      text = read_token_stream(o.train, *tokenizer, eos, o.max_line_bytes);
-      result.n_train_tokens = static_cast<int64_t>(text.ids.size());
-      examples = lm_examples(text.ids, sequence_tokens);
-      spdlog::info("{}: {} documents, {} tokens (end of document: id {}), {} sequences of up to {} tokens",
-                   o.train.string(), text.n_documents, text.ids.size(), eos, examples.sizes.size(), sequence_tokens);
-      if (!o.validation.empty()) {
-        validation_text = read_token_stream(o.validation, *tokenizer, eos, o.max_line_bytes);
-        validation_examples = lm_examples(validation_text.ids, sequence_tokens);
-      }
-      validate = [&] { return -mean_loss(model, validation_examples); };
-      break;
-    }
-  }
-  const bool has_validation = !o.validation.empty();
+  TrainingData data;
+  read_training_data(o, *tokenizer, encoder, answer, model.config(), data, result);
 
-  Trainer trainer(model, std::move(examples), o.training, has_validation ? validate : Validator{});
+  Trainer trainer(model, std::move(data.examples), o.training, validator(o, model, data, answer));
   spdlog::info("training {} steps of {} {}{}, {} threads", trainer.total_steps(), o.training.batch_size,
                o.objective == Objective::Lm ? "tokens" : "pairs",
                o.objective == Objective::Generate ? " (packed-generation rows)"
@@ -244,9 +266,9 @@ TrainRunResult run_training(TrainRunOptions o) {
   artifact.threshold = 0.5;
   artifact.version = fmt::format("trained-{}seed{}-step{}", kind, o.training.seed, result.weights_step);
   write_labeler(o.out, model, o.dtype == "bf16" ? DType::BF16 : DType::F32, tokenizer_path, artifact);
-  if (!validation.empty()) result.validation = agreement(model, validation, answer, 0.5);
-  if (!generate_validation.empty()) result.validation = teacher_forced_agreement(model, generate_validation);
-  if (!validation_examples.sizes.empty()) result.validation_loss = mean_loss(model, validation_examples);
+  if (!data.validation.empty()) result.validation = agreement(model, data.validation, answer, 0.5);
+  if (!data.generate_validation.empty()) result.validation = teacher_forced_agreement(model, data.generate_validation);
+  if (!data.validation_examples.sizes.empty()) result.validation_loss = mean_loss(model, data.validation_examples);
   return result;
 }
 
