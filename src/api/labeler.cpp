@@ -52,7 +52,7 @@ std::vector<std::string> Labeler::score_lines(std::span<const NumberedLine> line
   rows.reserve(lines.size());
   for (const NumberedLine& line : lines) {
     std::string text(line.text);
-    rows.push_back(read_pending_row(engine, text, line.number, options.mode));
+    rows.push_back(read_pending_row(engine, text, line.number, options));
   }
   std::vector<RowResult> results;
   {

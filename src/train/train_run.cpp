@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/parallel.h"
 #include "core/progress.h"
+#include "io/atomic_file.h"
 #include "io/file_identity.h"
 #include "io/path_lock.h"
 #include "scoring/artifact.h"
@@ -212,7 +213,7 @@ TrainRunResult run_training(TrainRunOptions o) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   refuse_out_over_inputs(o);
-  fs::create_directories(o.out);
+  create_output_directory(o.out, "--out");
   const PathLock lock(o.out);
   const int threads = o.threads > 0 ? o.threads : default_n_threads();
   at::set_num_threads(threads);
@@ -237,6 +238,9 @@ TrainRunResult run_training(TrainRunOptions o) {
   TrainRunResult result;
   TrainingData data;
   read_training_data(o, *tokenizer, encoder, answer, model.config(), data, result);
+  if (o.strict && result.rows_left_out > 0)
+    fail("{} left out (the warnings above say why); --strict makes that a failed run, before any training",
+         result.rows_left_out == 1 ? std::string("1 row was") : fmt::format("{} rows were", result.rows_left_out));
 
   Trainer trainer(model, std::move(data.examples), o.training, validator(o, model, data, answer));
   spdlog::info("training {} steps of {} {}{}, {} threads", trainer.total_steps(), o.training.batch_size,
@@ -255,11 +259,12 @@ TrainRunResult run_training(TrainRunOptions o) {
     result.weights_step = stopping.best_step();
     result.best = Evaluation{stopping.best_step(), stopping.best_value()};
   }
-  progress.finish(fmt::format("step {} of {}{}, loss {:.4f}, {:.1f} {}/s", result.summary.step,
+  progress.finish(fmt::format("step {} of {}{}, loss {:.4f}, {:.1f} {}/s; {} left out", result.summary.step,
                               trainer.total_steps(),
                               stopping.has_best() ? fmt::format(" (best: step {})", stopping.best_step()) : "",
                               result.summary.loss_ema, result.summary.pairs_per_second(),
-                              o.objective == Objective::Lm ? "target tokens" : "pairs"));
+                              o.objective == Objective::Lm ? "target tokens" : "pairs",
+                              result.rows_left_out == 1 ? std::string("1 row") : fmt::format("{} rows", result.rows_left_out)));
   result.total_steps = trainer.total_steps();
 
   const char* kind = o.objective == Objective::Generate ? "generate-" : o.objective == Objective::Lm ? "lm-" : "";
