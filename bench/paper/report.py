@@ -53,7 +53,28 @@ def red(text):
 
 def mean_pm(values, digits=2):
     m, h = stats.mean_ci(values)
-    return f"{100 * m:.{digits}f}% ± {100 * h:.{digits}f}"
+    return f"{100 * m:.{digits}f}%" + (f" ± {100 * h:.{digits}f}" if len(values) > 1 else "")
+
+
+def command(res):
+    """The run.sh options that made this run."""
+    cfg = res["config"]
+    return "".join([" --quick" if res["quick"] else "",
+                    f" --seeds {len(cfg['seeds'])}" if len(cfg["seeds"]) < 3 else "",
+                    " --rq1-only" if res.get("rq1_only") else ""])
+
+
+def left_out(res):
+    """What the protocol (the full run) holds that this run did not run; empty for the full run."""
+    missing = []
+    if res["quick"]:
+        missing.append("the full sizes (`--quick` ran smaller ones: a weaker base, fewer pairs, a lower step cap)")
+    if len(res["config"]["seeds"]) < 3:
+        missing.append(f"seeds {len(res['config']['seeds']) + 1}-3 (no interval with one seed)"
+                       if len(res["config"]["seeds"]) == 1 else "seed 3")
+    if res.get("rq1_only"):
+        missing.append("RQ2-RQ4: offline and serving throughput, request size, the ladder of labeler sizes")
+    return missing
 
 
 def plot(out_dir, name, script, data):
@@ -81,8 +102,13 @@ def header(res):
     cfg = res["config"]
     corpus, base = res["world"]["corpus"], res["base"]
     loads = [l for s in res["step_times"].values() for l in (s.get("load") or [])]
-    return ["# sift reproduces the paper's research questions", "",
-            f"Output of `bench/paper/run.sh{' --quick' if res['quick'] else ''}`: commit `{res['commit']}`"
+    missing = left_out(res)
+    scope = ([f"**This is not the study's full run.** It ran `bench/paper/run.sh{command(res)}`, a smaller run "
+              f"for a busy machine, and leaves out {'; '.join(missing)}. Its numbers answer only what they "
+              "measure, at this size; the full run (`bash bench/paper/run.sh` on an idle machine, at most 4 hours) "
+              "remains to be done.", ""] if missing else [])
+    return ["# sift reproduces the paper's research questions", ""] + scope + [
+            f"Output of `bench/paper/run.sh{command(res)}`: commit `{res['commit']}`"
             f"{' (with uncommitted changes)' if res['dirty'] else ''}, {res['date']}, on {res['machine']}. "
             f"**Wall time {res['wall_seconds'] / 60:.0f} min** (the sum of its steps' own times), "
             f"{res['cpu_seconds'] / 60:.0f} CPU-minutes; the 1-minute load average at the steps' starts and ends "
@@ -118,7 +144,8 @@ def quality_section(res, out_dir):
     n_items = res["quality"][0]["n_items"]
     lines = ["## RQ1: quality and order consistency", "",
              f"Agreement with the reference labels on the held-out test split (member-disjoint), {n_items:,} pairs per "
-             f"labeler; mean over {len(cfg['seeds'])} seeds ± the 95% t-interval. Truth = agreement with the synthetic "
+             "labeler; " + (f"mean over {len(cfg['seeds'])} seeds ± the 95% t-interval" if len(cfg["seeds"]) > 1
+                            else "one seed, so no interval") + ". Truth = agreement with the synthetic "
              "world's clean labels (the reference flips 5% of them). Generation makes hard decisions (an unparsed "
              "answer counts as a disagreement). Steps: where early stopping kept the weights (best evaluation) / "
              "where it stopped, per seed. Order inconsistency: labels that change when a row's candidates are "
@@ -146,13 +173,14 @@ def quality_section(res, out_dir):
     eff = stats.data_efficiency({p: [r["agreement"] for r in by[("scoring", p)]] for p in sizes},
                                 {p: [r["agreement"] for r in by[("generate", p)]] for p in sizes}, ref)
     bound = lambda x: "not reached" if math.isinf(x) else f"{x:.2f}x"  # noqa: E731
+    interval = (f"95% bootstrap interval over the seeds {bound(eff['low'])} to {bound(eff['high'])}"
+                if len(cfg["seeds"]) > 1 else "one seed: no interval")
     if eff["ratio"] is None:
         verdict = (f"generation's mean curve never reaches it up to {sizes[-1]:,} pairs: **more than "
-                   f"{sizes[-1] / ref:.1f}x** the data (95% interval from the seeds: {bound(eff['low'])} to "
-                   f"{bound(eff['high'])})")
+                   f"{sizes[-1] / ref:.1f}x** the data ({interval})")
     else:
         verdict = (f"generation's mean curve reaches it at about {eff['pairs']:,.0f} pairs: **{eff['ratio']:.2f}x** the "
-                   f"data (95% bootstrap interval over the seeds {bound(eff['low'])} to {bound(eff['high'])})")
+                   f"data ({interval})")
     lines.append(f"**Data efficiency** (the paper's definition, §6.2): scoring's mean agreement at the reference size, "
                  f"{ref:,} pairs, is {pct(eff['target'])}; {verdict}. Paper: {PAPER['data_ratio']}x. "
                  "(Pairs are read off the curve by linear interpolation in log(pairs) between the two sizes that "
@@ -355,8 +383,12 @@ def write(res, path):
     """Writes the report; returns the validity check's failures."""
     out_dir = os.path.dirname(os.path.abspath(path))
     validity, failures = validity_section(res)
-    lines = (header(res) + quality_section(res, out_dir) + validity + throughput_section(res, out_dir) +
-             request_size_section(res) + ladder_section(res, out_dir) + differences_section(res) + step_table(res))
+    measured = (["## RQ2-RQ4: not run", "",
+                  "This run stopped after RQ1 (`--rq1-only`): no offline or serving throughput, no request-size "
+                  "experiment, no ladder of labeler sizes. `bash bench/paper/run.sh` runs them.", ""]
+                if res.get("rq1_only") else
+                throughput_section(res, out_dir) + request_size_section(res) + ladder_section(res, out_dir))
+    lines = header(res) + quality_section(res, out_dir) + validity + measured + differences_section(res) + step_table(res)
     with open(path + ".tmp", "w") as f:
         f.write("\n".join(lines))
     os.replace(path + ".tmp", path)

@@ -5,7 +5,8 @@ step does. Every step writes its result to WORK/results/<step>.json and is skipp
 file exists, so an interrupted run continues where it stopped (--fresh starts over; a training
 run killed midway resumes from its checkpoint).
 
-    /usr/bin/python3 bench/paper/study.py [--quick] [--work DIR] [--report FILE] [--fresh] [--throughput]
+    /usr/bin/python3 bench/paper/study.py [--quick] [--seeds N] [--rq1-only] [--work DIR] [--report FILE]
+                                          [--fresh] [--throughput] [--sift BINARY]
 
 Steps (sizes in labeled (profile, qualification) pairs; each row holds K = 20 pairs):
   world      sift synth (member-disjoint train / validation / test) with its pretraining corpus
@@ -31,7 +32,10 @@ Steps (sizes in labeled (profile, qualification) pairs; each row holds K = 20 pa
              recipe and fine-tuned (scoring) at the largest size; quality and offline labels/s
 
 --throughput re-measures only the throughput steps (offline, serving, ladder labels/s) with the
-labelers already trained, and rewrites the report: for a quiet machine.
+labelers already trained, and rewrites the report: for a quiet machine. --seeds N fine-tunes with
+the protocol's first N seeds only (one seed: no intervals), --rq1-only stops after the baselines
+(no offline, serving or ladder step; the report says they were not run): a smaller run for a
+busy machine, which the report's header states; the cached steps it ran count for a later full run.
 """
 import argparse
 import collections
@@ -131,16 +135,20 @@ def children_cpu_seconds():
 class Study:
     def __init__(self, args):
         self.args = args
-        self.cfg = CONFIGS["quick" if args.quick else "full"]
+        self.cfg = dict(CONFIGS["quick" if args.quick else "full"])
+        if args.seeds:
+            self.cfg["seeds"] = self.cfg["seeds"][:args.seeds]
         self.work = os.path.abspath(args.work)
         self.sift = os.path.abspath(args.sift)
         self.results = os.path.join(self.work, "results")
+        self.ran = set()  # the steps of this invocation, cached or run
         os.makedirs(self.results, exist_ok=True)
 
     def step(self, name, fn):
         """fn's result, cached in results/<name>.json, with its wall and CPU seconds and the
         1-minute load average at its start and end (load = other work on the machine too)."""
         path = os.path.join(self.results, name + ".json")
+        self.ran.add(name)
         if os.path.exists(path):
             return json.load(open(path))
         log(f"{name} ...")
@@ -352,6 +360,11 @@ class Study:
                     quality.append({**trained, **q})
         largest, first_seed = sizes[-1], self.cfg["seeds"][0]
         baselines = self.step("baselines", self.baselines)
+        protocol = {"config": self.cfg, "pretrain_recipe": PRETRAIN, "finetune_recipe": FINETUNE,
+                    "quick": self.args.quick, "rq1_only": self.args.rq1_only, "world": world, "base": base,
+                    "quality": quality, "baselines": baselines}
+        if self.args.rq1_only:
+            return {**protocol, "wall_seconds_this_invocation": time.time() - t0}
         scoring_dir, generate_dir = labelers[("scoring", largest, first_seed)], labelers[("generate", largest, first_seed)]
         offline = self.offline(scoring_dir, generate_dir)
         serving = self.serving(scoring_dir, generate_dir)
@@ -364,9 +377,7 @@ class Study:
             ladder.append({"shape": shape, "pretraining": shape_base, **trained, **q})
         ladder_offline = self.step("ladder_offline", lambda: self.time_scoring(
             {row["shape"]: (row["dir"], "mis") for row in ladder}))
-        return {"config": self.cfg, "pretrain_recipe": PRETRAIN, "finetune_recipe": FINETUNE, "quick": self.args.quick,
-                "world": world, "base": base, "quality": quality, "baselines": baselines, "offline": offline,
-                "serving": serving, "ladder": ladder, "ladder_offline": ladder_offline,
+        return {**protocol, "offline": offline, "serving": serving, "ladder": ladder, "ladder_offline": ladder_offline,
                 "wall_seconds_this_invocation": time.time() - t0}
 
     def baselines(self):
@@ -413,8 +424,12 @@ def parameter_count(config_path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="smaller sizes (at most 25 minutes on 2 idle cores)")
+    ap.add_argument("--seeds", type=int, choices=(1, 2, 3), help="fine-tune with the first N of the 3 seeds only")
+    ap.add_argument("--rq1-only", action="store_true",
+                    help="stop after RQ1 (world, base, fine-tuning, quality, baselines): no throughput or ladder step")
     ap.add_argument("--work", help="working directory (default build/paper-study, or build/paper-study-quick)")
-    ap.add_argument("--sift", default=os.path.join(SRC, "build", "sift"))
+    ap.add_argument("--sift", default=os.path.join(SRC, "build", "sift"),
+                    help="the sift binary (sift-train beside it); default build/sift")
     ap.add_argument("--report", help="the report (default bench/paper/REPORT.md; with --quick WORK/REPORT.md)")
     ap.add_argument("--fresh", action="store_true", help="discard what an earlier run wrote into WORK first (not the bases)")
     ap.add_argument("--throughput", action="store_true",
@@ -435,13 +450,13 @@ def main():
     results = study.run()
     # Wall time: the sum of the steps' own times, so a run resumed after an interruption (or
     # extended by a new step) does not count the pause; CPU seconds likewise.
-    steps = [json.load(open(os.path.join(study.results, f))) for f in sorted(os.listdir(study.results))
-             if f.endswith(".json")]
+    # The steps of this invocation's protocol (a run with fewer seeds may share WORK with a larger one).
+    ran = sorted(study.ran)
+    steps = [json.load(open(os.path.join(study.results, n + ".json"))) for n in ran]
     results["wall_seconds"] = sum(s.get("seconds", 0) for s in steps)
     results["cpu_seconds"] = sum(s.get("cpu_seconds", 0) for s in steps)
-    results["step_times"] = {f[:-5]: {k: json.load(open(os.path.join(study.results, f))).get(k)
-                                      for k in ("seconds", "cpu_seconds", "load")}
-                             for f in sorted(os.listdir(study.results)) if f.endswith(".json")}
+    results["step_times"] = {n: {k: json.load(open(os.path.join(study.results, n + ".json"))).get(k)
+                                 for k in ("seconds", "cpu_seconds", "load")} for n in ran}
     results["commit"] = subprocess.run(["git", "-C", SRC, "rev-parse", "--short", "HEAD"], capture_output=True,
                                        text=True).stdout.strip()
     results["dirty"] = bool(subprocess.run(["git", "-C", SRC, "status", "--porcelain", "--untracked-files=no"],
