@@ -109,7 +109,8 @@ def header(res):
               "remains to be done.", ""] if missing else [])
     return ["# sift reproduces the paper's research questions", ""] + scope + [
             f"Output of `bench/paper/run.sh{command(res)}`: commit `{res['commit']}`"
-            f"{' (with uncommitted changes)' if res['dirty'] else ''}, {res['date']}, on {res['machine']}. "
+            f"{' (with uncommitted changes)' if res['dirty'] else ''}"
+            f"{', binary: ' + res['sift_version'] if res.get('sift_version') else ''}, {res['date']}, on {res['machine']}. "
             f"**Wall time {res['wall_seconds'] / 60:.0f} min** (the sum of its steps' own times), "
             f"{res['cpu_seconds'] / 60:.0f} CPU-minutes; the 1-minute load average at the steps' starts and ends "
             f"ranged {min(loads):.1f}-{max(loads):.1f} (mean {sum(loads) / len(loads):.1f}) on 2 cores, so the "

@@ -461,6 +461,7 @@ def main():
                                        text=True).stdout.strip()
     results["dirty"] = bool(subprocess.run(["git", "-C", SRC, "status", "--porcelain", "--untracked-files=no"],
                                            capture_output=True, text=True).stdout.strip())
+    results["sift_version"] = run(study.sift, "--version").strip()  # the binary's own commit (--sift: not HEAD's)
     results["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     results["machine"] = machine()
     json.dump(results, open(os.path.join(study.work, "study.json"), "w"), indent=1)
