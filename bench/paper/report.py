@@ -182,8 +182,12 @@ def quality_section(res, out_dir):
     else:
         verdict = (f"generation's mean curve reaches it at about {eff['pairs']:,.0f} pairs: **{eff['ratio']:.2f}x** the "
                    f"data ({interval})")
+    _, failures = validity_section(res)
+    caveat = (" **Not meaningful in this run**: the labelers at the largest size did not pass the validity check "
+              "below, so the curves compare how fast each learns the candidate-blind answer, not the task."
+              if failures else "")
     lines.append(f"**Data efficiency** (the paper's definition, §6.2): scoring's mean agreement at the reference size, "
-                 f"{ref:,} pairs, is {pct(eff['target'])}; {verdict}. Paper: {PAPER['data_ratio']}x. "
+                 f"{ref:,} pairs, is {pct(eff['target'])}; {verdict}. Paper: {PAPER['data_ratio']}x.{caveat} "
                  "(Pairs are read off the curve by linear interpolation in log(pairs) between the two sizes that "
                  "bracket the target; the interval redraws each cell's seeds with replacement 2,000 times.)")
     worst_scoring = max(r["inconsistency"] for r in res["quality"] if r["method"] == "scoring")
@@ -199,7 +203,9 @@ def quality_section(res, out_dir):
     lines += ["", plot(out_dir, "agreement", "set logscale x\nset xlabel 'training pairs'\n"
                        "set ylabel 'agreement with reference labels (mean, 95% interval)'\n"
                        "plot 'quality.tsv' u 1:2:3 w yerrorlines lw 2 t 'scoring (MIS)', "
-                       "'' u 1:4:5 w yerrorlines lw 2 t 'packed generation'\n", data),
+                       "'' u 1:4:5 w yerrorlines lw 2 t 'packed generation', "
+                       f"{max(res['baselines']['all_no'], res['baselines']['by_position'])} w l dt 2 lc 'gray' "
+                       "t 'best candidate-blind answer'\n", data),
               plot(out_dir, "inconsistency", "set logscale x\nset xlabel 'training pairs'\n"
                    "set ylabel 'labels changed by reordering (%, mean over seeds)'\n"
                    "plot 'quality.tsv' u 1:($6*100) w lp lw 2 t 'scoring (MIS)', '' u 1:($7*100) w lp lw 2 "
@@ -228,6 +234,9 @@ def validity_section(res):
         rows = by[(method, largest)]
         mean = sum(r["agreement"] for r in rows) / len(rows)
         steps = ", ".join(f"{r['best_step']}/{r['steps']}" for r in rows)
+        capped = sum(not r["stopped_early"] for r in rows)
+        if capped:  # the --steps cap ended the run before the plateau
+            steps += f" ({capped} of {len(rows)} at the --steps cap, not at a plateau)"
         gap = mean - blind
         if gap < VALIDITY_POINTS / 100:
             verdict = red(f"did not learn the task: within {VALIDITY_POINTS} points, stopped at steps {steps}")
@@ -386,7 +395,9 @@ def write(res, path):
     validity, failures = validity_section(res)
     measured = (["## RQ2-RQ4: not run", "",
                   "This run stopped after RQ1 (`--rq1-only`): no offline or serving throughput, no request-size "
-                  "experiment, no ladder of labeler sizes. `bash bench/paper/run.sh` runs them.", ""]
+                  "experiment, no ladder of labeler sizes. `bash bench/paper/run.sh` runs them; throughput measured "
+                  "while other work shares the machine is not valid, so they want an idle machine "
+                  "(`--throughput` re-measures them alone).", ""]
                 if res.get("rq1_only") else
                 throughput_section(res, out_dir) + request_size_section(res) + ladder_section(res, out_dir))
     lines = header(res) + quality_section(res, out_dir) + validity + measured + differences_section(res) + step_table(res)
