@@ -46,7 +46,7 @@ class BadRequest : public std::runtime_error {
 // Fields every POST route accepts.
 struct CommonFields {
   std::optional<int64_t> timeout_ms;  // deadline for the work to start, from the request's arrival
-  std::string model;                  // echoed; a request never picks the model
+  std::optional<std::string> model;   // must be the served model's id when given (service.h)
 };
 
 struct LabelRequest {

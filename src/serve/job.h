@@ -52,6 +52,8 @@ struct Job {
 
   // Output: written by the engine loop before finish().
   RowResult result;                                  // YesProbability: scores, labels, usage
+  int64_t cached_tokens = 0;  // query tokens whose K/V were reused (the query-KV cache, or a
+                              // request in the same call), not prefilled: mode mis only
   std::vector<std::vector<double>> label_scores;     // LabelProbabilities: per item, per label
   Clock::time_point started{};
   bool expired = false;  // its deadline passed before the engine took it: nothing was run (504)

@@ -38,10 +38,21 @@ TokenIds concat(const TokenIds& a, const TokenIds& b) {
   return out;
 }
 
+// The row's prompt: the query once, then every item (mode mis's [query; item_1; ...; item_n]).
 int64_t prompt_tokens(const Job& job) {
   int64_t n = static_cast<int64_t>(job.query.size());
   for (const TokenIds& item : job.items) n += static_cast<int64_t>(item.size());
-  return std::max<int64_t>(n, 1);
+  return n;
+}
+
+// OpenAI's usage: prompt_tokens is the whole prompt, however much of it the query-KV cache
+// served; prompt_tokens_details.cached_tokens is that part (the query's tokens when its K/V
+// was reused). The engine's own modes (the baselines) run their prompts whole: their prompt is
+// what they prefilled, nothing cached. Prefill work = prompt_tokens - cached_tokens.
+json usage_of(const Job& job) {
+  const bool mis = job.mode == ScoringMode::Mis;
+  const int64_t prompt = mis ? prompt_tokens(job) : job.result.prefill_tokens;
+  return {{"prompt_tokens", prompt}, {"prompt_tokens_details", {{"cached_tokens", mis ? job.cached_tokens : 0}}}};
 }
 
 // The job of a text row scored with the labeler's templates (label, rerank).
@@ -95,7 +106,7 @@ void Service::check_fits(const Job& job, std::string_view items_field) const {
 
 Started Service::queue(std::shared_ptr<Job> job, std::function<void()> on_done, std::function<Reply()> answer) {
   if (job->items.empty()) return answered(answer());  // nothing to score
-  job->cost = prompt_tokens(*job);
+  job->cost = std::max<int64_t>(prompt_tokens(*job), 1);
   if (job->cost > options_.max_queue_tokens)  // could never be admitted: not "retry later"
     return answered(error_reply(413, fmt::format("the request has {} prompt tokens, more than --max-queue-tokens {}",
                                                  job->cost, options_.max_queue_tokens), "items"));
@@ -131,8 +142,14 @@ std::optional<Reply> Service::give_up(Job& job, GiveUp why) {
   return std::nullopt;
 }
 
+std::optional<Reply> Service::foreign_model(const CommonFields& common) const {
+  if (!common.model || *common.model == options_.model_name) return std::nullopt;
+  return model_not_found_reply(*common.model, options_.model_name);
+}
+
 Started Service::label(std::string_view body, std::function<void()> on_done) {
   auto request = std::make_shared<const LabelRequest>(parse_label_request(body));
+  if (std::optional<Reply> refused = foreign_model(request->common)) return answered(std::move(*refused));
   admit(*request, body.size(), options_.admission);
   std::shared_ptr<Job> job = templated_job(engine_, request->query, request->items, "items");
   set_deadline(*job, request->common);
@@ -155,7 +172,8 @@ Started Service::label(std::string_view body, std::function<void()> on_done) {
     json out = {{"scores", std::move(scores)}, {"labels", std::move(labels)},
                 {"mode", std::string(scoring_mode_name(job->mode))},
                 {"artifact", {{"version", version}, {"threshold", job->threshold}}},
-                {"usage", {{"prompt_tokens", result.prefill_tokens}, {"requests", result.requests}}}};
+                {"usage", usage_of(*job)}};
+    out["usage"]["requests"] = result.requests;
     if (request->has_item_ids) out["item_ids"] = request->item_ids;
     if (job->mode == ScoringMode::Generate) {
       out["unparsed"] = result.unparsed;
@@ -167,6 +185,7 @@ Started Service::label(std::string_view body, std::function<void()> on_done) {
 
 Started Service::score(std::string_view body, std::function<void()> on_done) {
   const ScoreRequest request = parse_score_request(body);
+  if (std::optional<Reply> refused = foreign_model(request.common)) return answered(std::move(*refused));
   admit(request, body.size(), options_.admission);
   const int64_t vocab_size = engine_.model().config().vocab_size;
   check_ids(request.label_token_ids, vocab_size, "label_token_ids");
@@ -196,15 +215,17 @@ Started Service::score(std::string_view body, std::function<void()> on_done) {
   if (!request.item_first) job->query = concat(bos, query);
   check_fits(*job, "items");
   return queue(job, std::move(on_done), [job = job.get(), model = options_.model_name] {
-    const int64_t used = job->result.prefill_tokens;
-    json out = {{"scores", job->label_scores}, {"model", model}, {"object", "scoring"},
-                {"usage", {{"prompt_tokens", used}, {"completion_tokens", 0}, {"total_tokens", used}}}};
+    json usage = usage_of(*job);
+    usage["completion_tokens"] = 0;
+    usage["total_tokens"] = usage["prompt_tokens"];
+    json out = {{"scores", job->label_scores}, {"model", model}, {"object", "scoring"}, {"usage", std::move(usage)}};
     return Reply{200, std::move(out), {}, {}};
   });
 }
 
 Started Service::rerank(std::string_view body, std::function<void()> on_done) {
   auto request = std::make_shared<const RerankRequest>(parse_rerank_request(body));
+  if (std::optional<Reply> refused = foreign_model(request->common)) return answered(std::move(*refused));
   admit(*request, body.size(), options_.admission);
   std::shared_ptr<Job> job = templated_job(engine_, request->query, request->documents, "documents");
   set_deadline(*job, request->common);
@@ -223,15 +244,20 @@ Started Service::rerank(std::string_view body, std::function<void()> on_done) {
       if (request->return_documents) result["document"] = {{"text", request->documents[index]}};
       results.push_back(std::move(result));
     }
-    const int64_t used = job->result.prefill_tokens;
-    return Reply{200, {{"results", std::move(results)}, {"model", model},
-                       {"usage", {{"prompt_tokens", used}, {"total_tokens", used}}}}, {}, {}};
+    json usage = usage_of(*job);
+    usage["total_tokens"] = usage["prompt_tokens"];
+    return Reply{200, {{"results", std::move(results)}, {"model", model}, {"usage", std::move(usage)}}, {}, {}};
   });
 }
 
 Reply Service::models() const {
+  // OpenAI's model object, then the labeler's own fields: its version, threshold, and the
+  // answer words with their token ids (the label_token_ids of /v1/score, yes first).
+  const ScoringArtifact& artifact = engine_.artifact();
+  const AnswerTokenIds ids = engine_.answer_ids();
   json model = {{"id", options_.model_name}, {"object", "model"}, {"owned_by", "sift"},
-                {"version", engine_.artifact().version}, {"threshold", engine_.artifact().threshold},
+                {"version", artifact.version}, {"threshold", artifact.threshold},
+                {"answers", {{"yes", {{"text", artifact.yes}, {"id", ids.yes}}}, {"no", {{"text", artifact.no}, {"id", ids.no}}}}},
                 {"max_model_len", engine_.model().config().max_position_embeddings}};
   return {200, {{"object", "list"}, {"data", json::array({model})}}, {}, {}};
 }
