@@ -5,7 +5,8 @@
 // which the server answers with 400 {"error": {"message", "field"}}.
 //
 //   POST /v1/label  {"query": str, "items": [str | {"id"?, "text": str}], "threshold"?: 0..1,
-//                    "mode"?: "mis"|"independent"|"prefix"|"generate", "timeout_ms"?}
+//                    "mode"?: "mis"|"independent"|"prefix"|"generate", "truncate"?: "none"|"query"|"items",
+//                    "truncation_direction"?: "right"|"left", "model"?: str, "timeout_ms"?}
 //   POST /v1/score  {"query": str | [int], "items": str | [str] | [[int]], "label_token_ids": [int],
 //                    "apply_softmax"?: bool, "item_first"?: bool, "model"?: str, "timeout_ms"?}
 //   POST /v1/rerank {"query": str, "documents": [str | {"text": str}], "top_n"?: int >= 1,
@@ -49,8 +50,16 @@ struct CommonFields {
   std::optional<std::string> model;   // must be the served model's id when given (service.h)
 };
 
+// What a row too long for a request gives up, as `sift score --truncate` and
+// --truncation-direction (scoring/truncation.h): the same names and values.
+struct TruncateFields {
+  Truncate truncate = Truncate::None;
+  TruncationDirection direction = TruncationDirection::Right;
+};
+
 struct LabelRequest {
   CommonFields common;
+  TruncateFields truncation;
   std::string query;
   std::vector<std::string> items;
   std::vector<nlohmann::json> item_ids;  // one per item; null when the item had none

@@ -46,6 +46,7 @@ struct Job {
   std::vector<std::string> item_texts;
   double threshold = 0.5;
   int64_t cost = 0;                     // prompt tokens (query + items): the queue's measure
+  int64_t truncated_tokens = 0;         // prompt tokens "truncate" cut before it was queued
   Clock::time_point arrived = Clock::now();
   std::optional<Clock::time_point> deadline;
   std::function<void()> on_done;  // called by finish(), once

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "scoring/truncation.h"
 #include "serve/api_requests.h"
 
 namespace sift::serve {
@@ -52,7 +53,9 @@ int64_t prompt_tokens(const Job& job) {
 json usage_of(const Job& job) {
   const bool mis = job.mode == ScoringMode::Mis;
   const int64_t prompt = mis ? prompt_tokens(job) : job.result.prefill_tokens;
-  return {{"prompt_tokens", prompt}, {"prompt_tokens_details", {{"cached_tokens", mis ? job.cached_tokens : 0}}}};
+  json usage = {{"prompt_tokens", prompt}, {"prompt_tokens_details", {{"cached_tokens", mis ? job.cached_tokens : 0}}}};
+  if (job.truncated_tokens > 0) usage["truncated_tokens"] = job.truncated_tokens;  // as sift score's usage
+  return usage;
 }
 
 // The job of a text row scored with the labeler's templates (label, rerank).
@@ -142,6 +145,22 @@ std::optional<Reply> Service::give_up(Job& job, GiveUp why) {
   return std::nullopt;
 }
 
+void Service::truncate_job(Job& job, std::string_view query, std::span<const std::string> items,
+                           const TruncateFields& truncation) const {
+  const PlanLimits& limits = loop_.limits();
+  const int64_t limit = std::min({limits.max_request_tokens, limits.max_call_tokens,
+                                  engine_.model().config().max_position_embeddings});
+  TokenizedRow row{job.query, job.items, {}, 0};
+  try {
+    truncate_to_fit(engine_.prompts(), query, items, limit, truncation.truncate, truncation.direction, row);
+  } catch (const Error& e) {
+    throw BadRequest("truncate", fmt::format("truncate: {}", e.what()));
+  }
+  job.query = std::move(row.query);
+  job.items = std::move(row.items);
+  job.truncated_tokens = row.truncated_tokens;
+}
+
 std::optional<Reply> Service::foreign_model(const CommonFields& common) const {
   if (!common.model || *common.model == options_.model_name) return std::nullopt;
   return model_not_found_reply(*common.model, options_.model_name);
@@ -154,6 +173,7 @@ Started Service::label(std::string_view body, std::function<void()> on_done) {
   std::shared_ptr<Job> job = templated_job(engine_, request->query, request->items, "items");
   set_deadline(*job, request->common);
   job->mode = request->mode;
+  if (request->truncation.truncate != Truncate::None) truncate_job(*job, request->query, request->items, request->truncation);
   if (request->threshold) job->threshold = *request->threshold;
   if (job->mode == ScoringMode::Generate) {
     job->query_text = request->query;

@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -76,6 +77,9 @@ class Service {
  private:
   Started queue(std::shared_ptr<Job> job, std::function<void()> on_done, std::function<Reply()> answer);
   void check_fits(const Job& job, std::string_view items_field) const;
+  // The job's prompt cut to fit a request as `sift score --truncate` cuts it (400 when it cannot).
+  void truncate_job(Job& job, std::string_view query, std::span<const std::string> items,
+                    const TruncateFields& truncation) const;
   // The 404 for a request whose "model" is not options_.model_name (the /v1/models id).
   std::optional<Reply> foreign_model(const CommonFields& common) const;
 

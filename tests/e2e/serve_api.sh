@@ -203,6 +203,19 @@ for args in (["--kv-cache-mb", "0"], ["--kv-cache-mb", "0", "--max-batch-tokens"
             status, _, body = server.post("/v1/label", {"query": "word " * 300, "items": ["a"]})
             check(status == 400 and body["param"] == "items" and "request limit of 200" in body["message"],
                   f"a row over the call budget: {status} {body}")
+            # "truncate" cuts such a row as `sift score --truncate` does: the same bits, the same cut.
+            for truncate, direction, row in [("query", "right", {"query": "python cloud " * 150, "items": rows[0]["items"]}),
+                                             ("items", "left", {"query": rows[0]["query"], "items": ["sql nurse " * 150, "rust"]})]:
+                want = sift_score(sift, model, [row], "--max-batch-tokens", "200", "--truncate", truncate,
+                                  "--truncation-direction", direction)[0]
+                got = label(server, row, truncate=truncate, truncation_direction=direction)
+                same_bits(got, want, f"truncate {truncate} {direction}")
+                check(got["usage"]["truncated_tokens"] == want["usage"]["truncated_tokens"] > 0, f"the cut counted: {got} vs {want}")
+            check("truncated_tokens" not in label(server, rows[0], truncate="items")["usage"], "nothing cut, nothing counted")
+            for bad, param in [({"truncate": "both"}, "truncate"), ({"truncation_direction": "up"}, "truncation_direction"),
+                               ({"truncate": "query", "mode": "generate"}, "truncate")]:
+                status, _, body = server.post("/v1/label", {"query": rows[0]["query"], "items": rows[0]["items"], **bad})
+                check(status == 400 and body["param"] == param, f"{bad}: {status} {body}")
             check(server.metric('sift_batch_tokens_bucket{le="256"}') == server.metric("sift_batch_tokens_count"),
                   "calls stay within --max-batch-tokens")
 
