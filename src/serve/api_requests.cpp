@@ -177,6 +177,7 @@ ScoreRequest parse_score_request(std::string_view body) {
   if (request.label_token_ids.empty()) bad("label_token_ids", "field \"label_token_ids\" must name at least one token");
   request.apply_softmax = bool_of(object, "apply_softmax", false);
   request.item_first = bool_of(object, "item_first", false);
+  request.truncation = truncate_of(object);
   return request;
 }
 

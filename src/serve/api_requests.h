@@ -8,7 +8,8 @@
 //                    "mode"?: "mis"|"independent"|"prefix"|"generate", "truncate"?: "none"|"query"|"items",
 //                    "truncation_direction"?: "right"|"left", "model"?: str, "timeout_ms"?}
 //   POST /v1/score  {"query": str | [int], "items": str | [str] | [[int]], "label_token_ids": [int],
-//                    "apply_softmax"?: bool, "item_first"?: bool, "model"?: str, "timeout_ms"?}
+//                    "apply_softmax"?: bool, "item_first"?: bool, "truncate"?, "truncation_direction"?,
+//                    "model"?: str, "timeout_ms"?}
 //   POST /v1/rerank {"query": str, "documents": [str | {"text": str}], "top_n"?: int >= 1,
 //                    "return_documents"?: bool, "model"?: str, "timeout_ms"?}
 //
@@ -72,6 +73,7 @@ using TextOrIds = std::variant<std::string, std::vector<int32_t>>;
 
 struct ScoreRequest {
   CommonFields common;
+  TruncateFields truncation;
   TextOrIds query;
   std::vector<TextOrIds> items;  // all text or all ids, as the query is
   std::vector<int32_t> label_token_ids;

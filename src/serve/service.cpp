@@ -78,6 +78,54 @@ std::shared_ptr<Job> templated_job(const ScoringEngine& engine, const std::strin
   return job;
 }
 
+// A /v1/score prompt part cut to `target` tokens: text to its longest prefix (Right) or suffix
+// (Left) of characters that encodes to at most `target` tokens, re-encoded as any part is (as
+// `sift score --truncate` cuts text); token ids to their first or last `target`.
+TokenIds cut_part(const Tokenizer& tokenizer, const TextOrIds& part, const TokenIds& ids, int64_t target,
+                  TruncationDirection direction, const std::string& field) {
+  if (const auto* text = std::get_if<std::string>(&part))
+    return longest_fitting(*text, direction, target,
+                           [&](std::string_view kept) { return encode_rendered(tokenizer, kept, field); });
+  const auto keep = static_cast<std::ptrdiff_t>(target);
+  return direction == TruncationDirection::Right ? TokenIds(ids.begin(), ids.begin() + keep)
+                                                 : TokenIds(ids.end() - keep, ids.end());
+}
+
+// The /v1/score parts cut to fit `limit` as "truncate" says (scoring/truncation.h's rule over
+// the client's parts: Lq = BOS + query, L_i = item; every Lq + L_i <= limit, whichever order
+// item_first puts them in); returns the tokens cut. 400 when no cut can make them fit.
+int64_t truncate_parts(const Tokenizer& tokenizer, const ScoreRequest& request, int64_t limit, int64_t bos,
+                       TokenIds& query, std::vector<TokenIds>& items) {
+  const Truncate truncate = request.truncation.truncate;
+  const TruncationDirection direction = request.truncation.direction;
+  const int64_t query_len = bos + static_cast<int64_t>(query.size());
+  int64_t cut = 0;
+  if (truncate == Truncate::Query) {
+    int64_t longest_item = 0;
+    for (const TokenIds& item : items) longest_item = std::max(longest_item, static_cast<int64_t>(item.size()));
+    if (query_len + longest_item <= limit) return 0;
+    const int64_t target = limit - longest_item - bos;
+    if (target < 0)
+      throw BadRequest("truncate", fmt::format("truncate query: the longest item ({} tokens) leaves no room for the query "
+                                               "within the request limit of {}", longest_item, limit));
+    TokenIds kept = cut_part(tokenizer, request.query, query, target, direction, "query");
+    cut = static_cast<int64_t>(query.size() - kept.size());
+    query = std::move(kept);
+  } else if (truncate == Truncate::Items) {
+    const int64_t target = limit - query_len;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (query_len + static_cast<int64_t>(items[i].size()) <= limit) continue;
+      if (target <= 0)
+        throw BadRequest("truncate", fmt::format("truncate items: the query ({} tokens) leaves no tokens of the request "
+                                                 "limit of {} for an item", query_len, limit));
+      TokenIds kept = cut_part(tokenizer, request.items[i], items[i], target, direction, fmt::format("items[{}]", i));
+      cut += static_cast<int64_t>(items[i].size() - kept.size());
+      items[i] = std::move(kept);
+    }
+  }
+  return cut;
+}
+
 Started answered(Reply reply) {
   Started started;
   started.reply = std::move(reply);
@@ -145,14 +193,16 @@ std::optional<Reply> Service::give_up(Job& job, GiveUp why) {
   return std::nullopt;
 }
 
+int64_t Service::request_limit() const {
+  const PlanLimits& limits = loop_.limits();
+  return std::min({limits.max_request_tokens, limits.max_call_tokens, engine_.model().config().max_position_embeddings});
+}
+
 void Service::truncate_job(Job& job, std::string_view query, std::span<const std::string> items,
                            const TruncateFields& truncation) const {
-  const PlanLimits& limits = loop_.limits();
-  const int64_t limit = std::min({limits.max_request_tokens, limits.max_call_tokens,
-                                  engine_.model().config().max_position_embeddings});
   TokenizedRow row{job.query, job.items, {}, 0};
   try {
-    truncate_to_fit(engine_.prompts(), query, items, limit, truncation.truncate, truncation.direction, row);
+    truncate_to_fit(engine_.prompts(), query, items, request_limit(), truncation.truncate, truncation.direction, row);
   } catch (const Error& e) {
     throw BadRequest("truncate", fmt::format("truncate: {}", e.what()));
   }
@@ -221,11 +271,18 @@ Started Service::score(std::string_view body, std::function<void()> on_done) {
   TokenIds query = text ? encode_rendered(tokenizer, std::get<std::string>(request.query), "query")
                         : std::get<TokenIds>(request.query);
   check_ids(query, vocab_size, "query");
+  std::vector<TokenIds> items;
   for (size_t i = 0; i < request.items.size(); ++i) {
     const std::string field = fmt::format("items[{}]", i);
-    TokenIds item = text ? encode_rendered(tokenizer, std::get<std::string>(request.items[i]), field)
-                         : std::get<TokenIds>(request.items[i]);
-    check_ids(item, vocab_size, field);
+    items.push_back(text ? encode_rendered(tokenizer, std::get<std::string>(request.items[i]), field)
+                         : std::get<TokenIds>(request.items[i]));
+    check_ids(items.back(), vocab_size, field);
+  }
+  if (request.truncation.truncate != Truncate::None)
+    job->truncated_tokens = truncate_parts(tokenizer, request, request_limit(), static_cast<int64_t>(bos.size()), query, items);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string field = fmt::format("items[{}]", i);
+    TokenIds item = std::move(items[i]);
     // item_first: the prompt is [bos; item; query], a causal prompt of its own (no shared
     // part to reuse), read at its last token.
     if (request.item_first) item = concat(concat(bos, item), query);

@@ -77,6 +77,8 @@ class Service {
  private:
   Started queue(std::shared_ptr<Job> job, std::function<void()> on_done, std::function<Reply()> answer);
   void check_fits(const Job& job, std::string_view items_field) const;
+  // The tokens one [query; item] may hold: the request and call limits, the model's positions.
+  int64_t request_limit() const;
   // The job's prompt cut to fit a request as `sift score --truncate` cuts it (400 when it cannot).
   void truncate_job(Job& job, std::string_view query, std::span<const std::string> items,
                     const TruncateFields& truncation) const;

@@ -212,6 +212,27 @@ for args in (["--kv-cache-mb", "0"], ["--kv-cache-mb", "0", "--max-batch-tokens"
                 same_bits(got, want, f"truncate {truncate} {direction}")
                 check(got["usage"]["truncated_tokens"] == want["usage"]["truncated_tokens"] > 0, f"the cut counted: {got} vs {want}")
             check("truncated_tokens" not in label(server, rows[0], truncate="items")["usage"], "nothing cut, nothing counted")
+            # /v1/score cuts the client's parts: token ids to their first (right) or last (left)
+            # ids, text to the characters that fit; the same bits as sending the cut parts.
+            long_q, long_i, short_i = tokenize(sift, f"{model}/tokenizer.json", ["python cloud " * 150, "sql nurse " * 150, "rust"])
+            for truncate, direction, query, items, cut in [
+                    ("query", "right", long_q, [short_i], lambda: (long_q[:200 - len(short_i)], [short_i])),
+                    ("items", "left", short_i, [long_i, short_i], lambda: (short_i, [long_i[-(200 - len(short_i)):], short_i]))]:
+                asked = {"query": query, "items": items, "label_token_ids": [yes, no]}
+                status, _, got = server.post("/v1/score", {**asked, "truncate": truncate, "truncation_direction": direction})
+                want_q, want_items = cut()
+                status2, _, want = server.post("/v1/score", {**asked, "query": want_q, "items": want_items})
+                whole = len(query) + sum(map(len, items))
+                check(status == status2 == 200 and got["scores"] == want["scores"] and got["usage"]["truncated_tokens"]
+                      == whole - got["usage"]["prompt_tokens"] > 0, f"/v1/score truncate {truncate} {direction}: {got} vs {want}")
+            text = {"query": "python cloud " * 150, "items": ["rust", "sql"], "label_token_ids": [yes, no]}
+            status, _, got = server.post("/v1/score", {**text, "truncate": "query"})
+            item_lens = [len(t) for t in tokenize(sift, f"{model}/tokenizer.json", text["items"])]
+            kept = got["usage"]["prompt_tokens"] - sum(item_lens)  # the query's tokens kept (no BOS: this tokenizer adds none)
+            check(status == 200 and 200 - 4 < kept + max(item_lens) <= 200 and got["usage"]["truncated_tokens"] > 0,
+                  f"/v1/score text truncate: the query cut at a character to what the longest item leaves: {got}")
+            status, _, body = server.post("/v1/score", {**text, "items": [" ".join(["sql"] * 300)], "truncate": "query"})
+            check(status == 400 and body["param"] == "truncate" and "no room for the query" in body["message"], f"{status} {body}")
             for bad, param in [({"truncate": "both"}, "truncate"), ({"truncation_direction": "up"}, "truncation_direction"),
                                ({"truncate": "query", "mode": "generate"}, "truncate")]:
                 status, _, body = server.post("/v1/label", {"query": rows[0]["query"], "items": rows[0]["items"], **bad})
