@@ -1,7 +1,7 @@
 // The engine alone on a rows file, as `sift batch` feeds it: the yardstick of bench/batch.sh.
 // Every row is parsed and tokenized before the clock starts; then the rows are scored in input
 // order on one Session, taken in batches of whole rows up to the engine's call budget
-// (ScoringEngine::call_tokens; what sift batch's inference stage takes from its queue when the
+// (LoadedLabeler::call_tokens; what sift batch's inference stage takes from its queue when the
 // tokenizers are ahead), with no output written.
 //
 //   bench_batch_engine MODEL_DIR ROWS.jsonl [--threads T] [--max-batch-tokens T]
@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "workflows/pending_rows.h"
 
 namespace {
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    const auto engine = sift::ScoringEngine::load(argv[1]);
+    const auto engine = sift::LoadedLabeler::load(argv[1]);
     const int64_t budget = engine->call_tokens(options);  // what sift batch packs
     std::ifstream in(argv[2]);
     if (!in) sift::fail("{}: cannot open", argv[2]);

@@ -73,7 +73,7 @@ struct LoadOptions {
   WeightStorage weights = WeightStorage::Auto;    // sift/weights.h: auto keeps the checkpoint's type
 };
 
-class ScoringEngine;  // internal
+class LoadedLabeler;  // internal
 
 class Labeler {
  public:
@@ -103,7 +103,7 @@ class Labeler {
   std::string artifact_json() const;   // sift.json as loaded, a JSON object (every field, unknown ones too)
   int threads() const;
 
-  const ScoringEngine& engine() const;  // internal: sift's own tools reach the engine here
+  const LoadedLabeler& engine() const;  // internal: sift's own tools reach the engine here
 
  private:
   struct Impl;

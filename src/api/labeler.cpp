@@ -1,4 +1,4 @@
-// sift::Labeler, the public API (sift/labeler.h), over the internal ScoringEngine: one
+// sift::Labeler, the public API (sift/labeler.h), over the internal LoadedLabeler: one
 // session per labeler, guarded, so one Labeler can be shared by threads (they take turns)
 // and separate Labelers score in parallel.
 #include "sift/labeler.h"
@@ -9,16 +9,16 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "model/session.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "scoring/score_io.h"
 #include "workflows/pending_rows.h"
 
 namespace sift {
 
 struct Labeler::Impl {
-  Impl(std::unique_ptr<ScoringEngine> e, int n_threads)
+  Impl(std::unique_ptr<LoadedLabeler> e, int n_threads)
       : engine(std::move(e)), session(engine->model(), n_threads), threads(n_threads) {}
-  std::unique_ptr<ScoringEngine> engine;
+  std::unique_ptr<LoadedLabeler> engine;
   std::mutex mutex;  // guards session
   Session session;
   int threads;
@@ -34,7 +34,7 @@ Labeler Labeler::load(const std::filesystem::path& dir, int threads) {
 }
 
 Labeler Labeler::load(const std::filesystem::path& dir, const LoadOptions& options) {
-  return Labeler(std::make_unique<Impl>(ScoringEngine::load(dir, options.weights), options.threads));
+  return Labeler(std::make_unique<Impl>(LoadedLabeler::load(dir, options.weights), options.threads));
 }
 
 std::vector<RowResult> Labeler::score_rows(std::span<const Row> rows, const ScoringOptions& options) const {
@@ -46,7 +46,7 @@ std::vector<RowResult> Labeler::score_rows(std::span<const Row> rows, const Scor
 }
 
 std::vector<std::string> Labeler::score_lines(std::span<const NumberedLine> lines, const ScoringOptions& options) const {
-  const ScoringEngine& engine = *impl_->engine;
+  const LoadedLabeler& engine = *impl_->engine;
   engine.limits(options);  // a bad option is the caller's error, not every line's
   std::vector<PendingRow> rows;  // read and tokenized as `sift batch` reads its input lines
   rows.reserve(lines.size());
@@ -80,6 +80,6 @@ const std::string& Labeler::version() const { return impl_->engine->artifact().v
 double Labeler::threshold() const { return impl_->engine->artifact().threshold; }
 std::string Labeler::artifact_json() const { return impl_->engine->artifact().source_json; }
 int Labeler::threads() const { return impl_->threads > 0 ? impl_->threads : default_n_threads(); }
-const ScoringEngine& Labeler::engine() const { return *impl_->engine; }
+const LoadedLabeler& Labeler::engine() const { return *impl_->engine; }
 
 }  // namespace sift

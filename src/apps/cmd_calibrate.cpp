@@ -17,7 +17,7 @@
 #include "core/error.h"
 #include "core/utc_time.h"
 #include "io/path_lock.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "workflows/artifact_update.h"
 #include "workflows/calibration.h"
 #include "workflows/calibration_output.h"
@@ -64,8 +64,8 @@ void run_calibrate(const CalibrateArgs& args) {
   if (args.in_place) lock = std::make_unique<sift::PathLock>(model_dir);
   if (!args.out.empty()) lock = std::make_unique<sift::PathLock>(fs::path(args.out));
 
-  std::unique_ptr<sift::ScoringEngine> labeler =
-      sift::ScoringEngine::load(model_dir, sift::apps::weight_storage_of(args.weights));
+  std::unique_ptr<sift::LoadedLabeler> labeler =
+      sift::LoadedLabeler::load(model_dir, sift::apps::weight_storage_of(args.weights));
   labeler->limits(scoring);
   const sift::LabeledRows input = sift::read_labeled_rows(args.input, args.max_line_bytes);
   const std::string input_name = args.input.empty() || args.input == "-" ? "stdin" : args.input;

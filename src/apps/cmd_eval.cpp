@@ -13,7 +13,7 @@
 #include "apps/max_line_bytes_option.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "workflows/evaluation_run.h"
 #include "workflows/labeled_rows.h"
 
@@ -53,8 +53,8 @@ void run_eval(const EvalArgs& args) {
   eval.shuffles = args.shuffles;
   eval.seed = args.seed;
 
-  std::unique_ptr<sift::ScoringEngine> labeler =
-      sift::ScoringEngine::load(args.model, sift::apps::weight_storage_of(args.weights));
+  std::unique_ptr<sift::LoadedLabeler> labeler =
+      sift::LoadedLabeler::load(args.model, sift::apps::weight_storage_of(args.weights));
   labeler->limits(eval.scoring);  // reject a bad limit before reading input
   const sift::LabeledRows input = sift::read_labeled_rows(args.input, args.max_line_bytes);
   const std::string input_name = args.input.empty() || args.input == "-" ? "stdin" : args.input;

@@ -16,7 +16,7 @@
 #include "core/log.h"
 #include "io/input_file.h"
 #include "io/line_output.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "workflows/score_stream.h"
 
 namespace {
@@ -65,7 +65,7 @@ void run_score(const ScoreArgs& args) {
   sift::InputFile input(args.input);
   std::vector<sift::NamedInput> inputs = sift::model_directory_inputs(args.model);
   inputs.push_back(input.as_input());
-  std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(args.model, sift::apps::weight_storage_of(args.weights));
+  std::unique_ptr<sift::LoadedLabeler> labeler = sift::LoadedLabeler::load(args.model, sift::apps::weight_storage_of(args.weights));
   labeler->limits(scoring);  // a bad limit fails here, not on every row
   sift::LineReader reader(input.stream(), args.max_line_bytes);
   sift::LineOutput output(args.output, inputs);

@@ -39,7 +39,7 @@ LineEnd read_shard_lines(ResumableLineReader& reader, const label::Shard& shard,
   return end;
 }
 
-void tokenize_chunks(const ScoringEngine& engine, ScoringMode mode, BoundedQueue<LineChunk>& chunks,
+void tokenize_chunks(const LoadedLabeler& engine, ScoringMode mode, BoundedQueue<LineChunk>& chunks,
                      InOrderGate& gate, BoundedQueue<BatchRow>& rows, const std::atomic<bool>& stop) {
   const ThreadCount one_thread(1);  // parallel across chunks, not within one
   for (std::vector<LineChunk> taken; !stop && !(taken = chunks.pop_batch(0)).empty();) {

@@ -10,7 +10,7 @@
 #include "batch/pipeline_rows.h"
 #include "core/bounded_queue.h"
 #include "label/shard.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 
 namespace sift::batch {
 
@@ -34,7 +34,7 @@ LineEnd read_shard_lines(ResumableLineReader& reader, const label::Shard& shard,
 // over the length limit is an error row), waits for the chunk's turn at the gate, pushes
 // its rows to `rows` (each costing queue_cost). Returns when the chunks run out or
 // the gate or `rows` is closed.
-void tokenize_chunks(const ScoringEngine& engine, ScoringMode mode, BoundedQueue<LineChunk>& chunks,
+void tokenize_chunks(const LoadedLabeler& engine, ScoringMode mode, BoundedQueue<LineChunk>& chunks,
                      InOrderGate& gate, BoundedQueue<BatchRow>& rows, const std::atomic<bool>& stop);
 
 }  // namespace sift::batch

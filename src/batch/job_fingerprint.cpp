@@ -32,7 +32,7 @@ nlohmann::ordered_json input_identity(const std::filesystem::path& input) {
   return {{"bytes", size}, {"sha256_head_tail", label::sha256_hex(sampled)}};
 }
 
-nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const ScoringEngine& engine,
+nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const LoadedLabeler& engine,
                                        const ScoringOptions& options, WeightStorage weights,
                                        const label::Shard& shard, const std::filesystem::path& input) {
   const PlanLimits limits = engine.limits(options);

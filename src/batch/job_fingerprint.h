@@ -22,13 +22,13 @@
 #include <nlohmann/json.hpp>
 
 #include "label/shard.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 
 namespace sift::batch {
 
 nlohmann::ordered_json input_identity(const std::filesystem::path& input);
 
-nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const ScoringEngine& engine,
+nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const LoadedLabeler& engine,
                                        const ScoringOptions& options, WeightStorage weights,
                                        const label::Shard& shard, const std::filesystem::path& input);
 

@@ -8,7 +8,7 @@
 #include "batch/output_guard.h"
 #include "batch/stage_pipeline.h"
 #include "core/error.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 
 namespace sift::batch {
 namespace {
@@ -70,7 +70,7 @@ nlohmann::ordered_json BatchSummary::to_json(const std::filesystem::path& output
 BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) {
   const Clock::time_point load_start = Clock::now();
   std::optional<JobProgress> recorded = preflight(options);
-  const std::unique_ptr<ScoringEngine> engine = ScoringEngine::load(options.model_dir, options.weights);
+  const std::unique_ptr<LoadedLabeler> engine = LoadedLabeler::load(options.model_dir, options.weights);
   const int64_t call_tokens = engine->call_tokens(options.scoring);
   const nlohmann::ordered_json job =
       job_fingerprint(options.model_dir, *engine, options.scoring, options.weights, options.shard, options.input);

@@ -42,7 +42,7 @@ class StageErrors {
 
 }  // namespace
 
-LineEnd run_stages(const ScoringEngine& engine, const BatchOptions& options, int64_t call_tokens, ResumableLineReader& reader,
+LineEnd run_stages(const LoadedLabeler& engine, const BatchOptions& options, int64_t call_tokens, ResumableLineReader& reader,
                    const LineEnd& input_start, BatchWriter& writer) {
   BoundedQueue<LineChunk> chunks(kLineQueueBytes);  // bytes of line text
   InOrderGate gate;

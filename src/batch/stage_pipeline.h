@@ -13,13 +13,13 @@
 #include "batch/resumable_line_reader.h"
 #include "batch/pipeline_rows.h"
 #include "batch/run_batch.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 
 namespace sift::batch {
 
 // Runs the stages until the input ends; returns where it ended (the writer has written every
 // row, but not finished the job: that is the caller's, after a run without error).
-LineEnd run_stages(const ScoringEngine& engine, const BatchOptions& options, int64_t call_tokens, ResumableLineReader& reader,
+LineEnd run_stages(const LoadedLabeler& engine, const BatchOptions& options, int64_t call_tokens, ResumableLineReader& reader,
                    const LineEnd& input_start, BatchWriter& writer);
 
 }  // namespace sift::batch

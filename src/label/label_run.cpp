@@ -16,7 +16,7 @@
 #include "label/round_judge.h"
 #include "label/run_identity.h"
 #include "scoring/artifact.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "tokenizer/utf8.h"
 
 namespace sift::label {
@@ -184,7 +184,7 @@ class LabelRun {
 
   RoundJudge& judge() {
     if (!judge_) {
-      labeler_ = ScoringEngine::load(options_.model_dir, options_.weights);
+      labeler_ = LoadedLabeler::load(options_.model_dir, options_.weights);
       if (labeler_->artifact().version != artifact_.version)
         fail("{}: sift.json changed while the run started (version \"{}\", now \"{}\")",
              options_.model_dir.string(), artifact_.version, labeler_->artifact().version);
@@ -199,7 +199,7 @@ class LabelRun {
   LabelCatalog catalog_;
   std::unique_ptr<store::LabelStore> store_;
   std::string run_id_;
-  std::unique_ptr<ScoringEngine> labeler_;
+  std::unique_ptr<LoadedLabeler> labeler_;
   std::unique_ptr<RoundJudge> judge_;
   store::RunCounts counts_;
   int64_t prefill_tokens_ = 0;

@@ -7,7 +7,7 @@
 
 namespace sift::label {
 
-RoundJudge::RoundJudge(const ScoringEngine& labeler) : labeler_(labeler), session_(labeler.model()) {
+RoundJudge::RoundJudge(const LoadedLabeler& labeler) : labeler_(labeler), session_(labeler.model()) {
   options_.mode = ScoringMode::Mis;
 }
 

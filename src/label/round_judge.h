@@ -12,13 +12,13 @@
 #include <string_view>
 #include <vector>
 
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 
 namespace sift::label {
 
 class RoundJudge {
  public:
-  explicit RoundJudge(const ScoringEngine& labeler);
+  explicit RoundJudge(const LoadedLabeler& labeler);
 
   struct Verdicts {
     std::vector<double> scores;  // P(yes) per candidate, in order
@@ -34,7 +34,7 @@ class RoundJudge {
   double model_seconds() const { return model_seconds_; }  // wall time inside the model so far
 
  private:
-  const ScoringEngine& labeler_;
+  const LoadedLabeler& labeler_;
   ScoringOptions options_;
   Session session_;
   TokenIds profile_ids_;   // the profile whose query keys the session holds

@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 
 namespace sift {
 

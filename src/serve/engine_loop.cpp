@@ -38,7 +38,7 @@ ScoringOptions batch_options(int64_t max_batch_tokens) {
 
 }  // namespace
 
-EngineLoop::EngineLoop(const ScoringEngine& engine, const EngineLoopOptions& options, QueryKvCache& cache,
+EngineLoop::EngineLoop(const LoadedLabeler& engine, const EngineLoopOptions& options, QueryKvCache& cache,
                        Metrics& metrics)
     : engine_(engine),
       options_(options),

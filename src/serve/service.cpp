@@ -47,7 +47,7 @@ int64_t prompt_tokens(const Job& job) {
 }
 
 // The job of a text row scored with the labeler's templates (label, rerank).
-std::shared_ptr<Job> templated_job(const ScoringEngine& engine, const std::string& query,
+std::shared_ptr<Job> templated_job(const LoadedLabeler& engine, const std::string& query,
                                    const std::vector<std::string>& items, const char* items_field) {
   auto job = std::make_shared<Job>();
   try {
@@ -96,7 +96,7 @@ Reply error_reply(int status, std::string_view message, std::string_view field) 
   return {status, std::move(body), {}};
 }
 
-Service::Service(const ScoringEngine& engine, const ServiceOptions& options, Metrics& metrics)
+Service::Service(const LoadedLabeler& engine, const ServiceOptions& options, Metrics& metrics)
     : engine_(engine),
       options_(options),
       metrics_(metrics),

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "serve/engine_loop.h"
 #include "serve/metrics.h"
 #include "serve/query_kv_cache.h"
@@ -46,7 +46,7 @@ using ClientGone = std::function<bool()>;
 
 class Service {
  public:
-  Service(const ScoringEngine& engine, const ServiceOptions& options, Metrics& metrics);
+  Service(const LoadedLabeler& engine, const ServiceOptions& options, Metrics& metrics);
 
   Reply label(std::string_view body, const ClientGone& gone);
   Reply score(std::string_view body, const ClientGone& gone);
@@ -62,7 +62,7 @@ class Service {
   std::optional<Reply> run(const std::shared_ptr<Job>& job, const ClientGone& gone);
   void check_fits(const Job& job, std::string_view items_field) const;
 
-  const ScoringEngine& engine_;
+  const LoadedLabeler& engine_;
   ServiceOptions options_;
   Metrics& metrics_;
   QueryKvCache cache_;

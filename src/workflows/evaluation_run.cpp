@@ -19,7 +19,7 @@ std::vector<T> permuted(const std::vector<T>& values, const std::vector<size_t>&
 // Scores rows (items_of[r] the items of rows[r], maybe reordered) on one session, in chunks
 // of about one forward call's tokens so rows share calls; progress after each chunk
 // (`done_before`: rows of earlier passes). A row the engine cannot score keeps its error.
-std::vector<RowResult> score_in_chunks(const ScoringEngine& labeler, Session& session, const std::vector<LabeledRow>& rows,
+std::vector<RowResult> score_in_chunks(const LoadedLabeler& labeler, Session& session, const std::vector<LabeledRow>& rows,
                                        const std::vector<std::vector<std::string>>& items_of,
                                        const ScoringOptions& options, const char* what, int64_t done_before,
                                        const RowProgressFn& progress) {
@@ -55,7 +55,7 @@ nlohmann::ordered_json counts_to_json(const LabelCounts& counts) {
 
 }  // namespace
 
-ScoredRows score_labeled_rows(const ScoringEngine& labeler, const std::vector<LabeledRow>& rows,
+ScoredRows score_labeled_rows(const LoadedLabeler& labeler, const std::vector<LabeledRow>& rows,
                               const ScoringOptions& options, const RowProgressFn& progress) {
   Session session(labeler.model());
   std::vector<std::vector<std::string>> items_of;
@@ -79,7 +79,7 @@ int64_t evaluation_passes_rows(size_t n_rows, const EvalOptions& options) {
   return static_cast<int64_t>(n_rows) * (1 + std::max<int64_t>(options.shuffles, 0));
 }
 
-EvalReport evaluate(const ScoringEngine& labeler, const std::vector<LabeledRow>& rows, const EvalOptions& options,
+EvalReport evaluate(const LoadedLabeler& labeler, const std::vector<LabeledRow>& rows, const EvalOptions& options,
                     const RowProgressFn& progress) {
   if (options.shuffles < 0) fail("--shuffles must be >= 0, got {}", options.shuffles);
   EvalReport report;

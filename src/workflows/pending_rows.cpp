@@ -22,7 +22,7 @@ nlohmann::json echoed_id(const std::string& line) {
 
 }  // namespace
 
-PendingRow read_pending_row(const ScoringEngine& engine, std::string& line, int64_t line_number, ScoringMode mode) {
+PendingRow read_pending_row(const LoadedLabeler& engine, std::string& line, int64_t line_number, ScoringMode mode) {
   PendingRow pending;
   pending.line_number = line_number;
   if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF input
@@ -50,7 +50,7 @@ PendingRow pending_error_row(int64_t line_number, std::string error) {
   return pending;
 }
 
-std::vector<RowResult> score_pending_rows(const ScoringEngine& engine, Session& session, std::vector<PendingRow>& rows,
+std::vector<RowResult> score_pending_rows(const LoadedLabeler& engine, Session& session, std::vector<PendingRow>& rows,
                                           const ScoringOptions& options) {
   std::vector<RowResult> results(rows.size());
   if (options.mode == ScoringMode::Generate) {

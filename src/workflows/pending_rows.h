@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/session.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "scoring/score_io.h"
 
 namespace sift {
@@ -22,14 +22,14 @@ struct PendingRow {
 
 // Parses `line` (a trailing "\r" is dropped) and, but for mode generate, tokenizes it. A bad
 // line gives a row with its error, and its "id" when the line is an object with one.
-PendingRow read_pending_row(const ScoringEngine& engine, std::string& line, int64_t line_number, ScoringMode mode);
+PendingRow read_pending_row(const LoadedLabeler& engine, std::string& line, int64_t line_number, ScoringMode mode);
 
 // A line that was never parsed (e.g. too long to read): a row holding only its error.
 PendingRow pending_error_row(int64_t line_number, std::string error);
 
 // Scores the rows together on `session` (rows share forward calls). results[r].error is set
 // for a row that could not be read or scored; the others hold their scores.
-std::vector<RowResult> score_pending_rows(const ScoringEngine& engine, Session& session, std::vector<PendingRow>& rows,
+std::vector<RowResult> score_pending_rows(const LoadedLabeler& engine, Session& session, std::vector<PendingRow>& rows,
                                           const ScoringOptions& options);
 
 }  // namespace sift

@@ -19,13 +19,13 @@ namespace sift {
 namespace {
 
 // A line as a row: too long to read, or parsed and tokenized (workflows/pending_rows.h).
-PendingRow read_row(const ScoringEngine& labeler, InputLine& line, int64_t max_line_bytes, ScoringMode mode) {
+PendingRow read_row(const LoadedLabeler& labeler, InputLine& line, int64_t max_line_bytes, ScoringMode mode) {
   if (line.too_long) return pending_error_row(line.number, too_long_line_message(line, max_line_bytes));
   return read_pending_row(labeler, line.text, line.number, mode);
 }
 
 // Scores a batch of rows together (rows share forward calls) and returns its output lines.
-std::string score_batch(const ScoringEngine& labeler, Session& session, std::vector<PendingRow>& batch,
+std::string score_batch(const LoadedLabeler& labeler, Session& session, std::vector<PendingRow>& batch,
                         const ScoringOptions& options, const nlohmann::ordered_json& provenance,
                         const StreamHooks& hooks, StreamStats& stats) {
   const std::vector<RowResult> results = score_pending_rows(labeler, session, batch, options);
@@ -48,7 +48,7 @@ std::string score_batch(const ScoringEngine& labeler, Session& session, std::vec
 
 }  // namespace
 
-StreamStats score_stream(const ScoringEngine& labeler, LineReader& in, const std::function<void(std::string_view)>& write,
+StreamStats score_stream(const LoadedLabeler& labeler, LineReader& in, const std::function<void(std::string_view)>& write,
                          const ScoringOptions& options, const StreamHooks& hooks) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();

@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "io/line_reader.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "scoring/score_io.h"
 
 namespace sift {
@@ -35,7 +35,7 @@ struct StreamHooks {
 };
 
 // `write` receives the output, whole lines at a time, in input order.
-StreamStats score_stream(const ScoringEngine& labeler, LineReader& in, const std::function<void(std::string_view)>& write,
+StreamStats score_stream(const LoadedLabeler& labeler, LineReader& in, const std::function<void(std::string_view)>& write,
                          const ScoringOptions& options, const StreamHooks& hooks = {});
 
 }  // namespace sift

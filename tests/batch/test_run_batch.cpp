@@ -117,7 +117,7 @@ TEST(RunBatch, OutputIsSiftScoresLinesStampedAndInOrder) {
   std::ifstream in(rows_file());
   sift::LineReader reader(in);
   std::ostringstream scored;
-  const auto engine = ScoringEngine::load(labeler_dir());
+  const auto engine = LoadedLabeler::load(labeler_dir());
   score_stream(*engine, reader, [&](std::string_view text) { scored << text; }, {});
   const auto expected = json_lines(scored.str());
   ASSERT_EQ(expected.size(), lines.size());

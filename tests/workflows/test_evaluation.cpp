@@ -13,7 +13,7 @@
 #include "workflows/evaluation_run.h"
 #include "io/line_reader.h"
 #include "workflows/labeled_rows.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "../scoring/scoring_checkpoints.h"
 
 namespace sift {
@@ -176,7 +176,7 @@ class LabelerEvaluation : public ::testing::Test {
       "query_template": "<|im_start|>user\nDoes the profile support it?\nProfile: {query}\n",
       "item_template": "Qualification: {item}<|im_end|>\n<|im_start|>assistant\n",
       "yes": "YES", "no": "NO", "threshold": 0.5})";
-    labeler_ = ScoringEngine::load(dir_).release();
+    labeler_ = LoadedLabeler::load(dir_).release();
 
     rows_path_ = dir_ / "rows.jsonl";
     std::ofstream rows(rows_path_);
@@ -191,7 +191,7 @@ class LabelerEvaluation : public ::testing::Test {
     testing::remove_scoring_test_checkpoints();
   }
   static inline std::filesystem::path dir_, rows_path_;
-  static inline ScoringEngine* labeler_ = nullptr;
+  static inline LoadedLabeler* labeler_ = nullptr;
 };
 
 TEST_F(LabelerEvaluation, ReadsRowsSkippingBlankLines) {

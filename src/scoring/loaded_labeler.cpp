@@ -1,4 +1,4 @@
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 
 #include "core/error.h"
 #include "scoring/generate_mode.h"
@@ -8,7 +8,7 @@
 
 namespace sift {
 
-std::unique_ptr<ScoringEngine> ScoringEngine::load(const std::filesystem::path& dir, WeightStorage weights) {
+std::unique_ptr<LoadedLabeler> LoadedLabeler::load(const std::filesystem::path& dir, WeightStorage weights) {
   if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
   const std::filesystem::path sift_json = dir / "sift.json";
   if (!std::filesystem::exists(sift_json))
@@ -17,11 +17,11 @@ std::unique_ptr<ScoringEngine> ScoringEngine::load(const std::filesystem::path& 
   ScoringArtifact artifact = load_scoring_artifact(sift_json);
   std::unique_ptr<Tokenizer> tokenizer = Tokenizer::load(dir / "tokenizer.json");
   std::unique_ptr<Model> model = Model::load(dir, weights);
-  return std::make_unique<ScoringEngine>(std::move(model), std::move(tokenizer), std::move(artifact),
+  return std::make_unique<LoadedLabeler>(std::move(model), std::move(tokenizer), std::move(artifact),
                                    sift_json.string());
 }
 
-ScoringEngine::ScoringEngine(std::unique_ptr<Model> model, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
+LoadedLabeler::LoadedLabeler(std::unique_ptr<Model> model, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
                  const std::string& where)
     : model_(std::move(model)),
       tokenizer_(std::move(tokenizer)),
@@ -34,13 +34,13 @@ ScoringEngine::ScoringEngine(std::unique_ptr<Model> model, std::unique_ptr<Token
       fail("{}: field \"{}\" is token {}, outside the model's vocabulary of {}", where, field, id, vocab_size);
 }
 
-double ScoringEngine::threshold(const ScoringOptions& options) const {
+double LoadedLabeler::threshold(const ScoringOptions& options) const {
   if (options.threshold && !is_probability(*options.threshold))
     fail_option("threshold must be a number in [0, 1], got {}", *options.threshold);
   return options.threshold.value_or(artifact_.threshold);
 }
 
-PlanLimits ScoringEngine::limits(const ScoringOptions& options) const {
+PlanLimits LoadedLabeler::limits(const ScoringOptions& options) const {
   threshold(options);
   PlanLimits limits;
   limits.max_request_tokens = options.max_request_tokens.value_or(default_max_request_tokens(model_->config()));
@@ -51,13 +51,13 @@ PlanLimits ScoringEngine::limits(const ScoringOptions& options) const {
   return limits;
 }
 
-int64_t ScoringEngine::call_tokens(const ScoringOptions& options) const {
+int64_t LoadedLabeler::call_tokens(const ScoringOptions& options) const {
   const PlanLimits plan_limits = limits(options);
   if (options.max_batch_tokens) return plan_limits.max_call_tokens;
   return default_call_tokens(model_->config(), plan_limits.max_request_tokens);
 }
 
-TokenizedRow ScoringEngine::tokenize(std::string_view query, std::span<const std::string> items) const {
+TokenizedRow LoadedLabeler::tokenize(std::string_view query, std::span<const std::string> items) const {
   TokenizedRow row;
   try {
     row.query = prompts_.query_tokens(query);
@@ -69,7 +69,7 @@ TokenizedRow ScoringEngine::tokenize(std::string_view query, std::span<const std
   return row;
 }
 
-std::vector<RowResult> ScoringEngine::score_tokenized(Session& session, std::span<const TokenizedRow> rows,
+std::vector<RowResult> LoadedLabeler::score_tokenized(Session& session, std::span<const TokenizedRow> rows,
                                                 const ScoringOptions& options) const {
   if (options.mode == ScoringMode::Generate) fail("mode generate scores text rows (score_rows), not token ids");
   const PlanLimits plan_limits = limits(options);
@@ -118,7 +118,7 @@ std::vector<RowResult> ScoringEngine::score_tokenized(Session& session, std::spa
   return results;
 }
 
-RowResult ScoringEngine::generate_row(Session& session, const TextRow& row, const ScoringOptions& options) const {
+RowResult LoadedLabeler::generate_row(Session& session, const TextRow& row, const ScoringOptions& options) const {
   RowResult result;
   try {
     const std::vector<int32_t> query_ids = prompts_.query_tokens(row.query);
@@ -142,7 +142,7 @@ RowResult ScoringEngine::generate_row(Session& session, const TextRow& row, cons
   return result;
 }
 
-std::vector<RowResult> ScoringEngine::score_rows(Session& session, std::span<const TextRow> rows,
+std::vector<RowResult> LoadedLabeler::score_rows(Session& session, std::span<const TextRow> rows,
                                            const ScoringOptions& options) const {
   limits(options);  // a bad option is the caller's error, not every row's
   if (options.mode == ScoringMode::Generate) {
@@ -156,7 +156,7 @@ std::vector<RowResult> ScoringEngine::score_rows(Session& session, std::span<con
   return score_tokenized(session, tokenized, options);
 }
 
-RowResult ScoringEngine::score_row(std::string_view query, const std::vector<std::string>& items,
+RowResult LoadedLabeler::score_row(std::string_view query, const std::vector<std::string>& items,
                              const ScoringOptions& options) const {
   Session session(*model_);
   const TextRow row{query, items};

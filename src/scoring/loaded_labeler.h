@@ -1,5 +1,5 @@
 #pragma once
-// ScoringEngine: checkpoint + tokenizer + sift.json, loaded together from one model directory
+// LoadedLabeler: checkpoint + tokenizer + sift.json, loaded together from one model directory
 // (the versioned artifact of docs/scoring-contract.md), and the scoring contract for rows of
 // (query, items) in any execution mode. The public sift::Labeler (sift/labeler.h) wraps it;
 // sift's own tools use it directly, with sessions of their own. Rows go through a Session: mis and independent rows
@@ -37,12 +37,12 @@ struct TokenizedRow {
   TokenRow tokens() const { return {query, items}; }
 };
 
-class ScoringEngine {
+class LoadedLabeler {
  public:
   // Loads dir/config.json + weights (held as `weights` says), dir/tokenizer.json and dir/sift.json.
-  static std::unique_ptr<ScoringEngine> load(const std::filesystem::path& dir,
+  static std::unique_ptr<LoadedLabeler> load(const std::filesystem::path& dir,
                                              WeightStorage weights = WeightStorage::Auto);
-  ScoringEngine(std::unique_ptr<Model> model, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
+  LoadedLabeler(std::unique_ptr<Model> model, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
           const std::string& where);
 
   const Model& model() const { return *model_; }
