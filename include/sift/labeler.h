@@ -49,7 +49,9 @@ struct RowResult {
   std::vector<std::optional<double>> scores;  // P(yes) per item; generate: 1/0, nullopt = unparsed
   std::vector<std::optional<bool>> labels;    // score >= threshold; nullopt = unparsed
   std::vector<int64_t> unparsed;              // generate: items whose answer was not parsed
-  int64_t prefill_tokens = 0;                 // usage: tokens run through the model for this row
+  int64_t prefill_tokens = 0;                 // usage: the prompt tokens of the row's requests (its cost scored alone)
+  int64_t cached_tokens = 0;                  // usage: of those, query tokens reused from the query-KV cache or
+                                              // an earlier row of the call instead of run (prefill - cached ran)
   int64_t generated_tokens = 0;               // usage: generate mode's decoded tokens
   int64_t requests = 0;                       // usage: prompts in the mode's own sense
   std::vector<std::string> generated_texts;   // generate: what the model wrote, one per request
@@ -72,8 +74,6 @@ struct LoadOptions {
   int threads = 0;                                // <= 0: OMP_NUM_THREADS or all cores
   WeightStorage weights = WeightStorage::Auto;    // sift/weights.h: auto keeps the checkpoint's type
 };
-
-class LoadedLabeler;  // internal
 
 class Labeler {
  public:
@@ -102,8 +102,6 @@ class Labeler {
   double threshold() const;            // sift.json "threshold"
   std::string artifact_json() const;   // sift.json as loaded, a JSON object (every field, unknown ones too)
   int threads() const;
-
-  const LoadedLabeler& engine() const;  // internal: sift's own tools reach the engine here
 
  private:
   struct Impl;

@@ -80,6 +80,5 @@ const std::string& Labeler::version() const { return impl_->engine->artifact().v
 double Labeler::threshold() const { return impl_->engine->artifact().threshold; }
 std::string Labeler::artifact_json() const { return impl_->engine->artifact().source_json; }
 int Labeler::threads() const { return impl_->threads > 0 ? impl_->threads : default_n_threads(); }
-const LoadedLabeler& Labeler::engine() const { return *impl_->engine; }
 
 }  // namespace sift

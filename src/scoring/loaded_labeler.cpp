@@ -1,8 +1,6 @@
 #include "scoring/loaded_labeler.h"
 
 #include "core/error.h"
-#include "scoring/generate_mode.h"
-#include "scoring/plan.h"
 #include "scoring/readout.h"
 #include "scoring/request_sizing.h"
 
@@ -16,13 +14,13 @@ std::unique_ptr<LoadedLabeler> LoadedLabeler::load(const std::filesystem::path& 
          "checkpoint is not a labeler", dir.string());
   ScoringArtifact artifact = load_scoring_artifact(sift_json);
   std::unique_ptr<Tokenizer> tokenizer = Tokenizer::load(dir / "tokenizer.json");
-  std::unique_ptr<Model> model = Model::load(dir, weights);
+  std::shared_ptr<const Model> model = Model::load(dir, weights);
   return std::make_unique<LoadedLabeler>(std::move(model), std::move(tokenizer), std::move(artifact),
-                                   sift_json.string());
+                                         sift_json.string());
 }
 
-LoadedLabeler::LoadedLabeler(std::unique_ptr<Model> model, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
-                 const std::string& where)
+LoadedLabeler::LoadedLabeler(std::shared_ptr<const Model> model, std::unique_ptr<Tokenizer> tokenizer,
+                             ScoringArtifact artifact, const std::string& where)
     : model_(std::move(model)),
       tokenizer_(std::move(tokenizer)),
       artifact_(std::move(artifact)),
@@ -57,6 +55,18 @@ int64_t LoadedLabeler::call_tokens(const ScoringOptions& options) const {
   return default_call_tokens(model_->config(), plan_limits.max_request_tokens);
 }
 
+SchedulerSettings LoadedLabeler::scheduler_settings(const ScoringOptions& options, PrefixCache* cache) const {
+  const PlanLimits plan_limits = limits(options);
+  SchedulerSettings settings;
+  settings.request_tokens = plan_limits.request_limit();
+  settings.call_tokens = call_tokens(options);
+  settings.max_positions = model_->config().max_position_embeddings;
+  settings.reuse_queries = cache != nullptr && cache->enabled();
+  settings.cache = cache;
+  settings.generate = GenerateSetup{&prompts_, &artifact_, plan_limits.max_request_tokens};
+  return settings;
+}
+
 TokenizedRow LoadedLabeler::tokenize(std::string_view query, std::span<const std::string> items) const {
   TokenizedRow row;
   try {
@@ -69,98 +79,76 @@ TokenizedRow LoadedLabeler::tokenize(std::string_view query, std::span<const std
   return row;
 }
 
-std::vector<RowResult> LoadedLabeler::score_tokenized(Session& session, std::span<const TokenizedRow> rows,
-                                                const ScoringOptions& options) const {
-  if (options.mode == ScoringMode::Generate) fail("mode generate scores text rows (score_rows), not token ids");
-  const PlanLimits plan_limits = limits(options);
-  const double threshold = this->threshold(options);
-  std::vector<RowResult> results(rows.size());
-  // The rows that can be scored, checked one by one so one bad row fails alone.
-  std::vector<TokenRow> runnable;
-  std::vector<size_t> runnable_index;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    try {
-      if (!rows[r].error.empty()) fail("{}", rows[r].error);
-      check_row_fits(model_->config(), rows[r].tokens(), plan_limits);
-      runnable.push_back(rows[r].tokens());
-      runnable_index.push_back(r);
-    } catch (const Error& e) {
-      results[r].error = e.what();
-    }
-  }
-  // Rows grouped into forward calls of about call_tokens prompt tokens (a longer row alone).
-  std::vector<ItemScores> scored;
-  scored.reserve(runnable.size());
-  const int64_t group_budget = call_tokens(options);
-  for (size_t begin = 0, end = 0; begin < runnable.size(); begin = end) {
-    for (int64_t tokens = 0; end < runnable.size() && (end == begin || tokens + prompt_tokens(runnable[end]) <= group_budget);
-         ++end)
-      tokens += prompt_tokens(runnable[end]);
-    const std::span<const TokenRow> group(runnable.data() + begin, end - begin);
-    for (ItemScores& row : score_token_rows(session, options.mode, answer_ids_, group, plan_limits))
-      scored.push_back(std::move(row));
-  }
-  for (size_t k = 0; k < scored.size(); ++k) {
-    RowResult& row = results[runnable_index[k]];
-    for (size_t i = 0; i < scored[k].scores.size(); ++i) {
-      const double score = scored[k].scores[i];
-      if (!is_probability(score)) {  // a broken checkpoint, never a silent NaN label
-        row = RowResult{};
-        row.error = not_a_probability_message(fmt::format("item {}", i), score);
-        break;
-      }
-      row.scores.push_back(score);
-      row.labels.push_back(label_of(score, threshold));
-    }
-    row.prefill_tokens = scored[k].prefill_tokens;
-    row.requests = scored[k].requests;
+std::vector<RowResult> LoadedLabeler::run(Engine& engine, std::vector<ScoringJob>& jobs, const ScoringOptions& options,
+                                          PrefixCache* cache) const {
+  std::vector<ScoringJob*> runnable;
+  for (ScoringJob& job : jobs)
+    if (job.result.error.empty()) runnable.push_back(&job);
+  run_jobs(engine, runnable, scheduler_settings(options, cache));
+  std::vector<RowResult> results;
+  results.reserve(jobs.size());
+  for (ScoringJob& job : jobs) {
+    RowResult& result = results.emplace_back(std::move(job.result));
+    if (!result.error.empty()) result.scores.clear();  // a failed row has its error only (and its usage)
   }
   return results;
 }
 
-RowResult LoadedLabeler::generate_row(Session& session, const TextRow& row, const ScoringOptions& options) const {
-  RowResult result;
-  try {
-    const std::vector<int32_t> query_ids = prompts_.query_tokens(row.query);
-    const std::vector<std::string> items(row.items.begin(), row.items.end());
-    GenerateDecisions generated =
-        generate_decisions(session, prompts_, artifact_, query_ids, items, limits(options).max_request_tokens);
-    for (size_t i = 0; i < items.size(); ++i) {
-      const std::optional<bool>& decision = generated.decisions[i];
-      if (!decision) result.unparsed.push_back(static_cast<int64_t>(i));
-      result.scores.push_back(decision ? std::optional<double>(*decision ? 1.0 : 0.0) : std::nullopt);
-      result.labels.push_back(decision);
+std::vector<RowResult> LoadedLabeler::score_tokenized(Engine& engine, std::span<const TokenizedRow> rows,
+                                                      const ScoringOptions& options, PrefixCache* cache) const {
+  if (options.mode == ScoringMode::Generate) fail("mode generate scores text rows (score_rows), not token ids");
+  const double threshold = this->threshold(options);
+  std::vector<ScoringJob> jobs(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    ScoringJob& job = jobs[r];
+    job.mode = options.mode;
+    job.readout = Readout::yes_no(answer_ids_);
+    job.threshold = threshold;
+    if (!rows[r].error.empty()) {  // left out of the forward calls
+      job.result.error = rows[r].error;
+      continue;
     }
-    result.prefill_tokens = generated.prompt_tokens;
-    result.generated_tokens = generated.generated_tokens;
-    result.requests = generated.requests;
-    result.generated_texts = std::move(generated.answer_texts);
-  } catch (const Error& e) {
-    result = RowResult{};
-    result.error = e.what();
+    job.query = rows[r].query;
+    job.items = rows[r].items;
   }
-  return result;
+  return run(engine, jobs, options, cache);
+}
+
+std::vector<RowResult> LoadedLabeler::score_rows(Engine& engine, std::span<const TextRow> rows,
+                                                 const ScoringOptions& options, PrefixCache* cache) const {
+  limits(options);  // a bad option is the caller's error, not every row's
+  if (options.mode != ScoringMode::Generate) {
+    std::vector<TokenizedRow> tokenized;
+    tokenized.reserve(rows.size());
+    for (const TextRow& row : rows) tokenized.push_back(tokenize(row.query, row.items));
+    return score_tokenized(engine, tokenized, options, cache);
+  }
+  std::vector<ScoringJob> jobs(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    jobs[r].mode = ScoringMode::Generate;
+    jobs[r].query_text = rows[r].query;
+    jobs[r].item_texts.assign(rows[r].items.begin(), rows[r].items.end());
+  }
+  return run(engine, jobs, options, cache);
 }
 
 std::vector<RowResult> LoadedLabeler::score_rows(Session& session, std::span<const TextRow> rows,
-                                           const ScoringOptions& options) const {
-  limits(options);  // a bad option is the caller's error, not every row's
-  if (options.mode == ScoringMode::Generate) {
-    std::vector<RowResult> results;
-    for (const TextRow& row : rows) results.push_back(generate_row(session, row, options));
-    return results;
-  }
-  std::vector<TokenizedRow> tokenized;
-  tokenized.reserve(rows.size());
-  for (const TextRow& row : rows) tokenized.push_back(tokenize(row.query, row.items));
-  return score_tokenized(session, tokenized, options);
+                                                 const ScoringOptions& options) const {
+  LocalEngine engine(session);
+  return score_rows(engine, rows, options);
+}
+
+std::vector<RowResult> LoadedLabeler::score_tokenized(Session& session, std::span<const TokenizedRow> rows,
+                                                      const ScoringOptions& options) const {
+  LocalEngine engine(session);
+  return score_tokenized(engine, rows, options);
 }
 
 RowResult LoadedLabeler::score_row(std::string_view query, const std::vector<std::string>& items,
-                             const ScoringOptions& options) const {
-  Session session(*model_);
+                                   const ScoringOptions& options) const {
+  LocalEngine engine(*model_);
   const TextRow row{query, items};
-  RowResult result = std::move(score_rows(session, {&row, 1}, options)[0]);
+  RowResult result = std::move(score_rows(engine, {&row, 1}, options)[0]);
   if (!result.error.empty()) fail("{}", result.error);
   return result;
 }
