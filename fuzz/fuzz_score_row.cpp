@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "io/line_reader.h"
-#include "scoring/score_io.h"
+#include "formats/score_io.h"
 #include "workflows/labeled_rows.h"
 
 namespace {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rows.h"
+#include "sift/lines.h"
 
 namespace sift::python {
 
@@ -99,7 +100,7 @@ py::list PyLabeler::score_lines(py::iterable lines, int64_t first_line) const {
   std::vector<std::string> written;
   {
     const py::gil_scoped_release release;
-    written = labeler_.score_lines(numbered, options_);
+    written = sift::score_lines(labeler_, numbered, options_);
   }
   py::list out(written.size());
   for (size_t i = 0; i < written.size(); ++i) out[i] = py::str(written[i]);
@@ -115,13 +116,15 @@ std::string PyLabeler::repr() const {
 
 void bind_labeler(py::module_& module) {
   using namespace pybind11::literals;
-  py::class_<PyLabeler>(module, "Labeler", "A labeler directory loaded once; scores (query, items) rows.")
+  py::class_<PyLabeler>(module, "Labeler",
+                        "A labeler directory loaded once; scores (query, items) rows, from several threads at once.")
       .def(py::init<const std::filesystem::path&, const std::string&, std::optional<int>, std::optional<double>,
                     std::optional<int64_t>, std::optional<int64_t>, const std::string&>(),
            "model_dir"_a, "mode"_a = "mis", "threads"_a = py::none(), "threshold"_a = py::none(), py::kw_only(),
            "max_request_tokens"_a = py::none(), "max_batch_tokens"_a = py::none(), "weights"_a = "auto",
            "Loads model_dir (config.json, weights, tokenizer.json, sift.json). mode: mis | independent | prefix | "
-           "generate; threads: OpenMP threads (None: OMP_NUM_THREADS or all cores); threshold: overrides "
+           "generate; threads: compute threads of each Python thread scoring at once (None: OMP_NUM_THREADS or all "
+           "cores, split among the threads scoring at that moment); threshold: overrides "
            "sift.json's; max_request_tokens / max_batch_tokens: as sift score's options; weights: auto | f32 | "
            "bf16 | q8, how weight matrices are held (sift score --weights).")
       .def("score", &PyLabeler::score, "query"_a, "items"_a,

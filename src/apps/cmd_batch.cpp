@@ -13,6 +13,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/kv_cache_option.h"
 #include "apps/weights_option.h"
 #include "batch/merge_shards.h"
 #include "batch/run_batch.h"
@@ -28,6 +29,7 @@ struct BatchArgs {
   std::optional<int> threads;
   int tokenize_threads = 1;
   double checkpoint_seconds = 2.0;
+  double kv_cache_mb = 64;
   bool resume = false;
 };
 
@@ -54,6 +56,7 @@ void run_batch_command(const BatchArgs& args) {
   options.resume = args.resume;
   options.weights = sift::apps::weight_storage_of(args.weights);
   options.inference_threads = sift::apps::thread_count("--threads", args.threads);
+  options.query_cache_bytes = sift::apps::kv_cache_bytes(args.kv_cache_mb);
   options.tokenize_threads = sift::apps::capped_threads("--tokenize-threads", args.tokenize_threads);
   options.errors_max = args.errors_max;
   options.checkpoint_seconds = args.checkpoint_seconds;
@@ -118,6 +121,7 @@ SIFT_COMMAND(batch) {
       ->capture_default_str()
       ->check(sift::apps::decimal_in(0, kMaxCheckpointSeconds));
   sift::apps::add_weights_option(cmd, args->weights);
+  sift::apps::add_kv_cache_option(cmd, args->kv_cache_mb);
 
   CLI::App* merge_cmd = cmd->add_subcommand(
       "merge", "Join the outputs of `sift batch --shard K/N` (K = 1..N) into one output in input order");

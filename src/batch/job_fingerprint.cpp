@@ -32,15 +32,15 @@ nlohmann::ordered_json input_identity(const std::filesystem::path& input) {
   return {{"bytes", size}, {"sha256_head_tail", label::sha256_hex(sampled)}};
 }
 
-nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const LoadedLabeler& engine,
+nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const Labeler& labeler,
                                        const ScoringOptions& options, WeightStorage weights,
                                        const label::Shard& shard, const std::filesystem::path& input) {
-  const PlanLimits limits = engine.limits(options);
+  const ResolvedOptions resolved = labeler.resolve(options);
   nlohmann::ordered_json job = {{"artifact", label::artifact_fingerprint(model_dir)},
-                                {"version", engine.artifact().version},
-                                {"threshold", engine.threshold(options)},
+                                {"version", labeler.version()},
+                                {"threshold", resolved.threshold},
                                 {"mode", std::string(scoring_mode_name(options.mode))},
-                                {"request_tokens", std::min(limits.max_request_tokens, limits.max_call_tokens)}};
+                                {"request_tokens", resolved.request_tokens}};
   if (weights == WeightStorage::BF16 || weights == WeightStorage::Q8)
     job["weights"] = std::string(weight_storage_name(weights));
   job["shard"] = shard.to_string();

@@ -22,13 +22,13 @@
 #include <nlohmann/json.hpp>
 
 #include "label/shard.h"
-#include "scoring/loaded_labeler.h"
+#include "sift/labeler.h"
 
 namespace sift::batch {
 
 nlohmann::ordered_json input_identity(const std::filesystem::path& input);
 
-nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const LoadedLabeler& engine,
+nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const Labeler& labeler,
                                        const ScoringOptions& options, WeightStorage weights,
                                        const label::Shard& shard, const std::filesystem::path& input);
 

@@ -26,17 +26,12 @@ namespace sift {
 
 // ScoringOptions and RowResult are public API (sift/labeler.h).
 
-// A row as text, and as prompt ids (error set when it could not be encoded).
+// A row as text; as prompt ids it is a TokenizedRow (public: sift/labeler.h).
 struct TextRow {
   std::string_view query;
   std::span<const std::string> items;
 };
-struct TokenizedRow {
-  TokenIds query;
-  std::vector<TokenIds> items;
-  std::string error;
-  TokenRow tokens() const { return {query, items}; }
-};
+inline TokenRow token_row(const TokenizedRow& row) { return {row.query, row.items}; }
 
 class LoadedLabeler {
  public:
@@ -77,7 +72,7 @@ class LoadedLabeler {
   // The same for rows tokenized already (not mode generate, which needs the text).
   std::vector<RowResult> score_tokenized(Engine& engine, std::span<const TokenizedRow> rows,
                                          const ScoringOptions& options, PrefixCache* cache = nullptr) const;
-  // The same on a session (sift serve's engine loop, for now).
+  // The same on a session (sift serve's engine loop, until it runs on the scheduler's queue).
   std::vector<RowResult> score_rows(Session& session, std::span<const TextRow> rows,
                                     const ScoringOptions& options) const;
   std::vector<RowResult> score_tokenized(Session& session, std::span<const TokenizedRow> rows,

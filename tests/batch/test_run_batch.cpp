@@ -117,8 +117,8 @@ TEST(RunBatch, OutputIsSiftScoresLinesStampedAndInOrder) {
   std::ifstream in(rows_file());
   sift::LineReader reader(in);
   std::ostringstream scored;
-  const auto engine = LoadedLabeler::load(labeler_dir());
-  score_stream(*engine, reader, [&](std::string_view text) { scored << text; }, {});
+  const Labeler labeler = Labeler::load(labeler_dir());
+  score_stream(labeler, reader, [&](std::string_view text) { scored << text; }, {});
   const auto expected = json_lines(scored.str());
   ASSERT_EQ(expected.size(), lines.size());
   for (size_t i = 0; i < lines.size(); ++i) {

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "../scoring/fake_tokenizer.h"
 #include "model/session.h"
+#include "api/labeler_of.h"
 #include "scoring/loaded_labeler.h"
 #include "scoring/readout.h"
 #include "io/line_reader.h"
@@ -181,7 +182,8 @@ TEST_F(LabelerTest, StreamWritesOneLinePerInputLineInOrder) {
       "{\"id\": 7, \"query\": \"" + std::string(5000, 'y') + "\", \"items\": [\"a\"]}");
   std::string out;
   LineReader reader(in, 4000);
-  StreamStats stats = score_stream(*labeler_, reader, [&out](std::string_view lines) { out += lines; },
+  const Labeler labeler = labeler_of(std::move(labeler_));
+  StreamStats stats = score_stream(labeler, reader, [&out](std::string_view lines) { out += lines; },
                                    options_with({}, {}, 2048));
   std::vector<json> lines;
   std::istringstream written(out);

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "scoring/score_io.h"
+#include "formats/score_io.h"
 
 namespace sift {
 namespace {
@@ -56,17 +56,16 @@ TEST(ScoreIo, WritesScoresLabelsAndUsage) {
   result.labels = {false, true};
   result.prefill_tokens = 40;
   result.requests = 1;
-  ScoringArtifact artifact;
-  artifact.version = "v7";
-  artifact.threshold = 0.6;
+  const std::string version = "v7";  // sift.json's
+  const double threshold = 0.6;
   ScoringOptions options;
-  const nlohmann::ordered_json out = row_result_to_json(row, result, ScoringMode::Mis, artifact_provenance_json(artifact, options));
+  const nlohmann::ordered_json out = row_result_to_json(row, result, ScoringMode::Mis, artifact_provenance_json(version, threshold, options));
   EXPECT_EQ(out.dump(), R"({"id":5,"scores":[0.25,0.75],"labels":[false,true],)"
                         R"("usage":{"prefill_tokens":40,"requests":1},"artifact":{"version":"v7","threshold":0.6}})");
   options.threshold = 0.25;  // the threshold applied is the one recorded
-  EXPECT_EQ(artifact_provenance_json(artifact, options).dump(), R"({"version":"v7","threshold":0.25})");
+  EXPECT_EQ(artifact_provenance_json(version, threshold, options).dump(), R"({"version":"v7","threshold":0.25})");
   options.mode = ScoringMode::Generate;  // hard decisions: no threshold applies
-  EXPECT_EQ(artifact_provenance_json(artifact, options).dump(), R"({"version":"v7","threshold":null})");
+  EXPECT_EQ(artifact_provenance_json(version, threshold, options).dump(), R"({"version":"v7","threshold":null})");
 }
 
 TEST(ScoreIo, GenerateRowsListUnparsedItems) {
@@ -81,7 +80,7 @@ TEST(ScoreIo, GenerateRowsListUnparsedItems) {
   ScoringOptions options;
   options.mode = ScoringMode::Generate;
   const json out = json::parse(
-      row_result_to_json(row, result, ScoringMode::Generate, artifact_provenance_json(ScoringArtifact{}, options)).dump());
+      row_result_to_json(row, result, ScoringMode::Generate, artifact_provenance_json("", 0.5, options)).dump());
   EXPECT_EQ(out["item_ids"], json::parse(R"(["x", null])"));
   EXPECT_EQ(out["scores"], json::parse("[1.0, null]"));
   EXPECT_EQ(out["labels"], json::parse("[true, null]"));

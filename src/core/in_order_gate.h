@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <mutex>
 
-namespace sift::batch {
+namespace sift {
 
 class InOrderGate {
  public:
@@ -34,4 +34,4 @@ class InOrderGate {
   bool closed_ = false;
 };
 
-}  // namespace sift::batch
+}  // namespace sift

@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scoring/loaded_labeler.h"
+#include "sift/labeler.h"
 
 namespace sift {
 
@@ -51,9 +51,13 @@ ScoringRow scoring_row_from_json(const nlohmann::json& object);
 ScoringRow parse_scoring_row(std::string_view line);
 
 // The "artifact" field of every scored line (sift score, sift batch, sift serve write it
-// through here): {"version": artifact.version, "threshold": the one applied, or null in mode
-// generate}.
-nlohmann::ordered_json artifact_provenance_json(const ScoringArtifact& artifact, const ScoringOptions& options);
+// through here): {"version": sift.json's version, "threshold": the one applied (the option,
+// else sift.json's), or null in mode generate}.
+nlohmann::ordered_json artifact_provenance_json(std::string_view version, double artifact_threshold,
+                                                const ScoringOptions& options);
+inline nlohmann::ordered_json artifact_provenance_json(const Labeler& labeler, const ScoringOptions& options) {
+  return artifact_provenance_json(labeler.version(), labeler.threshold(), options);
+}
 
 // A scored line: id, item_ids, scores, labels, unparsed (generate), usage, then `provenance`
 // (artifact_provenance_json) as "artifact".

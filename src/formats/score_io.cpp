@@ -1,4 +1,4 @@
-#include "scoring/score_io.h"
+#include "formats/score_io.h"
 
 #include <array>
 
@@ -39,12 +39,13 @@ ScoringRow scoring_row_from_json(const json& object) {
   return row;
 }
 
-nlohmann::ordered_json artifact_provenance_json(const ScoringArtifact& artifact, const ScoringOptions& options) {
+nlohmann::ordered_json artifact_provenance_json(std::string_view version, double artifact_threshold,
+                                                const ScoringOptions& options) {
   nlohmann::ordered_json provenance;
-  provenance["version"] = artifact.version;
+  provenance["version"] = std::string(version);
   provenance["threshold"] = options.mode == ScoringMode::Generate
                                 ? nlohmann::ordered_json(nullptr)
-                                : nlohmann::ordered_json(options.threshold.value_or(artifact.threshold));
+                                : nlohmann::ordered_json(options.threshold.value_or(artifact_threshold));
   return provenance;
 }
 
