@@ -52,7 +52,7 @@ void run_batch_command(const BatchArgs& args) {
   options.scoring.threshold = args.threshold;
   options.scoring.max_request_tokens = args.max_request_tokens;
   options.scoring.max_batch_tokens = args.max_batch_tokens;
-  options.shard = sift::label::Shard::parse(args.shard);
+  options.shard = sift::Shard::parse(args.shard);
   options.resume = args.resume;
   options.weights = sift::apps::weight_storage_of(args.weights);
   options.inference_threads = sift::apps::thread_count("--threads", args.threads);

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "label/content_hash.h"
+#include "io/content_hash.h"
 
 namespace sift::batch {
 namespace {
@@ -29,14 +29,14 @@ nlohmann::ordered_json input_identity(const std::filesystem::path& input) {
   const int64_t head = std::min(size, kIdentityBlockBytes);
   const int64_t tail_start = std::max(head, size - kIdentityBlockBytes);
   const std::string sampled = read_range(in, 0, head, input) + read_range(in, tail_start, size - tail_start, input);
-  return {{"bytes", size}, {"sha256_head_tail", label::sha256_hex(sampled)}};
+  return {{"bytes", size}, {"sha256_head_tail", sha256_hex(sampled)}};
 }
 
 nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const Labeler& labeler,
                                        const ScoringOptions& options, WeightStorage weights,
-                                       const label::Shard& shard, const std::filesystem::path& input) {
+                                       const Shard& shard, const std::filesystem::path& input) {
   const ResolvedOptions resolved = labeler.resolve(options);
-  nlohmann::ordered_json job = {{"artifact", label::artifact_fingerprint(model_dir)},
+  nlohmann::ordered_json job = {{"artifact", artifact_fingerprint(model_dir)},
                                 {"version", labeler.version()},
                                 {"threshold", resolved.threshold},
                                 {"mode", std::string(scoring_mode_name(options.mode))},

@@ -14,7 +14,7 @@
 #include "batch/progress_file.h"
 #include "core/error.h"
 #include "io/json_parse.h"
-#include "label/shard.h"
+#include "io/shard.h"
 
 namespace sift::batch {
 namespace {
@@ -24,7 +24,7 @@ constexpr int64_t kMaxOutputLineBytes = int64_t(1) << 30;  // output lines outgr
 struct ShardFile {
   std::filesystem::path path;
   JobProgress progress;
-  label::Shard shard;
+  Shard shard;
 };
 
 ShardFile open_shard(const std::filesystem::path& path) {
@@ -40,7 +40,7 @@ ShardFile open_shard(const std::filesystem::path& path) {
   const auto shard = file.progress.job.find("shard");
   if (shard == file.progress.job.end() || !shard->is_string())
     fail("{}: the job has no \"shard\"", progress_path.string());
-  file.shard = label::Shard::parse(shard->get<std::string>());
+  file.shard = Shard::parse(shard->get<std::string>());
   std::error_code error;
   const auto size = std::filesystem::file_size(path, error);
   if (error || int64_t(size) != file.progress.output.output_bytes)
@@ -148,7 +148,7 @@ MergeSummary merge_shards(const std::vector<std::filesystem::path>& shard_output
   sync_parent_directory(output);
 
   JobProgress merged = shards.front().progress;  // the complete unsharded job
-  merged.job["shard"] = label::Shard{}.to_string();
+  merged.job["shard"] = Shard{}.to_string();
   merged.totals = {};
   for (const ShardFile& shard : shards) {
     merged.totals.rows += shard.progress.totals.rows;

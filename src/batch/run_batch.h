@@ -22,7 +22,7 @@
 
 #include "batch/progress_file.h"
 #include "core/progress.h"
-#include "label/shard.h"
+#include "io/shard.h"
 #include "sift/labeler.h"
 
 namespace sift::batch {
@@ -31,7 +31,7 @@ struct BatchOptions {
   std::filesystem::path model_dir, input, output;
   ScoringOptions scoring;  // mode mis, independent or prefix; threshold; request and call limits
   WeightStorage weights = WeightStorage::Auto;  // how the labeler's matrices are held (--weights)
-  label::Shard shard;
+  Shard shard;
   bool resume = false;
   int inference_threads = 0;  // <= 0: the process default (--threads)
   int64_t query_cache_bytes = 0;  // the query-KV cache (--kv-cache-mb): rows repeating a query run only their items

@@ -15,7 +15,7 @@
 namespace sift::batch {
 
 // Shard K/N holds the input lines K, K + N, K + 2N, ... (numbered from 1).
-inline bool shard_holds_line(const label::Shard& shard, int64_t line_number) {
+inline bool shard_holds_line(const Shard& shard, int64_t line_number) {
   return (line_number - 1) % shard.count == shard.index - 1;
 }
 

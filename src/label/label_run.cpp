@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "core/utc_time.h"
 #include "label/catalog_file.h"
-#include "label/content_hash.h"
+#include "io/content_hash.h"
 #include "label/jsonl_file.h"
 #include "label/profile_row.h"
 #include "label/round_judge.h"

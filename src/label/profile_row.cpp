@@ -3,7 +3,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
-#include "label/content_hash.h"
+#include "io/content_hash.h"
 #include "label/row_fields.h"
 
 namespace sift::label {

@@ -206,7 +206,7 @@ TEST(MergeShards, ShardsMergeIntoTheUnshardedBytes) {
   std::vector<std::filesystem::path> shards;
   for (int64_t k = 3; k >= 1; --k) {  // any order
     BatchOptions options = options_for("shard" + std::to_string(k) + ".jsonl");
-    options.shard = label::Shard{k, 3};
+    options.shard = Shard{k, 3};
     const BatchSummary summary = run(options);
     EXPECT_EQ(summary.run.rows, 80);
     shards.push_back(options.output);

@@ -1,11 +1,11 @@
-#include "label/shard.h"
+#include "io/shard.h"
 
 #include <charconv>
 
 #include "core/error.h"
-#include "label/content_hash.h"
+#include "io/content_hash.h"
 
-namespace sift::label {
+namespace sift {
 
 namespace {
 
@@ -32,4 +32,4 @@ bool Shard::contains(std::string_view member) const {
 
 std::string Shard::to_string() const { return std::to_string(index) + "/" + std::to_string(count); }
 
-}  // namespace sift::label
+}  // namespace sift

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace sift::label {
+namespace sift {
 
 struct Shard {
   int64_t index = 1;  // K, 1-based
@@ -18,4 +18,4 @@ struct Shard {
   std::string to_string() const;
 };
 
-}  // namespace sift::label
+}  // namespace sift

@@ -1,4 +1,4 @@
-#include "label/content_hash.h"
+#include "io/content_hash.h"
 
 #include <openssl/evp.h>
 
@@ -10,8 +10,9 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "io/labeler_files.h"
 
-namespace sift::label {
+namespace sift {
 
 namespace {
 
@@ -40,11 +41,6 @@ std::string hex(const std::vector<unsigned char>& bytes) {
   return text;
 }
 
-bool is_labeler_file(const std::string& name) {
-  return name == "sift.json" || name == "config.json" || name == "tokenizer.json" ||
-         name == "model.safetensors.index.json" || name.ends_with(".safetensors");
-}
-
 }  // namespace
 
 std::string sha256_hex(std::string_view bytes) {
@@ -63,12 +59,9 @@ uint64_t stable_hash64(std::string_view text) {
 }
 
 std::string artifact_fingerprint(const std::filesystem::path& model_dir) {
-  std::vector<std::filesystem::path> files;
   std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(model_dir, error))
-    if (entry.is_regular_file() && is_labeler_file(entry.path().filename().string())) files.push_back(entry.path());
+  const std::vector<std::filesystem::path> files = labeler_files(model_dir, error);
   if (error) fail("{}: cannot list the labeler directory: {}", model_dir.string(), error.message());
-  std::sort(files.begin(), files.end());
   Sha256 sha;
   std::vector<char> block(size_t(1) << 20);
   for (const std::filesystem::path& file : files) {
@@ -84,4 +77,4 @@ std::string artifact_fingerprint(const std::filesystem::path& model_dir) {
   return "sha256:" + hex(sha.digest());
 }
 
-}  // namespace sift::label
+}  // namespace sift
