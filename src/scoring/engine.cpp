@@ -10,10 +10,6 @@
 namespace sift {
 namespace {
 
-std::string ids_key(std::span<const int32_t> ids) {
-  return {reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(int32_t)};
-}
-
 bool same_ids(std::span<const int32_t> a, std::span<const int32_t> b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
 }

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "model/model.h"
@@ -34,6 +35,11 @@
 namespace sift {
 
 using TokenIds = std::vector<int32_t>;
+
+// Token ids as a string of their bytes: a map key (equal exactly when the ids are).
+inline std::string ids_key(std::span<const int32_t> ids) {
+  return {reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(int32_t)};
+}
 
 // A logit row's owner: item `item` of row `row` (indices in the caller's row list).
 struct ItemSlot {

@@ -1,6 +1,6 @@
 #include "scoring/prefix_cache.h"
 
-#include <cstring>
+#include "scoring/plan.h"
 
 namespace sift {
 
@@ -9,12 +9,7 @@ LruPrefixCache::LruPrefixCache(std::string artifact_version, int64_t budget_byte
 
 // version, a NUL, then the ids' bytes: two keys are equal exactly when both parts are.
 std::string LruPrefixCache::key_of(std::span<const int32_t> query) const {
-  std::string key = version_;
-  key.push_back('\0');
-  const size_t at = key.size();
-  key.resize(at + query.size() * sizeof(int32_t));
-  if (!query.empty()) std::memcpy(key.data() + at, query.data(), query.size() * sizeof(int32_t));
-  return key;
+  return version_ + '\0' + ids_key(query);
 }
 
 std::shared_ptr<const KvBlock> LruPrefixCache::find(std::span<const int32_t> query) {

@@ -18,10 +18,6 @@ int64_t job_prompt_tokens(const ScoringJob& job) {
 
 namespace {
 
-std::string ids_key(std::span<const int32_t> ids) {
-  return {reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(int32_t)};
-}
-
 int64_t item_tokens(const ScoringJob& job, ItemRange range) {
   int64_t n = 0;
   for (int64_t i = range.begin; i < range.end; ++i) n += static_cast<int64_t>(job.items[static_cast<size_t>(i)].size());
