@@ -42,6 +42,21 @@ enum class ScoringMode { Mis, Independent, Prefix, Generate };
 std::optional<ScoringMode> parse_scoring_mode(std::string_view name);  // "mis", "independent", ...
 std::string_view scoring_mode_name(ScoringMode mode);
 
+// What a row too long for a request (its query with one of its items over the request limit)
+// gives up, as TEI's `truncate` and `truncation_direction`: by default nothing (the row's
+// error); else user text, never template text, until every item fits with its query:
+//   Query : the query's text (shared by every item), down to what the longest item leaves
+//   Items : the text of each item that does not fit, down to what the query leaves it
+// Right cuts the end of the text (keeps its beginning), Left its beginning. The cut text is
+// rendered and tokenized like any other (the scoring contract holds); RowResult's
+// truncated_tokens counts the prompt tokens cut. Not in mode generate.
+enum class Truncate { None, Query, Items };
+enum class TruncationDirection { Right, Left };
+std::optional<Truncate> parse_truncate(std::string_view name);  // "query", "items" ("none")
+std::optional<TruncationDirection> parse_truncation_direction(std::string_view name);  // "right", "left"
+std::string_view truncate_name(Truncate truncate);
+std::string_view truncation_direction_name(TruncationDirection direction);
+
 struct ScoringOptions {
   ScoringMode mode = ScoringMode::Mis;
   std::optional<double> threshold;            // overrides sift.json's
@@ -50,6 +65,8 @@ struct ScoringOptions {
   // the request limit; a longer row runs alone. Given, it also caps each request, as
   // --max-batch-tokens does.
   std::optional<int64_t> max_batch_tokens;
+  Truncate truncate = Truncate::None;  // a row too long for a request: its error, or cut (above)
+  TruncationDirection truncation_direction = TruncationDirection::Right;
 };
 
 // What a labeler makes of ScoringOptions (Labeler::resolve), every value checked.
@@ -69,6 +86,7 @@ struct RowResult {
                                               // an earlier row of the call instead of run (prefill - cached ran)
   int64_t generated_tokens = 0;               // usage: generate mode's decoded tokens
   int64_t requests = 0;                       // usage: prompts in the mode's own sense
+  int64_t truncated_tokens = 0;               // usage: prompt tokens cut by ScoringOptions::truncate
   std::vector<std::string> generated_texts;   // generate: what the model wrote, one per request
   std::string error;                          // what was wrong with the row
 };
@@ -85,6 +103,7 @@ struct TokenizedRow {
   std::vector<int32_t> query;
   std::vector<std::vector<int32_t>> items;
   std::string error;
+  int64_t truncated_tokens = 0;  // prompt tokens cut (ScoringOptions::truncate)
 };
 
 // How a labeler is loaded.
@@ -116,8 +135,10 @@ class Labeler {
 
   // A context of its own (threads <= 0: the labeler's), for a thread that scores a lot.
   Context context(int threads = 0) const;
-  // The row's prompt ids, for a pipeline that tokenizes ahead of scoring (Context::score_tokenized).
-  TokenizedRow tokenize(std::string_view query, std::span<const std::string> items) const;
+  // The row's prompt ids, for a pipeline that tokenizes ahead of scoring (Context::score_tokenized),
+  // cut to fit a request as options.truncate says.
+  TokenizedRow tokenize(std::string_view query, std::span<const std::string> items,
+                        const ScoringOptions& options = {}) const;
   // The options checked (an OptionError names a bad one) and what they come to.
   ResolvedOptions resolve(const ScoringOptions& options) const;
 

@@ -21,10 +21,16 @@ import collections.abc
 import operator
 import os
 
-import dask
-import dask.bag
-import dask.dataframe
-import pandas
+try:
+    import dask
+    import dask.bag
+    import dask.dataframe
+    import pandas
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(
+        f"sift.dask needs {missing.name}, which this Python cannot import. On Debian: apt-get install python3-dask "
+        f"python3-distributed python3-pandas (and run Debian's python3, or a venv made with --system-site-packages); "
+        f"elsewhere: pip install 'dask[dataframe]' distributed", name=missing.name) from missing
 
 from sift.batches import RESULT_COLUMNS, check_batch_columns, score_frame
 from sift.shared import shared_labeler

@@ -58,8 +58,9 @@ PyLabeler::PyLabeler(const std::filesystem::path& model_dir, const std::string& 
 
 Result PyLabeler::score(py::handle query, py::handle items) const {
   Row row;
+  py::list item_ids;
   try {
-    row = {text_from_python(query, "the query"), items_from_python(items)};
+    row = {text_from_python(query, "the query"), items_from_python(items, &item_ids)};
   } catch (const RowTypeError& e) {
     throw py::type_error(e.what());
   } catch (const RowError& e) {
@@ -70,7 +71,7 @@ Result PyLabeler::score(py::handle query, py::handle items) const {
     const py::gil_scoped_release release;
     scored = labeler_.score(row.query, row.items, options_);
   }
-  return result_from_row(scored);
+  return result_from_row(scored, std::move(item_ids));
 }
 
 py::list PyLabeler::score_rows(py::iterable rows) const {
@@ -83,7 +84,8 @@ py::list PyLabeler::score_rows(py::iterable rows) const {
   py::list results(converted.errors.size());
   for (size_t i = 0; i < converted.errors.size(); ++i)
     if (!converted.errors[i].empty()) results[i] = py::cast(result_from_error(converted.errors[i]));
-  for (size_t k = 0; k < scored.size(); ++k) results[converted.positions[k]] = py::cast(result_from_row(scored[k]));
+  for (size_t k = 0; k < scored.size(); ++k)
+    results[converted.positions[k]] = py::cast(result_from_row(scored[k], converted.item_ids[k]));
   return results;
 }
 

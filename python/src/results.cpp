@@ -17,9 +17,10 @@ py::list list_of_optionals(const std::vector<std::optional<T>>& values) {
 
 }  // namespace
 
-Result result_from_row(const RowResult& row) {
+Result result_from_row(const RowResult& row, py::list item_ids) {
   if (!row.error.empty()) return result_from_error(row.error);
   Result result;
+  result.item_ids = std::move(item_ids);
   result.scores = list_of_optionals(row.scores);
   result.labels = list_of_optionals(row.labels);
   for (int64_t item : row.unparsed) result.unparsed.append(item);
@@ -40,6 +41,8 @@ void bind_result(py::module_& module) {
       .def_readonly("scores", &Result::scores, "P(yes) per item (None: generate mode, unparsed); None for an error row")
       .def_readonly("labels", &Result::labels, "score >= threshold per item; None for an error row")
       .def_readonly("error", &Result::error, "None, or what was wrong with the row")
+      .def_readonly("item_ids", &Result::item_ids,
+                    "per item, the id it was given with ({\"id\", \"text\"}) or None; None for an error row")
       .def_readonly("unparsed", &Result::unparsed, "generate mode: the items whose answer was not parsed")
       .def_readonly("prefill_tokens", &Result::prefill_tokens, "tokens run through the model for this row")
       .def_readonly("generated_tokens", &Result::generated_tokens, "generate mode: tokens decoded for this row")

@@ -11,7 +11,7 @@ import pytest
 
 import sift
 from conftest import (MODEL_DIR, SIFT_BINARY, assert_bitwise_equal, batch_input_lines, bits, columns_of,
-                      has_sift_batch, reference_outputs, sift_batch_output, synthetic_rows)
+                      reference_outputs, sift_batch_output, synthetic_rows)
 
 
 @pytest.fixture(scope="module")
@@ -160,30 +160,37 @@ def test_bad_options_are_value_errors(options, message):
 
 
 def test_the_gil_is_released_while_scoring():
-    # While one thread is inside score_rows (seconds of work), this thread keeps taking steps
-    # of Python: the longest pause between its steps during the call stays far below the
-    # call's duration (a held GIL would stall it for the whole call).
+    # While one thread is inside score_rows, this thread keeps running Python: it reads the
+    # scoring thread's CPU clock, and some reading lands well inside the call (between 10%
+    # and 90% of the CPU time the call took). With the GIL held, this thread could run only
+    # before the call or after it, so every reading would be at one end. The scorer's CPU time
+    # is work done, which a busy machine does not stretch; no duration decides anything.
     labeler = sift.Labeler(MODEL_DIR, threads=1)
     rows = synthetic_rows(600, seed=6)
-    call = {}
+    call, clock_known = {}, threading.Event()
 
     def score():
-        call["begin"] = time.monotonic()
+        call["clock"] = time.pthread_getcpuclockid(threading.get_ident())
+        clock_known.set()
+        call["begin"] = time.thread_time()
         labeler.score_rows(rows)
-        call["end"] = time.monotonic()
+        call["end"] = time.thread_time()
 
     scorer = threading.Thread(target=score)
-    steps = []
     scorer.start()
+    clock_known.wait()
+    readings = []
     while scorer.is_alive():
-        steps.append(time.monotonic())
+        try:
+            readings.append(time.clock_gettime(call["clock"]))
+        except OSError:  # the thread has ended: its clock is gone
+            break
         time.sleep(0.001)
     scorer.join()
-    duration = call["end"] - call["begin"]
-    during = [call["begin"], *(t for t in steps if call["begin"] < t < call["end"]), call["end"]]
-    longest_pause = max(b - a for a, b in zip(during, during[1:]))
-    assert duration > 0.3, "too little work to tell"
-    assert longest_pause < duration / 3, f"a {longest_pause:.3f} s pause in a {duration:.3f} s call"
+    span = call["end"] - call["begin"]
+    inside = [r for r in readings if call["begin"] + 0.1 * span < r < call["end"] - 0.1 * span]
+    assert inside, (f"none of {len(readings)} readings of the scoring thread's CPU clock fell inside its "
+                    f"call of {span:.3f} CPU seconds: the GIL was held")
 
 
 def run_in_threads(score, n):
@@ -237,7 +244,28 @@ def test_rows_as_sift_score_reads_them(labeler, tmp_path):
     assert_bitwise_equal(columns_of(labeler.score_rows(rows)), reference_outputs(rows, tmp_path))
 
 
-@pytest.mark.skipif(not has_sift_batch(), reason="this build's sift has no batch subcommand")
+def test_results_carry_the_item_ids_given_as_sift_score_writes_them(labeler, tmp_path):
+    rows = [{"query": "ten years of python", "items": [{"id": "q7", "text": "Python"}, "Welding", {"id": 3, "text": "Go"}]},
+            ("no ids here", ["Python"]), {"query": "broken", "items": [7]}]
+    scored = labeler.score_rows(rows)
+    assert scored[0].item_ids == ["q7", None, 3]
+    assert scored[1].item_ids == [None]
+    assert scored[2].error is not None and scored[2].item_ids is None
+    assert labeler.score(rows[0]["query"], rows[0]["items"]).item_ids == ["q7", None, 3]
+    row_file = tmp_path / "rows.jsonl"
+    row_file.write_text(json.dumps(rows[0]) + "\n")
+    cli = subprocess.run([SIFT_BINARY, "score", "--model", MODEL_DIR, "--input", row_file], capture_output=True,
+                         text=True, check=True)
+    assert json.loads(cli.stdout)["item_ids"] == scored[0].item_ids
+
+
+def test_version_is_the_engines(labeler):
+    cli = subprocess.run([SIFT_BINARY, "--version"], capture_output=True, text=True, check=True).stdout
+    assert cli.split()[:2] == ["sift", sift.__version__], cli
+    pyproject = (pathlib.Path(MODEL_DIR).parent.parent / "python" / "pyproject.toml").read_text()
+    assert f'version = "{sift.__version__}"' in pyproject, "the package's version is the engine's"
+
+
 @pytest.mark.parametrize("options, cli_options", [
     ({}, []), ({"threshold": 0.9}, ["--threshold", "0.9"]), ({"mode": "prefix"}, ["--mode", "prefix"])])
 def test_score_lines_writes_sift_batchs_bytes(options, cli_options, tmp_path):

@@ -113,8 +113,9 @@ Context Labeler::context(int threads) const {
       Context::Impl{*this, shared_, std::make_unique<LocalEngine>(shared_->loaded->model(), n), n}));
 }
 
-TokenizedRow Labeler::tokenize(std::string_view query, std::span<const std::string> items) const {
-  return shared_->loaded->tokenize(query, items);
+TokenizedRow Labeler::tokenize(std::string_view query, std::span<const std::string> items,
+                               const ScoringOptions& options) const {
+  return shared_->loaded->tokenize(query, items, options);
 }
 
 ResolvedOptions Labeler::resolve(const ScoringOptions& options) const {

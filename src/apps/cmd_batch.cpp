@@ -14,6 +14,7 @@
 #include "apps/cli.h"
 #include "apps/command.h"
 #include "apps/kv_cache_option.h"
+#include "apps/truncate_option.h"
 #include "apps/weights_option.h"
 #include "batch/merge_shards.h"
 #include "batch/run_batch.h"
@@ -30,7 +31,8 @@ struct BatchArgs {
   int tokenize_threads = 1;
   double checkpoint_seconds = 2.0;
   double kv_cache_mb = 64;
-  bool resume = false;
+  bool resume = false, strict = false;
+  sift::apps::TruncateFlags truncation;
 };
 
 // The longest --checkpoint-seconds: a day between checkpoints.
@@ -44,6 +46,10 @@ struct MergeArgs {
 void run_batch_command(const BatchArgs& args) {
   for (const auto& [value, flag] : {std::pair{&args.model, "--model"}, {&args.input, "--input"}, {&args.output, "--output"}})
     if (value->empty()) sift::apps::usage_error("{} is required (or `sift batch merge` to join shard outputs)", flag);
+  if (args.input == "-")
+    sift::apps::usage_error("--input -: sift batch reads a file, not stdin: a job is resumable because it can read its "
+                            "input again from the position its checkpoint records, which a pipe cannot give. Write the "
+                            "rows to a file first, or score a stream with `sift score`, which reads stdin");
   sift::batch::BatchOptions options;
   options.model_dir = args.model;
   options.input = args.input;
@@ -53,6 +59,7 @@ void run_batch_command(const BatchArgs& args) {
   options.scoring.max_request_tokens = args.max_request_tokens;
   options.scoring.max_batch_tokens = args.max_batch_tokens;
   options.shard = sift::Shard::parse(args.shard);
+  sift::apps::apply_truncate_flags(args.truncation, options.scoring);
   options.resume = args.resume;
   options.weights = sift::apps::weight_storage_of(args.weights);
   options.inference_threads = sift::apps::thread_count("--threads", args.threads);
@@ -65,16 +72,20 @@ void run_batch_command(const BatchArgs& args) {
 
   sift::ProgressReporter progress = sift::apps::progress_reporter("sift batch", "rows", std::nullopt);
   const sift::batch::BatchSummary summary = sift::batch::run_batch(options, progress);
+  using sift::apps::counted;
   if (summary.already_complete)
-    progress.finish(fmt::format("{} is complete ({} rows, {} errors): nothing to do", args.output, summary.job.rows,
-                                summary.job.errors));
+    progress.finish(fmt::format("{} is complete ({}, {}): nothing to do", args.output, counted(summary.job.rows, "row"),
+                                counted(summary.job.errors, "error")));
   else
-    progress.finish(fmt::format("{} rows ({} errors), {} labels in {}, {:.0f} labels/s; {} holds {} rows{}",
-                                summary.run.rows, summary.run.errors, summary.run.labels,
-                                sift::format_duration(summary.seconds),
+    progress.finish(fmt::format("{} ({}), {} in {}, {:.0f} labels/s; {} holds {} ({}){}",
+                                counted(summary.run.rows, "row"), counted(summary.run.errors, "error"),
+                                counted(summary.run.labels, "label"), sift::format_duration(summary.seconds),
                                 summary.seconds > 0 ? double(summary.run.labels) / summary.seconds : 0.0, args.output,
-                                summary.job.rows, summary.resumed ? " (resumed)" : ""));
+                                counted(summary.job.rows, "row"), counted(summary.job.errors, "error"),
+                                summary.resumed ? " (resumed)" : ""));
   sift::apps::print_report(summary.to_json(args.output));
+  sift::apps::check_strict(args.strict, summary.job.errors, summary.job.rows,
+                           "their error lines are in " + args.output);
 }
 
 }  // namespace
@@ -98,7 +109,7 @@ SIFT_COMMAND(batch) {
   cmd->add_option("--shard", args->shard, "K/N: label input lines K, K+N, K+2N, ... (from 1); merge with `sift batch merge`")
       ->capture_default_str();
   cmd->add_flag("--resume", args->resume,
-                "continue the job in OUT from OUT.progress (refused if the labeler, threshold, mode, --weights, shard or input "
+                "continue the job in OUT from OUT.progress (refused if the labeler, threshold, mode, --weights, --truncate, shard or input "
                 "differ); a complete job is left as it is");
   cmd->add_option("--threads", args->threads,
                   "inference threads, >= 1 (default: the global --threads, else all cores; capped as --threads)")
@@ -120,8 +131,10 @@ SIFT_COMMAND(batch) {
                   "longest time between checkpoints (OUT synced, OUT.progress replaced); 0: after every batch")
       ->capture_default_str()
       ->check(sift::apps::decimal_in(0, kMaxCheckpointSeconds));
+  sift::apps::add_truncate_options(cmd, args->truncation);
   sift::apps::add_weights_option(cmd, args->weights);
   sift::apps::add_kv_cache_option(cmd, args->kv_cache_mb);
+  sift::apps::add_strict_flag(cmd, args->strict, "of the job failed (checked when the job is complete; its error line is in OUT)");
 
   CLI::App* merge_cmd = cmd->add_subcommand(
       "merge", "Join the outputs of `sift batch --shard K/N` (K = 1..N) into one output in input order");

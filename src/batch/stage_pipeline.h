@@ -10,14 +10,10 @@
 #include "batch/pipeline_rows.h"
 #include "batch/resumable_line_reader.h"
 #include "batch/run_batch.h"
+#include "batch/shard_lines.h"
 #include "sift/labeler.h"
 
 namespace sift::batch {
-
-// Shard K/N holds the input lines K, K + N, K + 2N, ... (numbered from 1).
-inline bool shard_holds_line(const Shard& shard, int64_t line_number) {
-  return (line_number - 1) % shard.count == shard.index - 1;
-}
 
 // Runs the stages until the input ends; returns where it ended (the writer has written every
 // row, but not finished the job: that is the caller's, after a run without error).

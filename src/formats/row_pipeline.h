@@ -118,7 +118,6 @@ void run_row_pipeline(const Labeler& labeler, Context& context, const RowPipelin
     Position position;
   };
   const int64_t call_tokens = labeler.resolve(options.scoring).call_tokens;
-  const ScoringMode mode = options.scoring.mode;
   BoundedQueue<Chunk> chunks(kLineQueueBytes);  // bytes of line text
   InOrderGate gate;
   BoundedQueue<QueuedRow> rows(2 * call_tokens);  // queue_cost: two forward calls ahead
@@ -189,7 +188,7 @@ void run_row_pipeline(const Labeler& labeler, Context& context, const RowPipelin
         std::vector<std::pair<QueuedRow, int64_t>> read;  // rows and their queue costs
         read.reserve(chunk.lines.size());
         for (PipelineLine<Position>& line : chunk.lines) {
-          PendingRow pending = line.error.empty() ? read_pending_row(labeler, line.text, line.number, mode)
+          PendingRow pending = line.error.empty() ? read_pending_row(labeler, line.text, line.number, options.scoring)
                                                   : pending_error_row(line.number, std::move(line.error));
           const int64_t cost = queue_cost(pending, line.text.size());
           read.emplace_back(QueuedRow{std::move(pending), std::move(line.position)}, cost);

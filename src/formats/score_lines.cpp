@@ -16,7 +16,7 @@ std::vector<std::string> score_lines(const Labeler& labeler, std::span<const Num
   rows.reserve(lines.size());
   for (const NumberedLine& line : lines) {
     std::string text(line.text);
-    rows.push_back(read_pending_row(labeler, text, line.number, options.mode));
+    rows.push_back(read_pending_row(labeler, text, line.number, options));
   }
   const std::vector<RowResult> results = score_pending_rows(labeler, rows, options);
   const nlohmann::ordered_json provenance = artifact_provenance_json(labeler, options);

@@ -4,12 +4,16 @@
 
 #include "core/error.h"
 #include "io/content_hash.h"
+#include "io/row_shape.h"
 #include "label/row_fields.h"
 
 namespace sift::label {
 
 ProfileRow parse_profile_row(const nlohmann::json& object) {
   ProfileRow row;
+  if (object.is_object() && !object.contains("text"))
+    if (const std::string hint = row_mixup_hint(object, RowShape::Profile); !hint.empty())
+      fail("missing field \"text\": {}", hint);
   row.member = id_field(object, "id");
   row.text = string_field(object, "text");
   if (object.contains("candidates")) {

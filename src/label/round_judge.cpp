@@ -7,12 +7,26 @@
 
 namespace sift::label {
 
-RoundJudge::RoundJudge(const LoadedLabeler& labeler)
-    : labeler_(labeler), settings_(labeler.scheduler_settings({})), engine_(labeler.model()) {
+namespace {
+
+ScoringOptions judge_options(std::optional<double> threshold) {
+  ScoringOptions options;
+  options.mode = ScoringMode::Mis;
+  options.threshold = threshold;
+  return options;
+}
+
+}  // namespace
+
+RoundJudge::RoundJudge(const LoadedLabeler& labeler, std::optional<double> threshold)
+    : labeler_(labeler),
+      options_(judge_options(threshold)),
+      settings_(labeler.scheduler_settings(options_)),  // a threshold outside [0, 1] is an OptionError here
+      engine_(labeler.model()) {
   settings_.reuse_queries = true;  // the next round of the profile: its keys, held by the engine
 }
 
-double RoundJudge::threshold() const { return labeler_.artifact().threshold; }
+double RoundJudge::threshold() const { return labeler_.threshold(options_); }
 
 RoundJudge::Verdicts RoundJudge::judge(std::string_view profile, const std::vector<std::string>& candidates) {
   const auto start = std::chrono::steady_clock::now();

@@ -8,6 +8,7 @@
 // (candidate i sees exactly those keys at the same positions); the test
 // RoundJudge.EveryRoundScoresAsScoringItAlone holds it to that.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,11 +20,12 @@ namespace sift::label {
 
 class RoundJudge {
  public:
-  explicit RoundJudge(const LoadedLabeler& labeler);
+  // `threshold`: the labels' threshold (sift label --threshold), else the labeler's.
+  explicit RoundJudge(const LoadedLabeler& labeler, std::optional<double> threshold = std::nullopt);
 
   struct Verdicts {
     std::vector<double> scores;  // P(yes) per candidate, in order
-    std::vector<bool> labels;    // score >= the labeler's threshold (ties YES)
+    std::vector<bool> labels;    // score >= threshold() (ties YES)
     int64_t prefill_tokens = 0;  // tokens run: the candidates, plus the profile in its first round
   };
   // Rounds of one profile come one after another, each with the same `profile` (a new
@@ -36,6 +38,7 @@ class RoundJudge {
 
  private:
   const LoadedLabeler& labeler_;
+  ScoringOptions options_;
   SchedulerSettings settings_;
   LocalEngine engine_;
   double model_seconds_ = 0;

@@ -1,17 +1,30 @@
 #include "scoring/loaded_labeler.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "scoring/readout.h"
 #include "scoring/request_sizing.h"
+#include "scoring/truncation.h"
 
 namespace sift {
 
-std::unique_ptr<LoadedLabeler> LoadedLabeler::load(const std::filesystem::path& dir, WeightStorage weights) {
+void check_labeler_files(const std::filesystem::path& dir, bool need_sift_json) {
   if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
+  if (!std::filesystem::exists(dir / "tokenizer.json"))
+    fail("{}: no tokenizer.json: a labeler needs the tokenizer its weights were trained with. A Hugging Face model "
+         "ships it beside the weights (download it with them); `sift tokenizer train` makes one for a new model, and "
+         "`sift make-checkpoint --tokenizer FILE` puts one into a random checkpoint",
+         dir.string());
+  if (need_sift_json && !std::filesystem::exists(dir / "sift.json"))
+    fail("{}: no sift.json, the labeler artifact (prompt templates, answer tokens, threshold): a bare checkpoint is "
+         "not a labeler yet; make it one with `sift init --model {} --preset qwen3-reranker|chat|compact`",
+         dir.string(), dir.string());
+}
+
+std::unique_ptr<LoadedLabeler> LoadedLabeler::load(const std::filesystem::path& dir, WeightStorage weights) {
+  check_labeler_files(dir);
   const std::filesystem::path sift_json = dir / "sift.json";
-  if (!std::filesystem::exists(sift_json))
-    fail("{}: no sift.json, the labeler artifact (prompt templates, answer tokens, threshold); a bare "
-         "checkpoint is not a labeler", dir.string());
   ScoringArtifact artifact = load_scoring_artifact(sift_json);
   std::unique_ptr<Tokenizer> tokenizer = Tokenizer::load(dir / "tokenizer.json");
   std::shared_ptr<const Model> model = Model::load(dir, weights);
@@ -46,6 +59,9 @@ PlanLimits LoadedLabeler::limits(const ScoringOptions& options) const {
     fail_option("--max-request-tokens must be positive, got {}", limits.max_request_tokens);
   limits.max_call_tokens = options.max_batch_tokens.value_or(limits.max_request_tokens);
   if (limits.max_call_tokens <= 0) fail_option("--max-batch-tokens must be positive, got {}", limits.max_call_tokens);
+  if (options.truncate != Truncate::None && options.mode == ScoringMode::Generate)
+    fail_option("--truncate: mode generate scores one whole prompt per request, not a query and its items; truncation "
+                "is for mis, independent and prefix");
   return limits;
 }
 
@@ -72,6 +88,22 @@ TokenizedRow LoadedLabeler::tokenize(std::string_view query, std::span<const std
   try {
     row.query = prompts_.query_tokens(query);
     row.items = prompts_.item_tokens_batch({items.begin(), items.end()});
+  } catch (const Error& e) {
+    row = TokenizedRow{};
+    row.error = e.what();
+  }
+  return row;
+}
+
+TokenizedRow LoadedLabeler::tokenize(std::string_view query, std::span<const std::string> items,
+                                     const ScoringOptions& options) const {
+  TokenizedRow row = tokenize(query, items);
+  if (!row.error.empty() || options.truncate == Truncate::None) return row;
+  const PlanLimits plan_limits = limits(options);
+  const int64_t limit = std::min({plan_limits.max_request_tokens, plan_limits.max_call_tokens,
+                                  model_->config().max_position_embeddings});
+  try {
+    truncate_to_fit(prompts_, query, items, limit, options.truncate, options.truncation_direction, row);
   } catch (const Error& e) {
     row = TokenizedRow{};
     row.error = e.what();
@@ -111,7 +143,10 @@ std::vector<RowResult> LoadedLabeler::score_tokenized(Engine& engine, std::span<
     job.query = rows[r].query;
     job.items = rows[r].items;
   }
-  return run(engine, jobs, options, cache);
+  std::vector<RowResult> results = run(engine, jobs, options, cache);
+  for (size_t r = 0; r < rows.size(); ++r)
+    if (results[r].error.empty()) results[r].truncated_tokens = rows[r].truncated_tokens;
+  return results;
 }
 
 std::vector<RowResult> LoadedLabeler::score_rows(Engine& engine, std::span<const TextRow> rows,
@@ -120,7 +155,7 @@ std::vector<RowResult> LoadedLabeler::score_rows(Engine& engine, std::span<const
   if (options.mode != ScoringMode::Generate) {
     std::vector<TokenizedRow> tokenized;
     tokenized.reserve(rows.size());
-    for (const TextRow& row : rows) tokenized.push_back(tokenize(row.query, row.items));
+    for (const TextRow& row : rows) tokenized.push_back(tokenize(row.query, row.items, options));
     return score_tokenized(engine, tokenized, options, cache);
   }
   std::vector<ScoringJob> jobs(rows.size());

@@ -45,9 +45,11 @@ HttpServer::HttpServer(HttpOptions options, Metrics& metrics) : options_(std::mo
 }
 
 void HttpServer::bind() {
-  if (!server_.bind_to_port(options_.host, options_.port))
+  const int bound = options_.port == 0 ? server_.bind_to_any_port(options_.host)
+                                       : (server_.bind_to_port(options_.host, options_.port) ? options_.port : -1);
+  if (bound <= 0)
     fail("cannot listen on {}:{} (in use, or not an address of this machine)", options_.host, options_.port);
-  port_ = options_.port;
+  port_ = bound;
 }
 
 void HttpServer::listen() { server_.listen_after_bind(); }

@@ -24,7 +24,7 @@ namespace sift::serve {
 
 struct HttpOptions {
   std::string host = "127.0.0.1";
-  int port = 8000;
+  int port = 8000;               // 0: any free port (port() says which, once bound)
   int http_threads = 64;         // connections handled at once (each waits for its job)
   int64_t max_body_bytes = 0;
   std::optional<ApiKey> api_key;
@@ -33,9 +33,11 @@ struct HttpOptions {
 class HttpServer {
  public:
   HttpServer(HttpOptions options, Metrics& metrics);
-  // Binds the listening socket; throws Error naming host:port when it cannot.
+  // Binds the listening socket (options.port, or any free port when it is 0); throws Error
+  // naming host:port when it cannot. Clients may connect from here on; they are answered
+  // once listen() runs.
   void bind();
-  int port() const { return port_; }
+  int port() const { return port_; }  // the bound port, after bind()
   // Serves until stop(); in-flight requests are finished and answered first.
   void listen();
   void stop();

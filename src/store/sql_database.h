@@ -40,12 +40,19 @@ class SqlDatabase {
   virtual const std::string& where() const = 0;
 };
 
-// `create`: a missing SQLite file is created (a missing PostgreSQL database is always an
-// error). Throws sift::Error naming the location.
-std::unique_ptr<SqlDatabase> open_sqlite_database(const std::string& path, bool create);
+enum class DatabaseAccess {
+  write,  // a missing SQLite file is created (a missing PostgreSQL database is always an error)
+  read,   // the database must exist; a SQLite file is opened read-only (sqlite_database.cpp), so
+          // a store the user may only read (a shared file, a read-only folder) can be read
+};
+
+// Throws sift::Error naming the location. A SQLite path that is not a regular file (a
+// directory, a device such as /dev/null, a FIFO) is refused: SQLite would write its journal
+// beside it.
+std::unique_ptr<SqlDatabase> open_sqlite_database(const std::string& path, DatabaseAccess access);
 std::unique_ptr<SqlDatabase> open_postgres_database(const std::string& uri);
 // postgresql://... or postgres://... opens PostgreSQL; anything else is a SQLite file path.
-std::unique_ptr<SqlDatabase> open_sql_database(const std::string& location, bool create);
+std::unique_ptr<SqlDatabase> open_sql_database(const std::string& location, DatabaseAccess access);
 bool is_postgres_location(std::string_view location);
 
 // Rolls back on scope exit unless commit() was called: an exception never leaves half a

@@ -10,7 +10,7 @@
 namespace sift {
 
 StreamStats score_stream(const Labeler& labeler, LineReader& in, const std::function<void(std::string_view)>& write,
-                         const ScoringOptions& options, const StreamHooks& hooks) {
+                         const ScoringOptions& options, const StreamHooks& hooks, bool echo) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   const nlohmann::ordered_json provenance = artifact_provenance_json(labeler, options);
@@ -36,7 +36,8 @@ StreamStats score_stream(const Labeler& labeler, LineReader& in, const std::func
         lines += output_line_text(row_error_to_json(row.line_number, result.error, &row.row.id));
         ++stats.errors;
       } else {
-        lines += output_line_text(row_result_to_json(row.row, result, options.mode, provenance));
+        lines += output_line_text(echo ? echoed_row_to_json(row.row, result, options.mode, provenance)
+                                       : row_result_to_json(row.row, result, options.mode, provenance));
         stats.labels += static_cast<int64_t>(row.row.items.size());
         stats.unparsed += static_cast<int64_t>(result.unparsed.size());
         stats.prefill_tokens += result.prefill_tokens;

@@ -48,7 +48,7 @@ class LabelStoreTest : public ::testing::TestWithParam<Backend> {
       FAIL() << "no PostgreSQL server";
     }
     const std::string name = "store_test_" + std::to_string(++n_databases);
-    open_sql_database(g_server->uri(), false)->execute("CREATE DATABASE " + name);
+    open_sql_database(g_server->uri(), DatabaseAccess::write)->execute("CREATE DATABASE " + name);
     location_ = g_server->uri(name);
   }
   void TearDown() override {
@@ -195,7 +195,7 @@ TEST_P(LabelStoreTest, RunsRecordTheirStartFinishAndFingerprint) {
   EXPECT_FALSE(store->other_fingerprint("v2", "sha256:aaa").has_value());
 
   // The runs table as a user reads it: finished_at stays NULL for a run that never finished.
-  auto db = open_sql_database(location_, false);
+  auto db = open_sql_database(location_, DatabaseAccess::read);
   std::vector<std::pair<std::string, bool>> runs;
   db->query("SELECT run_id, finished_at, pairs_judged FROM runs ORDER BY run_id", {}, [&](const SqlRow& row) {
     runs.emplace_back(as_text(row[0], "run_id"), is_null(row[1]));
