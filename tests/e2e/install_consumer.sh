@@ -23,7 +23,7 @@ done
 LAUNCHER=()
 if command -v ccache >/dev/null; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
 DISABLED=()
-for package in CLI11 OpenSSL SQLite3 ZLIB Torch GTest benchmark BLAS pybind11 Python3; do
+for package in CLI11 OpenSSL SQLite3 ZLIB Boost Torch GTest benchmark BLAS pybind11 Python3; do
   DISABLED+=("-DCMAKE_DISABLE_FIND_PACKAGE_$package=ON")
 done
 PKG_CONFIG_LIBDIR="$WORK/pkgconfig" PKG_CONFIG_PATH="" cmake -S "$SRC" -B "$WORK/engine-build" -G Ninja \
