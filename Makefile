@@ -8,7 +8,7 @@ APT_PACKAGES := build-essential cmake ninja-build pkg-config git \
   libspdlog-dev libfmt-dev libopenblas-dev libpcre2-dev libutf8proc-dev \
   libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev gnuplot-nox \
   libsqlite3-dev libpq-dev libssl-dev postgresql \
-  libcpp-httplib-dev libzstd-dev zlib1g-dev zstd nettle-dev strace curl pybind11-dev python3-dev python3-pytest \
+  libcpp-httplib-dev libboost-dev libzstd-dev zlib1g-dev zstd nettle-dev strace curl pybind11-dev python3-dev python3-pytest \
   python3-setuptools python3-pip python3-dask python3-distributed python3-pandas
 
 build: .setup-done
@@ -30,7 +30,7 @@ setup: .setup-done
 # ctest runs $(JOBS) programs at once, so each gets one OpenMP thread (oversubscribed
 # OpenMP barriers crawl); the tests that check thread-count invariance set threads themselves.
 test: build
-	cd build && OMP_NUM_THREADS=1 ctest --output-on-failure -LE large -j $(JOBS) --timeout 900
+	cd build && OMP_NUM_THREADS=1 ctest --output-on-failure -LE 'large|latency' -j $(JOBS) --timeout 900
 	$(MAKE) fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	$(MAKE) sanitize-e2e
 
@@ -55,13 +55,13 @@ fuzz: .setup-done
 sanitize: .setup-done
 	cmake --preset sanitize >/dev/null
 	cmake --build build-sanitize -j $(JOBS)
-	cd build-sanitize && ctest --output-on-failure -LE large -j $(JOBS)
+	cd build-sanitize && ctest --output-on-failure -LE 'large|latency' -j $(JOBS)
 
 # The end-to-end scripts against a sift built with ASan + UBSan (part of `make test`): only
 # the sift binary is built, and the two scripts that time a float64 reference or build a
 # consumer project are left to `make sanitize`, as is label_postgres (the label loop's code
 # runs under ASan in label_cli; what it adds is a PostgreSQL server, 3 minutes under ASan).
-SANITIZE_E2E_SKIP := e2e_score_reference|e2e_install_consumer|e2e_label_postgres
+SANITIZE_E2E_SKIP := e2e_score_reference|e2e_serve_slow_clients|e2e_install_consumer|e2e_label_postgres
 sanitize-e2e: .setup-done
 	cmake --preset sanitize -DSIFT_BUILD_BENCH=OFF >/dev/null
 	cmake --build build-sanitize -j $(JOBS) --target sift

@@ -24,7 +24,8 @@ struct NumberedLine {
 // `sift batch`'s output, byte for byte: each input line gives the line `sift batch` writes for
 // it (no "\n"), in order: the scored line, the row's other fields and "artifact": {"version",
 // "threshold"}, or the error line. Rows share forward calls as in Labeler::score_rows.
+// echo: the lines of `sift batch --echo` (the whole row as read, then its scores).
 std::vector<std::string> score_lines(const Labeler& labeler, std::span<const NumberedLine> lines,
-                                     const ScoringOptions& options = {});
+                                     const ScoringOptions& options = {}, bool echo = false);
 
 }  // namespace sift

@@ -57,11 +57,12 @@ def label(data, model_dir, **options):
     raise TypeError(f"sift.dask.label takes a dask DataFrame or bag, got {type(data).__name__}")
 
 
-def label_lines(lines, model_dir, **options):
+def label_lines(lines, model_dir, echo=False, **options):
     """A dask bag of JSON lines (as dask.bag.read_text gives them, newlines and all), each a
     row as `sift score` reads it, gives a bag of the lines `sift batch` writes for them, byte
     for byte (str, no newline; other fields passed through, the artifact stamp, an error line
-    for a bad line), in order, the lines numbered from 1 across the partitions:
+    for a bad line), in order, the lines numbered from 1 across the partitions (with echo=True,
+    those of `sift batch --echo`: each the row as read, then its scores):
 
         sift.dask.label_lines(dask.bag.read_text("rows.jsonl", blocksize="64MiB"), model_dir)
             .to_textfiles("labels/*.jsonl", last_endline=True)
@@ -72,7 +73,7 @@ def label_lines(lines, model_dir, **options):
     model_dir = os.fspath(model_dir)
     scored, first_line = [], 1
     for part in lines.map_partitions(list).to_delayed():  # lists: counted and then scored
-        scored.append(dask.delayed(_score_lines)(part, first_line, model_dir, options))
+        scored.append(dask.delayed(_score_lines)(part, first_line, model_dir, options, echo))
         first_line = dask.delayed(operator.add)(first_line, dask.delayed(len)(part))
     return dask.bag.from_delayed(scored)
 
@@ -101,5 +102,5 @@ def _score_records(records, model_dir, options):
                  scores=r.scores, labels=r.labels, error=r.error) for record, r in zip(records, results)]
 
 
-def _score_lines(lines, first_line, model_dir, options):
-    return _worker_labeler(model_dir, options).score_lines(lines, first_line)
+def _score_lines(lines, first_line, model_dir, options, echo):
+    return _worker_labeler(model_dir, options).score_lines(lines, first_line, echo=echo)

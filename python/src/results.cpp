@@ -27,6 +27,7 @@ Result result_from_row(const RowResult& row, py::list item_ids) {
   result.prefill_tokens = row.prefill_tokens;
   result.generated_tokens = row.generated_tokens;
   result.requests = row.requests;
+  result.truncated_tokens = row.truncated_tokens;
   return result;
 }
 
@@ -47,6 +48,8 @@ void bind_result(py::module_& module) {
       .def_readonly("prefill_tokens", &Result::prefill_tokens, "tokens run through the model for this row")
       .def_readonly("generated_tokens", &Result::generated_tokens, "generate mode: tokens decoded for this row")
       .def_readonly("requests", &Result::requests, "prompts in the mode's own sense")
+      .def_readonly("truncated_tokens", &Result::truncated_tokens,
+                    "prompt tokens cut by the labeler's truncate option (0 when nothing was cut)")
       .def("__repr__", [](const Result& r) {
         if (!r.error.is_none()) return fmt::format("sift.Result(error={})", py::repr(r.error).cast<std::string>());
         return fmt::format("sift.Result(scores={}, labels={})", py::repr(r.scores).cast<std::string>(),

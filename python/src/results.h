@@ -5,7 +5,7 @@
 //   labels : list of bool, score >= threshold (None = unparsed)
 //   error  : None, or what was wrong with the row; then scores and labels are None
 //   item_ids : per item, the id it was given with ({"id", "text"}) or None; None for an error row
-//   unparsed, prefill_tokens, generated_tokens, requests : as in sift::RowResult
+//   unparsed, prefill_tokens, generated_tokens, requests, truncated_tokens : as in sift::RowResult
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
@@ -20,7 +20,7 @@ namespace py = pybind11;
 struct Result {
   py::object scores = py::none(), labels = py::none(), error = py::none(), item_ids = py::none();
   py::list unparsed;
-  int64_t prefill_tokens = 0, generated_tokens = 0, requests = 0;
+  int64_t prefill_tokens = 0, generated_tokens = 0, requests = 0, truncated_tokens = 0;
 };
 
 // An engine error in row.error becomes .error; `item_ids` (one per item) are kept for a scored row.

@@ -42,7 +42,8 @@ def sift_batch_output(input_bytes, tmp_path, *options):
     """The bytes `sift batch` writes for an input file of these bytes."""
     rows_file, out_file = tmp_path / "batch-input.jsonl", tmp_path / "batch-output.jsonl"
     rows_file.write_bytes(input_bytes)
-    out_file.unlink(missing_ok=True)
+    for done in (out_file, tmp_path / "batch-output.jsonl.progress"):  # a new job each time
+        done.unlink(missing_ok=True)
     subprocess.run([SIFT_BINARY, "batch", "--model", MODEL_DIR, "--input", rows_file, "--output", out_file,
                     "--quiet", *options], check=True, capture_output=True)
     return out_file.read_bytes()

@@ -76,6 +76,10 @@ def test_lines_come_out_as_sift_batch_writes_them(client, rows, tmp_path):
     assert lines.npartitions >= 4
     written = client.compute(sift.dask.label_lines(lines, MODEL_DIR)).result(timeout=TIMEOUT)
     assert "".join(line + "\n" for line in written).encode() == expected
+    # echo=True: sift batch --echo's file, each line the row as read, then its scores
+    expected = sift_batch_output(input_bytes, tmp_path, "--echo")
+    written = client.compute(sift.dask.label_lines(lines, MODEL_DIR, echo=True)).result(timeout=TIMEOUT)
+    assert "".join(line + "\n" for line in written).encode() == expected
 
 
 def held_until(gate, first):

@@ -43,6 +43,26 @@ def test_every_mode_matches_the_cli(mode, tmp_path):
         assert all(r.generated_tokens > 0 for r in results)
 
 
+@pytest.mark.parametrize("truncate, direction", [("query", "right"), ("query", "left"), ("items", "right")])
+def test_truncate_cuts_a_row_too_long_as_sift_score_does(truncate, direction, tmp_path):
+    long_query = {"query": " ".join(row["query"] for row in synthetic_rows(20, seed=5)), "items": ["Python", "Go"]}
+    long_text = " ".join(row["query"] for row in synthetic_rows(20, seed=6))
+    long_item = {"query": "Ten years of Python", "items": ["Go", long_text]}
+    rows = [long_query, long_item, {"query": "short", "items": ["a"]}]
+    reference = reference_outputs(rows, tmp_path, "--max-request-tokens", "300", "--truncate", truncate,
+                                  "--truncation-direction", direction)
+    labeler = sift.Labeler(MODEL_DIR, threads=1, max_request_tokens=300, truncate=truncate,
+                           truncation_direction=direction)
+    assert (labeler.truncate, labeler.truncation_direction) == (truncate, direction)
+    results = labeler.score_rows(rows)
+    assert_bitwise_equal(columns_of(results), reference)
+    assert [r.truncated_tokens for r in results] == [line.get("usage", {}).get("truncated_tokens", 0)
+                                                    for line in reference]
+    assert results[0 if truncate == "query" else 1].truncated_tokens > 0
+    uncut = sift.Labeler(MODEL_DIR, threads=1, max_request_tokens=300).score_rows(rows)
+    assert "more than the request limit" in uncut[0].error and uncut[2].truncated_tokens == 0
+
+
 def test_threshold_option_overrides_sift_json(labeler, tmp_path):
     sift_json = json.loads((pathlib.Path(MODEL_DIR) / "sift.json").read_text())
     assert labeler.threshold == sift_json["threshold"]
@@ -153,6 +173,9 @@ def test_loading_errors_carry_the_engines_message(tmp_path):
     ({"weights": "q4"}, "weights must be auto, f32, bf16 or q8, got 'q4'"),
     ({"max_batch_tokens": 0}, "max-batch-tokens must be positive, got 0"),
     ({"max_request_tokens": -1}, "max-request-tokens must be positive, got -1"),
+    ({"truncate": "middle"}, "truncate must be none, query or items, got 'middle'"),
+    ({"truncation_direction": "up"}, "truncation_direction must be right or left, got 'up'"),
+    ({"truncate": "query", "mode": "generate"}, "mode generate scores one whole prompt per request"),
 ])
 def test_bad_options_are_value_errors(options, message):
     with pytest.raises(ValueError, match=message):
@@ -277,6 +300,18 @@ def test_score_lines_writes_sift_batchs_bytes(options, cli_options, tmp_path):
     # str lines with their newlines, as a text file gives them, and numbered from 1 in two pieces
     texts = [line.decode("utf-8", "surrogateescape") + "\n" for line in lines]
     assert labeler.score_lines(texts[:7]) + labeler.score_lines(texts[7:], first_line=8) == written
+
+
+def test_score_lines_echo_writes_sift_batch_echos_bytes(labeler, tmp_path):
+    rows = synthetic_rows(40, seed=9)
+    lines = batch_input_lines(rows)
+    expected = sift_batch_output(b"".join(line + b"\n" for line in lines), tmp_path, "--echo")
+    written = labeler.score_lines(lines, echo=True)
+    assert "".join(line + "\n" for line in written).encode() == expected
+    first = json.loads(written[0])
+    assert (first["id"], first["query"], first["items"]) == ("r0", rows[0]["query"], rows[0]["items"])
+    assert first["member_id"] == {"n": 0, "tags": ["a", "b"]}
+    assert first["scores"] == json.loads(labeler.score_lines(lines[:1])[0])["scores"]
 
 
 def test_score_lines_refuses_what_is_not_a_line(labeler):

@@ -31,7 +31,7 @@ struct BatchArgs {
   int tokenize_threads = 1;
   double checkpoint_seconds = 2.0;
   double kv_cache_mb = 64;
-  bool resume = false, strict = false;
+  bool resume = false, strict = false, echo = false;
   sift::apps::TruncateFlags truncation;
 };
 
@@ -61,6 +61,7 @@ void run_batch_command(const BatchArgs& args) {
   options.shard = sift::Shard::parse(args.shard);
   sift::apps::apply_truncate_flags(args.truncation, options.scoring);
   options.resume = args.resume;
+  options.line = args.echo ? sift::BatchLine::Echo : sift::BatchLine::PassThrough;
   options.weights = sift::apps::weight_storage_of(args.weights);
   options.inference_threads = sift::apps::thread_count("--threads", args.threads);
   options.query_cache_bytes = sift::apps::kv_cache_bytes(args.kv_cache_mb);
@@ -109,8 +110,11 @@ SIFT_COMMAND(batch) {
   cmd->add_option("--shard", args->shard, "K/N: label input lines K, K+N, K+2N, ... (from 1); merge with `sift batch merge`")
       ->capture_default_str();
   cmd->add_flag("--resume", args->resume,
-                "continue the job in OUT from OUT.progress (refused if the labeler, threshold, mode, --weights, --truncate, shard or input "
-                "differ); a complete job is left as it is");
+                "continue the job in OUT from OUT.progress (refused if the labeler, threshold, mode, --weights, --truncate, "
+                "--echo, shard or input differ); a complete job is left as it is");
+  cmd->add_flag("--echo", args->echo,
+                "write each row as read (query, items and its other fields), then its scores: sift score --echo's "
+                "lines, rows again for eval, calibrate and train");
   cmd->add_option("--threads", args->threads,
                   "inference threads, >= 1 (default: the global --threads, else all cores; capped as --threads)")
       ->check(sift::apps::kThreadCount);

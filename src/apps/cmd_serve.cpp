@@ -1,11 +1,13 @@
 // sift serve: the labeler as an HTTP scoring service (src/serve/): /v1/label, /v1/score
 // (SGLang-compatible), /v1/rerank, /health, /v1/models, /metrics. SIGTERM or SIGINT stops
-// accepting connections, finishes what is in flight, and exits 0.
+// accepting connections, finishes what is in flight, and exits 0 within
+// --shutdown-grace-seconds.
 //
-// Start-up: bind (--port 0: any free port), write --port-file, log the bound port as the
-// first line, then load the model while /health answers 503.
+// Start-up: bind (--port 0: any free port; a port in use is an error, never shared), log the
+// bound port as the first line, write --port-file, then load the model while /health answers 503.
 #include <fmt/format.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -28,10 +30,13 @@ namespace {
 struct ServeCliOptions {
   std::string model, host = "127.0.0.1", api_key_file, weights = "auto", port_file;
   std::optional<int> threads;
-  int port = 8000, http_threads = 64;
-  int64_t max_batch_tokens = 8192, max_queue_tokens = 262144;
-  double kv_cache_mb = 256, max_body_mb = 8;
+  int port = 8000, http_threads = 4, max_connections = 10'000, max_connections_per_address = 256;
+  int64_t max_batch_tokens = 8192, max_queue_tokens = 262144, max_items = 10'000, max_scores = 1'000'000;
+  double kv_cache_mb = 256, max_body_mb = 8, max_response_mb = 64;
+  double keep_alive_seconds = 5, head_timeout_seconds = 10, body_timeout_seconds = 60, shutdown_grace_seconds = 30;
 };
+
+int64_t mebibytes(double mb) { return static_cast<int64_t>(mb * 1024 * 1024); }
 
 // Blocks SIGTERM and SIGINT in this thread and every thread started after, so they are only
 // received by sigwait in the stopper.
@@ -44,38 +49,50 @@ sigset_t block_stop_signals() {
   return signals;
 }
 
-void serve(const ServeCliOptions& o) {
-  const sigset_t signals = block_stop_signals();
-  sift::serve::Metrics metrics;
+sift::serve::HttpOptions http_options(const ServeCliOptions& o) {
+  using sift::serve::Seconds;
   sift::serve::HttpOptions http;
   http.host = o.host;
   http.port = o.port;
-  http.http_threads = o.http_threads;
-  http.max_body_bytes = static_cast<int64_t>(o.max_body_mb * 1024 * 1024);
+  http.io_threads = o.http_threads;
+  http.max_connections = o.max_connections;
+  http.max_connections_per_address = o.max_connections_per_address;
+  http.keep_alive = Seconds(o.keep_alive_seconds);
+  http.head_timeout = Seconds(o.head_timeout_seconds);
+  http.body_timeout = Seconds(o.body_timeout_seconds);
+  http.shutdown_grace = Seconds(o.shutdown_grace_seconds);
+  http.max_body_bytes = mebibytes(o.max_body_mb);
   if (!o.api_key_file.empty()) http.api_key = sift::serve::ApiKey::load(o.api_key_file);
-  sift::serve::HttpServer server(http, metrics);
-  server.bind();
+  return http;
+}
+
+void serve(const ServeCliOptions& o) {
+  const sigset_t signals = block_stop_signals();
+  sift::serve::Metrics metrics;
+  sift::serve::HttpServer server(http_options(o), metrics);
+  server.bind();  // before the model loads: a port in use fails at once
   // Before the model loads, so a client (a test on --port 0) can find the port at once and see
   // /health say "loading"; the log line first, so it is there once the port file is.
   fmt::print(stderr, "sift serve: listening on http://{}:{}; loading {}\n", o.host, server.port(), o.model);
+  if (server.max_connections() < o.max_connections)
+    fmt::print(stderr, "sift serve: warning: --max-connections {} lowered to {} (the open-file limit)\n",
+               o.max_connections, server.max_connections());
   if (!o.port_file.empty()) sift::write_file_atomically(o.port_file, fmt::format("{}\n", server.port()));
   std::thread listener([&] { server.listen(); });
 
-  // The stopper: on the first signal, stop accepting; the listener then finishes in-flight
-  // requests and returns.
+  // The stopper: on the first signal, stop; the listener then finishes in-flight requests and returns.
   std::atomic<bool> stopping{false};
   std::thread stopper([&] {
     int received = 0;
     sigwait(&signals, &received);
     stopping = true;
     fmt::print(stderr, "sift serve: signal {}: finishing in-flight requests\n", received);
-    for (int i = 0; i < 500 && !server.running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     server.stop();
   });
   const auto stop_everything = [&] {
     if (!stopping.exchange(true)) pthread_kill(stopper.native_handle(), SIGTERM);
     stopper.join();
-    listener.join();
+    if (listener.joinable()) listener.join();
   };
 
   std::unique_ptr<sift::LoadedLabeler> engine;
@@ -87,8 +104,11 @@ void serve(const ServeCliOptions& o) {
                     sift::serve::ServiceOptions{.model_name = name.empty() ? o.model : name,
                                                 .max_batch_tokens = o.max_batch_tokens,
                                                 .max_queue_tokens = o.max_queue_tokens,
-                                                .kv_cache_bytes = static_cast<int64_t>(o.kv_cache_mb * 1024 * 1024),
-                                                .threads = sift::apps::thread_count("--threads", o.threads)},
+                                                .kv_cache_bytes = mebibytes(o.kv_cache_mb),
+                                                .threads = sift::apps::thread_count("--threads", o.threads),
+                                                .admission = {.max_items = o.max_items,
+                                                              .max_scores = o.max_scores,
+                                                              .max_response_bytes = mebibytes(o.max_response_mb)}},
                     metrics);
   } catch (...) {
     stop_everything();
@@ -97,9 +117,8 @@ void serve(const ServeCliOptions& o) {
   server.attach(*service);
   fmt::print(stderr, "sift serve: ready: {} (version {}) on http://{}:{}\n", o.model, engine->artifact().version, o.host,
              server.port());
-  listener.join();  // returns once stopped, after in-flight requests are answered
-  if (!stopping.exchange(true)) pthread_kill(stopper.native_handle(), SIGTERM);
-  stopper.join();
+  listener.join();  // returns once stopped: in-flight requests answered, or the grace period over
+  stop_everything();
   service->drain();
   fmt::print(stderr, "sift serve: stopped\n");
 }
@@ -111,7 +130,9 @@ SIFT_COMMAND(serve) {
   CLI::App* cmd = app.add_subcommand("serve", "Serve a labeler over HTTP: /v1/label, /v1/score, /v1/rerank, /metrics");
   cmd->add_option("--model", o->model, "labeler directory: config.json, weights, tokenizer.json, sift.json")->required();
   cmd->add_option("--host", o->host, "address to listen on (default 127.0.0.1: this machine only)");
-  cmd->add_option("--port", o->port, "port (default 8000); 0: any free port (see --port-file; the log's first line says which)")
+  cmd->add_option("--port", o->port,
+                  "port (default 8000); 0: any free port (see --port-file; the log's first line says which). "
+                  "One in use is an error, never shared")
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--port-file", o->port_file,
                   "write the port listened on to this file (atomically, once bound, before the model loads)");
@@ -119,7 +140,32 @@ SIFT_COMMAND(serve) {
                   "compute threads of the engine, >= 1 (default: the global --threads, else all cores; capped as "
                   "--threads)")
       ->check(sift::apps::kThreadCount);
-  cmd->add_option("--http-threads", o->http_threads, "connections served at once (default 64)")->check(CLI::Range(1, 4096));
+  cmd->add_option("--http-threads", o->http_threads,
+                  "threads that read, parse, tokenize and write requests for every connection (default 4); "
+                  "connections are bounded by --max-connections, not by threads")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--max-connections", o->max_connections,
+                  "connections open at once; past it a new one gets 503 and is closed (default 10000; lowered to "
+                  "fit the open-file limit)")
+      ->check(CLI::Range(1, 1'000'000));
+  cmd->add_option("--max-connections-per-address", o->max_connections_per_address,
+                  "connections open at once from one client address; past it 503 and close (default 256)")
+      ->check(CLI::Range(1, 1'000'000));
+  cmd->add_option("--keep-alive-seconds", o->keep_alive_seconds,
+                  "an idle connection is closed when no request starts within this (default 5)")
+      ->check(sift::apps::decimal_in(0.001, 86400));
+  cmd->add_option("--head-timeout-seconds", o->head_timeout_seconds,
+                  "a request's head (request line and headers) must arrive within this of its first byte, in all; "
+                  "else the connection is closed (default 10)")
+      ->check(sift::apps::decimal_in(0.001, 86400));
+  cmd->add_option("--body-timeout-seconds", o->body_timeout_seconds,
+                  "a request's body must arrive, and a response be taken by the client, within this, in all; else "
+                  "the connection is closed (default 60)")
+      ->check(sift::apps::decimal_in(0.001, 86400));
+  cmd->add_option("--shutdown-grace-seconds", o->shutdown_grace_seconds,
+                  "on SIGTERM, requests in flight get this long to be answered; then every connection is closed "
+                  "and queued work dropped, and the server exits once the running forward call ends (default 30)")
+      ->check(sift::apps::decimal_in(0, 86400));
   cmd->add_option("--max-batch-tokens", o->max_batch_tokens,
                   "most new tokens of one forward call; queued requests are packed up to it, and it is each "
                   "request's limit too (a row is split into requests that fit; a query with one item longer than "
@@ -129,10 +175,22 @@ SIFT_COMMAND(serve) {
   cmd->add_option("--max-queue-tokens", o->max_queue_tokens,
                   "prompt tokens allowed to wait; past it requests get 429 (default 262144)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-items", o->max_items,
+                  "items (documents) of one request; more get 413 before anything is tokenized (default 10000)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  cmd->add_option("--max-scores", o->max_scores,
+                  "numbers one /v1/score response holds: items x label_token_ids; more get 413 before anything is "
+                  "tokenized (default 1000000)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  cmd->add_option("--max-response-mb", o->max_response_mb,
+                  "largest response in MiB, bounded from the request before it is tokenized; larger get 413 "
+                  "(default 64)")
+      ->check(sift::apps::decimal_in(0.001, 65536));
   cmd->add_option("--kv-cache-mb", o->kv_cache_mb, "query-KV cache budget in MiB; 0 turns it off (default 256)")
       ->check(sift::apps::decimal_in(0, 1048576));
   cmd->add_option("--api-key-file", o->api_key_file,
-                  "file holding the API key: every route but /health then needs \"Authorization: Bearer <key>\"")
+                  "file holding the API key, on one line: every route but /health then needs \"Authorization: "
+                  "Bearer <key>\"")
       ->check(CLI::ExistingFile);
   cmd->add_option("--max-body-mb", o->max_body_mb, "largest request body in MiB; larger get 413 (default 8)")
       ->check(sift::apps::decimal_in(0.001, 1024));

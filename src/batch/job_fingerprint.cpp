@@ -33,7 +33,7 @@ nlohmann::ordered_json input_identity(const std::filesystem::path& input) {
 }
 
 nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const Labeler& labeler,
-                                       const ScoringOptions& options, WeightStorage weights,
+                                       const ScoringOptions& options, WeightStorage weights, BatchLine line,
                                        const Shard& shard, const std::filesystem::path& input) {
   const ResolvedOptions resolved = labeler.resolve(options);
   nlohmann::ordered_json job = {{"artifact", artifact_fingerprint(model_dir)},
@@ -46,6 +46,7 @@ nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, c
   if (options.truncate != Truncate::None)  // cut rows score differently; absent when off (as in older jobs)
     job["truncate"] = fmt::format("{} {}", truncate_name(options.truncate),
                                   truncation_direction_name(options.truncation_direction));
+  if (line == BatchLine::Echo) job["echo"] = true;  // other lines; absent when off (as in older jobs)
   job["shard"] = shard.to_string();
   job["input"] = input_identity(input);
   return job;
@@ -66,7 +67,7 @@ void check_same_job(const nlohmann::ordered_json& recorded, const nlohmann::orde
                                  field.key(), field.value().dump());
   if (!differences.empty())
     fail("{}: this run is not the job being resumed: {}. --resume continues the same job only (same labeler files, "
-         "version, threshold, mode, request size, weights, truncation, shard and input); write a new job to another output",
+         "version, threshold, mode, request size, weights, truncation, --echo, shard and input); write a new job to another output",
          where.string(), differences);
 }
 

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/score_io.h"
 #include "io/shard.h"
 #include "sift/labeler.h"
 
@@ -29,7 +30,7 @@ namespace sift::batch {
 nlohmann::ordered_json input_identity(const std::filesystem::path& input);
 
 nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const Labeler& labeler,
-                                       const ScoringOptions& options, WeightStorage weights,
+                                       const ScoringOptions& options, WeightStorage weights, BatchLine line,
                                        const Shard& shard, const std::filesystem::path& input);
 
 // An Error when `recorded` (from `where`) differs from `current`, naming each field that does.

@@ -116,7 +116,8 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
                                                             .weights = options.weights,
                                                             .query_cache_bytes = options.query_cache_bytes});
   const nlohmann::ordered_json job =
-      job_fingerprint(options.model_dir, labeler, options.scoring, options.weights, options.shard, options.input);
+      job_fingerprint(options.model_dir, labeler, options.scoring, options.weights, options.line, options.shard,
+                      options.input);
   const std::filesystem::path progress_path = progress_file_path(options.output);
   BatchSummary summary;
   JobProgress start;
@@ -159,6 +160,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   WriterSettings settings{options.output,
                           artifact_provenance_json(labeler, options.scoring),
                           options.scoring.mode,
+                          options.line,
                           options.errors_max,
                           options.checkpoint_seconds,
                           input.file_size()};

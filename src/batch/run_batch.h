@@ -26,6 +26,7 @@
 
 #include "batch/progress_file.h"
 #include "core/progress.h"
+#include "formats/score_io.h"
 #include "io/shard.h"
 #include "sift/labeler.h"
 
@@ -35,6 +36,7 @@ struct BatchOptions {
   std::filesystem::path model_dir, input, output;
   ScoringOptions scoring;  // mode mis, independent or prefix; threshold; request and call limits
   WeightStorage weights = WeightStorage::Auto;  // how the labeler's matrices are held (--weights)
+  BatchLine line = BatchLine::PassThrough;      // --echo: each line holds the whole row (formats/score_io.h)
   Shard shard;
   bool resume = false;
   int inference_threads = 0;  // <= 0: the process default (--threads)

@@ -116,8 +116,9 @@ void append_passthrough(const ScoringRow& row, nlohmann::ordered_json& out) {
 }  // namespace
 
 std::string batch_output_line(int64_t line_number, const ScoringRow& row, const RowResult& result, ScoringMode mode,
-                              const nlohmann::ordered_json& provenance) {
+                              const nlohmann::ordered_json& provenance, BatchLine kind) {
   if (!result.error.empty()) return output_line_text(row_error_to_json(line_number, result.error, &row.id));
+  if (kind == BatchLine::Echo) return output_line_text(echoed_row_to_json(row, result, mode, provenance));
   // Ordered: the `sift score` line's fields in its order, the pass-through fields, "artifact".
   nlohmann::ordered_json out = row_result_to_json(row, result, mode, provenance);
   out.erase("artifact");

@@ -24,7 +24,9 @@
 // "labels" as "input_labels"), then "artifact":
 //   {"id": ..., "item_ids"?, "scores": [...], "labels": [...], "usage": {...},
 //    "member_id": ..., <other input fields>, "artifact": {"version": "...", "threshold": t}}
-// A bad row is the error line {"line": n, "id"?: ..., "error": "..."} as in `sift score`.
+// or, with --echo, `sift score --echo`'s line (the row as read, query and items included,
+// then its scores). A bad row is the error line {"line": n, "id"?: ..., "error": "..."} as in
+// `sift score`.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -83,11 +85,15 @@ std::string output_line_text(const Json& value) {
 nlohmann::ordered_json echoed_row_to_json(const ScoringRow& row, const RowResult& result, ScoringMode mode,
                                           const nlohmann::ordered_json& provenance);
 
+// What a `sift batch` line holds beside the scores: the row's pass-through fields, or (--echo)
+// the whole row as read, as `sift score --echo` writes it.
+enum class BatchLine { PassThrough, Echo };
+
 // The `sift batch` line (no newline) of input line `line_number` (from 1): result.error set
 // gives the error line, else the scored line with pass-through fields and `provenance`
-// (artifact_provenance_json) last.
+// (artifact_provenance_json) last, or with BatchLine::Echo echoed_row_to_json's line.
 std::string batch_output_line(int64_t line_number, const ScoringRow& row, const RowResult& result, ScoringMode mode,
-                              const nlohmann::ordered_json& provenance);
+                              const nlohmann::ordered_json& provenance, BatchLine kind = BatchLine::PassThrough);
 
 // The name a pass-through field has in an output line: its own, or "input_<name>" when sift's
 // line has a field of that name (the input's "labels" become "input_labels", beside the

@@ -10,7 +10,7 @@
 namespace sift {
 
 std::vector<std::string> score_lines(const Labeler& labeler, std::span<const NumberedLine> lines,
-                                     const ScoringOptions& options) {
+                                     const ScoringOptions& options, bool echo) {
   labeler.resolve(options);  // a bad option is the caller's error, not every line's
   std::vector<PendingRow> rows;  // read and tokenized as `sift batch` reads its input lines
   rows.reserve(lines.size());
@@ -23,7 +23,8 @@ std::vector<std::string> score_lines(const Labeler& labeler, std::span<const Num
   std::vector<std::string> out;
   out.reserve(rows.size());
   for (size_t r = 0; r < rows.size(); ++r)
-    out.push_back(batch_output_line(rows[r].line_number, rows[r].row, results[r], options.mode, provenance));
+    out.push_back(batch_output_line(rows[r].line_number, rows[r].row, results[r], options.mode, provenance,
+                                    echo ? BatchLine::Echo : BatchLine::PassThrough));
   return out;
 }
 

@@ -12,6 +12,11 @@
 //      "<where>: JSON nested deeper than 64 levels"
 //    Positions count from 1 (columns in bytes); a text without a newline (a JSON line) gives
 //    the column only. An empty `where` leaves out the "<where>: " prefix.
+//
+// A caller that answers hostile clients (`sift serve`'s request bodies) asks for JsonStrict:
+// JSON itself lets an object hold a key twice (nlohmann keeps the last) and an integer of any
+// size (nlohmann rounds one beyond 64 bits to a double), and either would make the server act
+// on something other than what the client sent. Files and input rows keep JSON's defaults.
 #include <nlohmann/json.hpp>
 
 #include <istream>
@@ -19,6 +24,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
+#include <vector>
 
 #include "core/error.h"
 
@@ -26,6 +33,25 @@ namespace sift {
 
 // Arrays and objects inside one another; Hugging Face files need fewer than 10.
 inline constexpr int kMaxJsonDepth = 64;
+
+// Rules beyond JSON's own; each broken one is a JsonValueError naming where.
+struct JsonStrict {
+  bool unique_keys = false;     // an object holds each key once
+  bool exact_integers = false;  // an integer literal fits 64 bits: [-2^63, 2^64 - 1]
+};
+
+// A value that breaks a JsonStrict rule. path() is where, as "items[3].id" ("" for the whole
+// text); the message starts with it, not with `where` (the caller says which text):
+//   items[0].text: the key "text" appears twice in one object
+//   items[2].id: the integer 99999999999999999999 does not fit 64 bits (send it as a string)
+class JsonValueError : public Error {
+ public:
+  JsonValueError(std::string path, const std::string& message) : Error(message), path_(std::move(path)) {}
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // The message of a failed parse of `text` at byte offset `position` (nlohmann's count: the
 // failing byte is text[position - 1]), with the library's `what` turned into words.
@@ -35,17 +61,43 @@ namespace detail {
 
 // nlohmann's DOM builder with a depth count on container starts, and errors recorded (with
 // their byte position) instead of thrown, so the caller can say where they are.
+// With JsonStrict rules it also keeps the path to the current value (one frame per open
+// array or object: the index or key being read) and each open object's keys.
 template <typename Json>
 class BoundedDomBuilder : public nlohmann::detail::json_sax_dom_parser<Json> {
   using Base = nlohmann::detail::json_sax_dom_parser<Json>;
+  using String = typename Json::string_t;
 
  public:
-  BoundedDomBuilder(Json& root, std::string_view where) : Base(root, /*allow_exceptions=*/false), where_(where) {}
+  BoundedDomBuilder(Json& root, std::string_view where, JsonStrict strict = {})
+      : Base(root, /*allow_exceptions=*/false), where_(where), strict_(strict),
+        tracks_path_(strict.unique_keys || strict.exact_integers) {}
 
-  bool start_object(std::size_t n) { return enter() && Base::start_object(n); }
-  bool start_array(std::size_t n) { return enter() && Base::start_array(n); }
-  bool end_object() { --depth_; return Base::end_object(); }
-  bool end_array() { --depth_; return Base::end_array(); }
+  bool start_object(std::size_t n) { return enter() && value() && open(true) && Base::start_object(n); }
+  bool start_array(std::size_t n) { return enter() && value() && open(false) && Base::start_array(n); }
+  bool end_object() { --depth_; close(); return Base::end_object(); }
+  bool end_array() { --depth_; close(); return Base::end_array(); }
+  bool key(String& name) {
+    if (tracks_path_) {
+      Frame& frame = frames_.back();
+      frame.key = name;
+      if (strict_.unique_keys && !frame.keys.insert(name).second)
+        broken(fmt::format("the key \"{}\" appears twice in one object", name));
+    }
+    return Base::key(name);
+  }
+  bool null() { return value() && Base::null(); }
+  bool boolean(bool v) { return value() && Base::boolean(v); }
+  bool number_integer(typename Json::number_integer_t v) { return value() && Base::number_integer(v); }
+  bool number_unsigned(typename Json::number_unsigned_t v) { return value() && Base::number_unsigned(v); }
+  bool number_float(typename Json::number_float_t v, const String& text) {
+    value();
+    // nlohmann reads an integer literal that overflows 64 bits as a double.
+    if (strict_.exact_integers && text.find_first_of(".eE") == String::npos)
+      broken(fmt::format("the integer {} does not fit 64 bits (send it as a string)", text));
+    return Base::number_float(v, text);
+  }
+  bool string(String& v) { return value() && Base::string(v); }
   template <typename Exception>
   bool parse_error(std::size_t position, const std::string& /*last_token*/, const Exception& error) {
     error_position_ = position;
@@ -68,7 +120,44 @@ class BoundedDomBuilder : public nlohmann::detail::json_sax_dom_parser<Json> {
     return true;
   }
 
+  // One open array or object: the index of its current value, or its current key and the
+  // keys read so far (with unique_keys).
+  struct Frame {
+    bool object = false;
+    size_t n_values = 0;
+    String key;
+    std::unordered_set<String> keys;
+  };
+  bool open(bool object) {
+    if (tracks_path_) frames_.emplace_back().object = object;
+    return true;
+  }
+  void close() {
+    if (tracks_path_) frames_.pop_back();
+  }
+  // Counts a value of the innermost array (its index is then n_values - 1).
+  bool value() {
+    if (tracks_path_ && !frames_.empty() && !frames_.back().object) ++frames_.back().n_values;
+    return true;
+  }
+  [[noreturn]] void broken(const std::string& what) const {
+    const std::string at = path();
+    throw JsonValueError(at, at.empty() ? what : at + ": " + what);
+  }
+  // "items[3].id": each open frame's current key or index, outermost first.
+  std::string path() const {
+    std::string out;
+    for (const Frame& frame : frames_) {
+      if (!frame.object) out += fmt::format("[{}]", frame.n_values == 0 ? 0 : frame.n_values - 1);
+      else out += (out.empty() ? "" : ".") + frame.key;
+    }
+    return out;
+  }
+
   std::string_view where_;
+  JsonStrict strict_;
+  bool tracks_path_ = false;
+  std::vector<Frame> frames_;
   int depth_ = 0;
   size_t error_position_ = 0;
   std::optional<std::string> error_what_;
@@ -78,9 +167,9 @@ class BoundedDomBuilder : public nlohmann::detail::json_sax_dom_parser<Json> {
 
 // Parses `text` as one JSON value; every failure is an Error (see the top of this file).
 template <typename Json = nlohmann::json>
-Json parse_json(std::string_view text, std::string_view where) {
+Json parse_json(std::string_view text, std::string_view where, JsonStrict strict = {}) {
   Json root;
-  detail::BoundedDomBuilder<Json> builder(root, where);
+  detail::BoundedDomBuilder<Json> builder(root, where, strict);
   const bool ok = Json::sax_parse(text.begin(), text.end(), &builder);
   if (!ok) {
     const std::string message = builder.error(text).value_or("invalid JSON");

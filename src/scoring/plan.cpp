@@ -55,7 +55,7 @@ int64_t prompt_tokens(const TokenRow& row) {
   return static_cast<int64_t>(row.query.size()) + total_len(row.items);
 }
 
-void check_row_fits(int64_t max_positions, const TokenRow& row, int64_t request_limit) {
+void check_row_fits(int64_t max_positions, const TokenRow& row, int64_t request_limit, std::string_view flags) {
   const int64_t query_len = static_cast<int64_t>(row.query.size());
   for (size_t i = 0; i < row.items.size(); ++i) {
     const int64_t item_len = static_cast<int64_t>(row.items[i].size());
@@ -64,8 +64,8 @@ void check_row_fits(int64_t max_positions, const TokenRow& row, int64_t request_
       fail("the query ({} tokens) with item {} ({} tokens) is {} tokens, more than the model's "
            "max_position_embeddings {}", query_len, i, item_len, query_len + item_len, max_positions);
     if (query_len + item_len > request_limit)
-      fail("the query ({} tokens) with item {} ({} tokens) is {} tokens, more than the request limit of {} "
-           "(--max-request-tokens / --max-batch-tokens)", query_len, i, item_len, query_len + item_len, request_limit);
+      fail("the query ({} tokens) with item {} ({} tokens) is {} tokens, more than the request limit of {} ({})",
+           query_len, i, item_len, query_len + item_len, request_limit, flags);
   }
 }
 

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/model.h"
@@ -97,13 +98,17 @@ struct PlanLimits {
   int64_t max_call_tokens = 0;     // one forward call: the requests packed into it
   // What one request may hold: a request never exceeds the call limit either.
   int64_t request_limit() const { return std::min(max_request_tokens, max_call_tokens); }
+  // The options that set these limits, as errors name them (`sift serve` has one for both).
+  const char* flags = "--max-request-tokens / --max-batch-tokens";
 };
 
 // Checks that every item of the row fits a request with its query under both limits and the
 // model's positions (Lq + L_i <= max_position_embeddings); throws Error naming the lengths.
-void check_row_fits(int64_t max_positions, const TokenRow& row, int64_t request_limit);
+// `flags` names the options that set the request limit in the error.
+void check_row_fits(int64_t max_positions, const TokenRow& row, int64_t request_limit,
+                    std::string_view flags = "--max-request-tokens / --max-batch-tokens");
 inline void check_row_fits(const ModelConfig& config, const TokenRow& row, const PlanLimits& limits) {
-  check_row_fits(config.max_position_embeddings, row, limits.request_limit());
+  check_row_fits(config.max_position_embeddings, row, limits.request_limit(), limits.flags);
 }
 
 }  // namespace sift

@@ -17,14 +17,18 @@ using nlohmann::json;
 
 [[noreturn]] void bad(const std::string& field, const std::string& message) { throw BadRequest(field, message); }
 
+// The body as JSON, strictly: a key twice in one object or an integer beyond 64 bits is a 400
+// naming it, never the last value or a rounded number.
 json parse_body(std::string_view body) {
   json object;
   try {
-    object = parse_json(body, "request body");
-  } catch (const json::exception& e) {  // a syntax error, or a number out of range (1e400)
-    bad("", fmt::format("the body is not valid JSON: {}", e.what()));
-  } catch (const Error& e) {  // nested too deep
+    object = parse_json(body, "request body", {.unique_keys = true, .exact_integers = true});
+  } catch (const JsonValueError& e) {
+    bad(e.path(), e.what());
+  } catch (const Error& e) {  // not JSON, a number out of range (1e400), nested too deep
     bad("", e.what());
+  } catch (const json::exception& e) {
+    bad("", fmt::format("the body is not valid JSON: {}", e.what()));
   }
   if (!object.is_object()) bad("", fmt::format("the body must be a JSON object, got {}", object.type_name()));
   return object;

@@ -28,14 +28,19 @@
 
 namespace sift::serve {
 
-// A 400: what is wrong, and the field (a JSON path like "items[3].text"; empty for the body).
+// A request refused for what its body holds: what is wrong, the field (a JSON path like
+// "items[3].text"; empty for the body), and the status: 400, or 413 for one over a size limit
+// (serve/admission.h).
 class BadRequest : public std::runtime_error {
  public:
-  BadRequest(std::string field, const std::string& message) : std::runtime_error(message), field_(std::move(field)) {}
+  BadRequest(std::string field, const std::string& message, int status = 400)
+      : std::runtime_error(message), field_(std::move(field)), status_(status) {}
   const std::string& field() const { return field_; }
+  int status() const { return status_; }
 
  private:
   std::string field_;
+  int status_;
 };
 
 // Fields every POST route accepts.

@@ -13,7 +13,7 @@ namespace {
 // fails its jobs, never the server).
 void fail_jobs(std::span<Job* const> jobs, const std::string& message) {
   for (Job* job : jobs) {
-    if (job->wait_for(std::chrono::seconds(0))) continue;
+    if (job->done()) continue;
     job->result = RowResult{};
     job->result.error = message;
     job->finish();
@@ -36,13 +36,23 @@ ScoringOptions batch_options(int64_t max_batch_tokens) {
   return options;
 }
 
+// The engine's limits, named as `sift serve` sets them: --max-batch-tokens, unless the model's
+// own request limit (its positions, its activation budget) is lower.
+PlanLimits serve_limits(const LoadedLabeler& engine, int64_t max_batch_tokens) {
+  PlanLimits limits = engine.limits(batch_options(max_batch_tokens));
+  limits.flags = limits.max_request_tokens < limits.max_call_tokens
+                     ? "the model's: max_position_embeddings and a 4 GiB activation budget"
+                     : "--max-batch-tokens";
+  return limits;
+}
+
 }  // namespace
 
 EngineLoop::EngineLoop(const LoadedLabeler& engine, const EngineLoopOptions& options, QueryKvCache& cache,
                        Metrics& metrics)
     : engine_(engine),
       options_(options),
-      limits_(engine.limits(batch_options(options.max_batch_tokens))),
+      limits_(serve_limits(engine, options.max_batch_tokens)),
       cache_(cache),
       metrics_(metrics),
       session_(engine.model(), options.threads),
@@ -70,6 +80,7 @@ void EngineLoop::loop() {
     for (const auto& job : batch) tokens += job->cost;
     metrics_.queue_changed(-static_cast<int64_t>(batch.size()), -tokens);
     run_batch(batch);
+    batch.clear();  // the jobs (and their results) belong to their connections now
   }
 }
 

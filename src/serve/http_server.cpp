@@ -1,140 +1,106 @@
 #include "serve/http_server.h"
 
-#include <fmt/format.h>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 
-#include <chrono>
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
 
-#include "core/error.h"
-#include "serve/api_requests.h"
-#include "serve/peer_probe.h"
+#include "serve/connections.h"
+#include "serve/http_session.h"
+#include "serve/listener.h"
 
 namespace sift::serve {
 namespace {
 
-constexpr const char* kJson = "application/json";
-constexpr const char* kKnownRoutes[] = {"/health", "/v1/models", "/metrics", "/v1/label", "/v1/score", "/v1/rerank"};
+namespace net = boost::asio;
 
-// The route label of a path for metrics: a known route, or "other" (so random paths cannot
-// grow the metrics without bound).
-std::string route_label(const std::string& path) {
-  for (const char* route : kKnownRoutes)
-    if (path == route) return route;
-  return "other";
-}
+// File descriptors kept for everything but client connections: the model's files, the
+// listener, the spare one (listener.h), logs.
+constexpr int64_t kReservedFds = 64;
+// After the grace period: how long closed connections get to finish their last handlers.
+constexpr auto kLastHandlers = std::chrono::milliseconds(100);
 
-void write(httplib::Response& response, const Reply& reply) {
-  response.status = reply.status;
-  for (const auto& [name, value] : reply.headers) response.set_header(name, value);
-  response.set_content(reply.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), kJson);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+// --max-connections, lowered to what the open-file limit (raised to its hard limit) allows.
+int connection_cap(int asked) {
+  const int64_t fds = raise_open_file_limit();
+  if (fds < 0) return asked;
+  return static_cast<int>(std::clamp<int64_t>(fds - kReservedFds, 1, asked));
 }
 
 }  // namespace
 
-HttpServer::HttpServer(HttpOptions options, Metrics& metrics) : options_(std::move(options)), metrics_(metrics) {
-  const int threads = options_.http_threads;
-  server_.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  server_.set_payload_max_length(static_cast<size_t>(options_.max_body_bytes));
-  server_.set_keep_alive_timeout(5);
-  server_.set_keep_alive_max_count(1 << 20);  // a client may keep its connection (no close/reopen races)
-  server_.set_tcp_nodelay(true);              // a response is one small write: no Nagle delay
-  add_routes();
-}
+struct HttpServer::Impl {
+  Impl(HttpOptions http, Metrics& metrics_)
+      : options(std::move(http)),
+        metrics(metrics_),
+        connections(connection_cap(options.max_connections), options.max_connections_per_address),
+        io(options.io_threads),
+        strand(net::make_strand(io)),
+        grace(strand),
+        context{options, service, metrics, connections, stopping},
+        listener(std::make_shared<Listener>(io, context)) {}
 
-void HttpServer::bind() {
-  const int bound = options_.port == 0 ? server_.bind_to_any_port(options_.host)
-                                       : (server_.bind_to_port(options_.host, options_.port) ? options_.port : -1);
-  if (bound <= 0)
-    fail("cannot listen on {}:{} (in use, or not an address of this machine)", options_.host, options_.port);
-  port_ = bound;
-}
-
-void HttpServer::listen() { server_.listen_after_bind(); }
-
-void HttpServer::stop() { server_.stop(); }
-
-void HttpServer::respond(const httplib::Request& request, httplib::Response& response, const char* route,
-                         Reply (*handle)(Service&, const httplib::Request&, const ClientGone&)) {
-  const auto start = std::chrono::steady_clock::now();
-  Reply reply;
-  Service* service = service_.load();
-  if (!service) {
-    reply = error_reply(503, "the model is loading");
-    reply.headers.emplace_back("Retry-After", "1");
-  } else {
-    std::optional<PeerProbe> probe;
-    const ClientGone gone = [&] {
-      if (!probe) probe.emplace(request.local_port, request.remote_addr, request.remote_port);
-      return probe->closed();
-    };
-    try {
-      reply = handle(*service, request, gone);
-    } catch (const BadRequest& e) {
-      reply = error_reply(400, e.what(), e.field());
-    } catch (const std::exception& e) {
-      reply = error_reply(500, e.what());
-    }
+  // On the strand: the stop once every connection is gone, or at the end of the grace period.
+  void stop_when_closed() {
+    if (connections.empty()) grace.cancel();
   }
-  write(response, reply);
-  metrics_.count_request(route, reply.status, seconds_since(start));
+
+  HttpOptions options;
+  Metrics& metrics;
+  std::atomic<Service*> service{nullptr};
+  std::atomic<bool> stopping{false};
+  Connections connections;  // outlives io: sessions destroyed with io's handlers release themselves here
+  net::io_context io;
+  net::strand<net::io_context::executor_type> strand;
+  net::steady_timer grace;
+  SessionContext context;
+  std::shared_ptr<Listener> listener;
+};
+
+HttpServer::HttpServer(HttpOptions options, Metrics& metrics) : impl_(std::make_unique<Impl>(std::move(options), metrics)) {}
+
+HttpServer::~HttpServer() = default;
+
+void HttpServer::bind() { impl_->listener->bind(impl_->options.host, impl_->options.port); }
+
+int HttpServer::port() const { return impl_->listener->port(); }
+
+int HttpServer::max_connections() const { return impl_->connections.max_total(); }
+
+void HttpServer::attach(Service& service) { impl_->service.store(&service); }
+
+void HttpServer::listen() {
+  Impl& s = *impl_;
+  s.connections.set_on_empty([&s] {
+    if (s.stopping) net::post(s.strand, [&s] { s.stop_when_closed(); });
+  });
+  s.listener->start();
+  std::vector<std::thread> threads;
+  for (int i = 1; i < s.options.io_threads; ++i) threads.emplace_back([&s] { s.io.run(); });
+  s.io.run();
+  for (std::thread& thread : threads) thread.join();
+  s.connections.set_on_empty(nullptr);  // sessions left in io's queue die with it, after this
 }
 
-void HttpServer::add_routes() {
-  server_.set_pre_routing_handler([this](const httplib::Request& request, httplib::Response& response) {
-    if (!options_.api_key || request.path == "/health") return httplib::Server::HandlerResponse::Unhandled;
-    if (options_.api_key->accepts(request.get_header_value("Authorization")))
-      return httplib::Server::HandlerResponse::Unhandled;
-    Reply reply = error_reply(401, "missing or wrong \"Authorization: Bearer <key>\"");
-    reply.headers.emplace_back("WWW-Authenticate", "Bearer");
-    write(response, reply);
-    metrics_.count_request(route_label(request.path), 401, 0);
-    return httplib::Server::HandlerResponse::Handled;
-  });
-  // Errors httplib answers itself (no route: 404; body too large: 413; a bad request line:
-  // 400) get a JSON body like every other error.
-  server_.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& request,
-                                                                        httplib::Response& response) {
-    if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;  // ours, already JSON
-    Reply reply;
-    if (response.status == 404)
-      reply = error_reply(404, fmt::format("no route for {} {}", request.method.substr(0, 16), request.path.substr(0, 100)));
-    else if (response.status == 413)
-      reply = error_reply(413, fmt::format("the body is larger than --max-body-mb ({} bytes)", options_.max_body_bytes));
-    else
-      reply = error_reply(response.status, fmt::format("the request could not be read (HTTP {})", response.status));
-    write(response, reply);
-    metrics_.count_request(route_label(request.path), reply.status, 0);
-    return httplib::Server::HandlerResponse::Handled;
-  }));
-
-  server_.Get("/health", [this](const httplib::Request&, httplib::Response& response) {
-    const bool ready = service_.load() != nullptr;
-    write(response, {ready ? 200 : 503, {{"status", ready ? "ok" : "loading"}}, {}});
-  });
-  server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
-    Service* service = service_.load();
-    response.set_content(metrics_.render(service ? service->cache_stats() : QueryKvCacheStats{}),
-                         "text/plain; version=0.0.4");
-    metrics_.count_request("/metrics", 200, 0);
-  });
-  server_.Get("/v1/models", [this](const httplib::Request& request, httplib::Response& response) {
-    respond(request, response, "/v1/models",
-            [](Service& s, const httplib::Request&, const ClientGone&) { return s.models(); });
-  });
-  server_.Post("/v1/label", [this](const httplib::Request& request, httplib::Response& response) {
-    respond(request, response, "/v1/label",
-            [](Service& s, const httplib::Request& r, const ClientGone& gone) { return s.label(r.body, gone); });
-  });
-  server_.Post("/v1/score", [this](const httplib::Request& request, httplib::Response& response) {
-    respond(request, response, "/v1/score",
-            [](Service& s, const httplib::Request& r, const ClientGone& gone) { return s.score(r.body, gone); });
-  });
-  server_.Post("/v1/rerank", [this](const httplib::Request& request, httplib::Response& response) {
-    respond(request, response, "/v1/rerank",
-            [](Service& s, const httplib::Request& r, const ClientGone& gone) { return s.rerank(r.body, gone); });
+void HttpServer::stop() {
+  Impl& s = *impl_;
+  if (s.stopping.exchange(true)) return;
+  net::post(s.strand, [&s] {
+    s.listener->close();
+    for (const auto& connection : s.connections.all()) connection->shut_down();
+    s.grace.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(s.options.shutdown_grace));
+    s.grace.async_wait([&s](const boost::system::error_code& error) {
+      if (error) return;  // every connection closed in time
+      for (const auto& connection : s.connections.all()) connection->force_close();
+      s.grace.expires_after(kLastHandlers);
+      s.grace.async_wait([&s](const boost::system::error_code&) { s.io.stop(); });
+    });
+    s.stop_when_closed();
   });
 }
 

@@ -1,60 +1,59 @@
 #pragma once
-// HttpServer: the routes of `sift serve` on cpp-httplib.
+// HttpServer: the HTTP side of `sift serve`, on Boost.Beast over Boost.Asio.
 //
 //   GET  /health      200 {"status": "ok"} once the model is loaded, 503 before (no key needed)
 //   GET  /v1/models   the served labeler
 //   GET  /metrics     Prometheus text (metrics.h)
 //   POST /v1/label, /v1/score, /v1/rerank   (service.h)
 //
-// Every error is JSON (service.h error_reply: "message", "type", "code", "param" = the field):
-// 400 malformed,
-// 401 missing or wrong "Authorization: Bearer <key>" (with --api-key-file; every route but
-// /health), 404 unknown route, 413 body over --max-body-mb, 429 queue full, 503 loading,
-// 504 deadline. The listener starts before the model loads, so /health can say "loading".
-#include <httplib.h>
+// Every error is JSON (reply.h: "message", "type", "code", "param" = the field): 400 malformed
+// or badly framed, 401 missing or wrong "Authorization: Bearer <key>" (with --api-key-file;
+// every route but /health), 404 unknown route, 408/431/413 a head or body too slow or too
+// large, 429 queue full, 503 loading, over a connection cap, or stopping; 504 deadline.
+//
+// Threads: --http-threads threads run every connection's reads, writes and timers
+// (http_session.h), so connections cost memory, not threads, and a slow client holds nothing
+// but its socket. Parsing and tokenizing run there too; the model runs on the engine loop,
+// which hands finished jobs back. The listener starts before the model loads, so /health can
+// say "loading".
+//
+// stop() (SIGTERM): stop accepting; close connections whose request is not complete; answer
+// the requests being worked on (Connection: close); listen() returns when every connection
+// is closed, or after --shutdown-grace-seconds, closing what is left and dropping queued work.
+#include <memory>
 
-#include <atomic>
-#include <optional>
-#include <string>
-
-#include "serve/api_key.h"
+#include "serve/http_options.h"
+#include "serve/metrics.h"
 #include "serve/service.h"
 
 namespace sift::serve {
 
-struct HttpOptions {
-  std::string host = "127.0.0.1";
-  int port = 8000;               // 0: any free port (port() says which, once bound)
-  int http_threads = 64;         // connections handled at once (each waits for its job)
-  int64_t max_body_bytes = 0;
-  std::optional<ApiKey> api_key;
-};
-
 class HttpServer {
  public:
+  // Raises this process's open-file limit to its hard limit (so 10,000 connections fit) and
+  // lowers --max-connections to what it allows.
   HttpServer(HttpOptions options, Metrics& metrics);
-  // Binds the listening socket (options.port, or any free port when it is 0); throws Error
-  // naming host:port when it cannot. Clients may connect from here on; they are answered
-  // once listen() runs.
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds the listening socket; throws Error naming host:port when it cannot (in use: sift
+  // serve never shares a port).
   void bind();
-  int port() const { return port_; }  // the bound port, after bind()
-  // Serves until stop(); in-flight requests are finished and answered first.
+  // The bound port (after bind(); --port 0 binds any free one).
+  int port() const;
+  // The connection cap in force: --max-connections, lowered to fit the open-file limit.
+  int max_connections() const;
+  // Serves until stop(), on --http-threads threads (this one among them); see above.
   void listen();
+  // From any thread, any time (also before listen()); returns at once.
   void stop();
-  bool running() const { return server_.is_running(); }
   // From now on the POST routes and /v1/models are served by `service`.
-  void attach(Service& service) { service_.store(&service); }
+  void attach(Service& service);
 
  private:
-  void add_routes();
-  void respond(const httplib::Request& request, httplib::Response& response, const char* route,
-               Reply (*handle)(Service&, const httplib::Request&, const ClientGone&));
-
-  HttpOptions options_;
-  httplib::Server server_;
-  int port_ = 0;
-  std::atomic<Service*> service_{nullptr};
-  Metrics& metrics_;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace sift::serve

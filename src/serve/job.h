@@ -3,17 +3,20 @@
 // rendered and tokenized it) through the queue to the engine loop and back.
 //
 //   state:  Queued --claim (engine)--> Running --finish--> Done
-//           Queued --abandon (HTTP: deadline passed, client gone)--> Abandoned
+//           Queued --abandon (HTTP: deadline passed, client gone, shutdown)--> Abandoned
 //
 // Exactly one of claim/abandon wins, so a job the engine has started is always finished and
-// answered, and an abandoned one never costs compute.
+// answered, and an abandoned one never costs compute. finish() calls on_done, on the engine's
+// thread: the HTTP side's cue to answer (it only hands the answer over to its own threads
+// there, never waits).
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scoring/plan.h"
@@ -45,6 +48,7 @@ struct Job {
   int64_t cost = 0;                     // prompt tokens (query + items): the queue's measure
   Clock::time_point arrived = Clock::now();
   std::optional<Clock::time_point> deadline;
+  std::function<void()> on_done;  // called by finish(), once
 
   // Output: written by the engine loop before finish().
   RowResult result;                                  // YesProbability: scores, labels, usage
@@ -57,15 +61,16 @@ struct Job {
   // HTTP: Queued -> Abandoned. False when the engine has it (wait for finish()).
   bool abandon() { return transition(State::Queued, State::Abandoned); }
   void finish() {
-    std::lock_guard lock(mutex_);
-    state_ = State::Done;
-    done_.notify_all();
+    {
+      std::lock_guard lock(mutex_);
+      state_ = State::Done;
+    }
+    // Called and let go: what it holds (the HTTP connection) is not kept alive by the job.
+    if (std::function<void()> done = std::exchange(on_done, nullptr)) done();
   }
-  // Waits up to `timeout` for finish(); true when done.
-  template <typename Duration>
-  bool wait_for(Duration timeout) {
-    std::unique_lock lock(mutex_);
-    return done_.wait_for(lock, timeout, [&] { return state_ == State::Done; });
+  bool done() {
+    std::lock_guard lock(mutex_);
+    return state_ == State::Done;
   }
 
  private:
@@ -77,7 +82,6 @@ struct Job {
     return true;
   }
   std::mutex mutex_;
-  std::condition_variable done_;
   State state_ = State::Queued;
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <iterator>
 
 namespace sift::serve {
@@ -24,6 +25,15 @@ void histogram_lines(std::string& out, std::string_view name, std::string_view l
   }
   const std::string bare = labels.empty() ? "" : fmt::format("{{{}}}", labels.substr(0, labels.size() - 1));
   fmt::format_to(std::back_inserter(out), "{}_sum{} {}\n{}_count{} {}\n", name, bare, h.sum, name, bare, h.count);
+}
+
+// One counter line per known label value (0 when never counted).
+void labelled_counts(std::string& out, std::string_view name, std::string_view label,
+                     std::initializer_list<const char*> values, const std::map<std::string, int64_t>& counts) {
+  for (const char* value : values) {
+    auto it = counts.find(value);
+    fmt::format_to(std::back_inserter(out), "{}{{{}=\"{}\"}} {}\n", name, label, value, it == counts.end() ? 0 : it->second);
+  }
 }
 
 }  // namespace
@@ -74,6 +84,21 @@ void Metrics::count_dropped(std::string_view reason) {
   ++dropped_[std::string(reason)];
 }
 
+void Metrics::connections_changed(int64_t delta) {
+  std::lock_guard lock(mutex_);
+  connections_ += delta;
+}
+
+void Metrics::count_refused(std::string_view reason) {
+  std::lock_guard lock(mutex_);
+  ++refused_[std::string(reason)];
+}
+
+void Metrics::count_timed_out(std::string_view phase) {
+  std::lock_guard lock(mutex_);
+  ++timed_out_[std::string(phase)];
+}
+
 std::string Metrics::render(const QueryKvCacheStats& cache) const {
   std::lock_guard lock(mutex_);
   std::string out;
@@ -99,10 +124,13 @@ std::string Metrics::render(const QueryKvCacheStats& cache) const {
   header(out, "sift_labels_total", "counter", "items scored");
   line("sift_labels_total", labels_);
   header(out, "sift_dropped_total", "counter", "queued requests dropped before compute, by reason");
-  for (const char* reason : {"deadline", "disconnect"}) {
-    auto it = dropped_.find(reason);
-    fmt::format_to(std::back_inserter(out), "sift_dropped_total{{reason=\"{}\"}} {}\n", reason, it == dropped_.end() ? 0 : it->second);
-  }
+  labelled_counts(out, "sift_dropped_total", "reason", {"deadline", "disconnect", "shutdown"}, dropped_);
+  header(out, "sift_connections", "gauge", "open connections");
+  line("sift_connections", connections_);
+  header(out, "sift_connections_refused_total", "counter", "connections refused at accept, by the limit they were over");
+  labelled_counts(out, "sift_connections_refused_total", "reason", {"max-connections", "per-address", "fd-limit"}, refused_);
+  header(out, "sift_connections_timed_out_total", "counter", "connections closed at a deadline, by what was late");
+  labelled_counts(out, "sift_connections_timed_out_total", "phase", {"head", "body", "send"}, timed_out_);
   header(out, "sift_kv_cache_hits_total", "counter", "query-KV cache hits");
   line("sift_kv_cache_hits_total", cache.hits);
   header(out, "sift_kv_cache_misses_total", "counter", "query-KV cache misses");

@@ -9,7 +9,10 @@
 //   sift_labels_total                         counter   items scored
 //   sift_queue_wait_seconds                   histogram arrival -> the engine takes the job
 //   sift_request_duration_seconds{route}      histogram arrival -> response ready
-//   sift_dropped_total{reason}                counter   queued work dropped: deadline | disconnect
+//   sift_dropped_total{reason}                counter   queued work dropped: deadline | disconnect | shutdown
+//   sift_connections                          gauge     open connections
+//   sift_connections_refused_total{reason}    counter   max-connections | per-address | fd-limit
+//   sift_connections_timed_out_total{phase}   counter   closed at a deadline: head | body | send
 //   sift_kv_cache_{hits,misses,evictions}_total, sift_kv_cache_{bytes,entries}   the query-KV cache
 //
 // Thread-safe: one mutex (updates are a few per request or call, never per token).
@@ -45,6 +48,9 @@ class Metrics {
   void count_work(int64_t prefill_tokens, int64_t labels);
   void observe_queue_wait(double seconds);
   void count_dropped(std::string_view reason);
+  void connections_changed(int64_t delta);
+  void count_refused(std::string_view reason);
+  void count_timed_out(std::string_view phase);
 
   std::string render(const QueryKvCacheStats& cache) const;
 
@@ -52,7 +58,8 @@ class Metrics {
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, int>, int64_t> requests_;
   std::map<std::string, Histogram> durations_;  // by route
-  std::map<std::string, int64_t> dropped_;
+  std::map<std::string, int64_t> dropped_, refused_, timed_out_;
+  int64_t connections_ = 0;
   int64_t queue_requests_ = 0, queue_tokens_ = 0, prefill_tokens_ = 0, labels_ = 0;
   Histogram batch_tokens_, batch_requests_, queue_wait_;
 };

@@ -13,8 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr auto kPollInterval = std::chrono::milliseconds(10);
-
 json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 // Encodes a prompt part the client rendered itself (/v1/score text): special tokens are
@@ -66,35 +64,17 @@ std::shared_ptr<Job> templated_job(const LoadedLabeler& engine, const std::strin
   return job;
 }
 
+Started answered(Reply reply) {
+  Started started;
+  started.reply = std::move(reply);
+  return started;
+}
+
 void set_deadline(Job& job, const CommonFields& common) {
   if (common.timeout_ms) job.deadline = job.arrived + std::chrono::milliseconds(*common.timeout_ms);
 }
 
 }  // namespace
-
-// The error type names of OpenAI-style servers (SGLang answers /v1/score errors so).
-static std::string_view error_type(int status) {
-  switch (status) {
-    case 400: return "BadRequestError";
-    case 401: return "AuthenticationError";
-    case 404: return "NotFoundError";
-    case 413: return "RequestTooLargeError";
-    case 429: return "RateLimitError";
-    case 499: return "ClientClosedRequest";
-    case 503: return "ServiceUnavailableError";
-    case 504: return "TimeoutError";
-    default: return status >= 500 ? "InternalServerError" : "BadRequestError";
-  }
-}
-
-Reply error_reply(int status, std::string_view message, std::string_view field) {
-  const json param = field.empty() ? json(nullptr) : json(std::string(field));
-  json error = {{"message", std::string(message)}, {"type", error_type(status)}, {"code", status}, {"param", param}};
-  json body = error;  // SGLang's clients read the top level, OpenAI's "error"
-  body["object"] = "error";
-  body["error"] = std::move(error);
-  return {status, std::move(body), {}};
-}
 
 Service::Service(const LoadedLabeler& engine, const ServiceOptions& options, Metrics& metrics)
     : engine_(engine),
@@ -113,69 +93,81 @@ void Service::check_fits(const Job& job, std::string_view items_field) const {
   }
 }
 
-std::optional<Reply> Service::run(const std::shared_ptr<Job>& job, const ClientGone& gone) {
+Started Service::queue(std::shared_ptr<Job> job, std::function<void()> on_done, std::function<Reply()> answer) {
+  if (job->items.empty()) return answered(answer());  // nothing to score
   job->cost = prompt_tokens(*job);
   if (job->cost > options_.max_queue_tokens)  // could never be admitted: not "retry later"
-    return error_reply(413, fmt::format("the request has {} prompt tokens, more than --max-queue-tokens {}", job->cost,
-                                        options_.max_queue_tokens), "items");
-  if (!loop_.submit(job)) {
-    Reply busy = error_reply(429, fmt::format("the queue holds more than --max-queue-tokens {} prompt tokens; retry later",
-                                              options_.max_queue_tokens));
-    busy.headers.emplace_back("Retry-After", "1");
-    return busy;
-  }
-  while (!job->wait_for(kPollInterval)) {
-    if (job->deadline && Clock::now() > *job->deadline && job->abandon()) {
+    return answered(error_reply(413, fmt::format("the request has {} prompt tokens, more than --max-queue-tokens {}",
+                                                 job->cost, options_.max_queue_tokens), "items"));
+  job->on_done = std::move(on_done);
+  if (!loop_.submit(job))
+    return answered(retry_reply(429, fmt::format("the queue holds more than --max-queue-tokens {} prompt tokens; retry "
+                                                 "later", options_.max_queue_tokens)));
+  return {.reply = std::nullopt, .job = std::move(job), .answer = std::move(answer)};
+}
+
+Reply Service::answer(const Started& started) {
+  const Job& job = *started.job;
+  if (job.expired) return error_reply(504, "timeout_ms passed before the work started; nothing was computed");
+  if (!job.result.error.empty())
+    return error_reply(job.mode == ScoringMode::Generate ? 400 : 500, job.result.error,
+                       job.mode == ScoringMode::Generate ? "items" : "");
+  return started.answer();
+}
+
+std::optional<Reply> Service::give_up(Job& job, GiveUp why) {
+  if (!job.abandon()) return std::nullopt;
+  switch (why) {
+    case GiveUp::Deadline:
       metrics_.count_dropped("deadline");
       return error_reply(504, "timeout_ms passed before the work started; nothing was computed");
-    }
-    if (gone && gone() && job->abandon()) {
+    case GiveUp::Disconnect:
       metrics_.count_dropped("disconnect");
       return error_reply(499, "the client closed the connection");
-    }
+    case GiveUp::Shutdown:
+      metrics_.count_dropped("shutdown");
+      return retry_reply(503, "the server is stopping; the request was not started");
   }
-  if (job->expired) return error_reply(504, "timeout_ms passed before the work started; nothing was computed");
-  if (!job->result.error.empty())
-    return error_reply(job->mode == ScoringMode::Generate ? 400 : 500, job->result.error,
-                       job->mode == ScoringMode::Generate ? "items" : "");
   return std::nullopt;
 }
 
-Reply Service::label(std::string_view body, const ClientGone& gone) {
-  const LabelRequest request = parse_label_request(body);
-  std::shared_ptr<Job> job = templated_job(engine_, request.query, request.items, "items");
-  set_deadline(*job, request.common);
-  job->mode = request.mode;
-  if (request.threshold) job->threshold = *request.threshold;
+Started Service::label(std::string_view body, std::function<void()> on_done) {
+  auto request = std::make_shared<const LabelRequest>(parse_label_request(body));
+  admit(*request, body.size(), options_.admission);
+  std::shared_ptr<Job> job = templated_job(engine_, request->query, request->items, "items");
+  set_deadline(*job, request->common);
+  job->mode = request->mode;
+  if (request->threshold) job->threshold = *request->threshold;
   if (job->mode == ScoringMode::Generate) {
-    job->query_text = request.query;
-    job->item_texts = request.items;
+    job->query_text = request->query;
+    job->item_texts = request->items;
   } else {
     check_fits(*job, "items");
   }
-  if (!request.items.empty())
-    if (std::optional<Reply> failed = run(job, gone)) return *failed;
-
-  const RowResult& result = job->result;
-  json scores = json::array(), labels = json::array();
-  for (size_t i = 0; i < result.scores.size(); ++i) {
-    scores.push_back(optional_json(result.scores[i]));
-    labels.push_back(result.labels[i] ? json(*result.labels[i]) : json(nullptr));
-  }
-  json out = {{"scores", std::move(scores)}, {"labels", std::move(labels)},
-              {"mode", std::string(scoring_mode_name(job->mode))},
-              {"artifact", {{"version", engine_.artifact().version}, {"threshold", job->threshold}}},
-              {"usage", {{"prompt_tokens", result.prefill_tokens}, {"requests", result.requests}}}};
-  if (request.has_item_ids) out["item_ids"] = request.item_ids;
-  if (job->mode == ScoringMode::Generate) {
-    out["unparsed"] = result.unparsed;
-    out["usage"]["generated_tokens"] = result.generated_tokens;
-  }
-  return {200, std::move(out), {}};
+  const std::string version = engine_.artifact().version;
+  return queue(job, std::move(on_done), [request, job = job.get(), version] {
+    const RowResult& result = job->result;
+    json scores = json::array(), labels = json::array();
+    for (size_t i = 0; i < result.scores.size(); ++i) {
+      scores.push_back(optional_json(result.scores[i]));
+      labels.push_back(result.labels[i] ? json(*result.labels[i]) : json(nullptr));
+    }
+    json out = {{"scores", std::move(scores)}, {"labels", std::move(labels)},
+                {"mode", std::string(scoring_mode_name(job->mode))},
+                {"artifact", {{"version", version}, {"threshold", job->threshold}}},
+                {"usage", {{"prompt_tokens", result.prefill_tokens}, {"requests", result.requests}}}};
+    if (request->has_item_ids) out["item_ids"] = request->item_ids;
+    if (job->mode == ScoringMode::Generate) {
+      out["unparsed"] = result.unparsed;
+      out["usage"]["generated_tokens"] = result.generated_tokens;
+    }
+    return Reply{200, std::move(out), {}, {}};
+  });
 }
 
-Reply Service::score(std::string_view body, const ClientGone& gone) {
+Started Service::score(std::string_view body, std::function<void()> on_done) {
   const ScoreRequest request = parse_score_request(body);
+  admit(request, body.size(), options_.admission);
   const int64_t vocab_size = engine_.model().config().vocab_size;
   check_ids(request.label_token_ids, vocab_size, "label_token_ids");
   auto job = std::make_shared<Job>();
@@ -203,45 +195,45 @@ Reply Service::score(std::string_view body, const ClientGone& gone) {
   }
   if (!request.item_first) job->query = concat(bos, query);
   check_fits(*job, "items");
-  if (!job->items.empty())
-    if (std::optional<Reply> failed = run(job, gone)) return *failed;
-
-  const int64_t used = job->result.prefill_tokens;
-  json out = {{"scores", job->label_scores}, {"model", options_.model_name}, {"object", "scoring"},
-              {"usage", {{"prompt_tokens", used}, {"completion_tokens", 0}, {"total_tokens", used}}}};
-  return {200, std::move(out), {}};
+  return queue(job, std::move(on_done), [job = job.get(), model = options_.model_name] {
+    const int64_t used = job->result.prefill_tokens;
+    json out = {{"scores", job->label_scores}, {"model", model}, {"object", "scoring"},
+                {"usage", {{"prompt_tokens", used}, {"completion_tokens", 0}, {"total_tokens", used}}}};
+    return Reply{200, std::move(out), {}, {}};
+  });
 }
 
-Reply Service::rerank(std::string_view body, const ClientGone& gone) {
-  const RerankRequest request = parse_rerank_request(body);
-  std::shared_ptr<Job> job = templated_job(engine_, request.query, request.documents, "documents");
-  set_deadline(*job, request.common);
+Started Service::rerank(std::string_view body, std::function<void()> on_done) {
+  auto request = std::make_shared<const RerankRequest>(parse_rerank_request(body));
+  admit(*request, body.size(), options_.admission);
+  std::shared_ptr<Job> job = templated_job(engine_, request->query, request->documents, "documents");
+  set_deadline(*job, request->common);
   check_fits(*job, "documents");
-  if (!request.documents.empty())
-    if (std::optional<Reply> failed = run(job, gone)) return *failed;
-
-  // Most relevant first; ties keep input order.
-  std::vector<size_t> order(request.documents.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return *job->result.scores[a] > *job->result.scores[b]; });
-  if (request.top_n && static_cast<size_t>(*request.top_n) < order.size()) order.resize(static_cast<size_t>(*request.top_n));
-  json results = json::array();
-  for (size_t index : order) {
-    json result = {{"index", index}, {"relevance_score", *job->result.scores[index]}};
-    if (request.return_documents) result["document"] = {{"text", request.documents[index]}};
-    results.push_back(std::move(result));
-  }
-  const int64_t used = job->result.prefill_tokens;
-  return {200, {{"results", std::move(results)}, {"model", options_.model_name},
-                {"usage", {{"prompt_tokens", used}, {"total_tokens", used}}}}, {}};
+  return queue(job, std::move(on_done), [request, job = job.get(), model = options_.model_name] {
+    // Most relevant first; ties keep input order.
+    std::vector<size_t> order(request->documents.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return *job->result.scores[a] > *job->result.scores[b]; });
+    if (request->top_n && static_cast<size_t>(*request->top_n) < order.size())
+      order.resize(static_cast<size_t>(*request->top_n));
+    json results = json::array();
+    for (size_t index : order) {
+      json result = {{"index", index}, {"relevance_score", *job->result.scores[index]}};
+      if (request->return_documents) result["document"] = {{"text", request->documents[index]}};
+      results.push_back(std::move(result));
+    }
+    const int64_t used = job->result.prefill_tokens;
+    return Reply{200, {{"results", std::move(results)}, {"model", model},
+                       {"usage", {{"prompt_tokens", used}, {"total_tokens", used}}}}, {}, {}};
+  });
 }
 
 Reply Service::models() const {
   json model = {{"id", options_.model_name}, {"object", "model"}, {"owned_by", "sift"},
                 {"version", engine_.artifact().version}, {"threshold", engine_.artifact().threshold},
                 {"max_model_len", engine_.model().config().max_position_embeddings}};
-  return {200, {{"object", "list"}, {"data", json::array({model})}}, {}};
+  return {200, {{"object", "list"}, {"data", json::array({model})}}, {}, {}};
 }
 
 }  // namespace sift::serve

@@ -1,65 +1,78 @@
 #pragma once
-// Service: what each route does, apart from HTTP. A POST body is parsed (api_requests.h),
-// rendered and tokenized on the calling HTTP thread, checked against the model (token ids
-// in the vocabulary, every [query; item] within the request limit and the positions), queued
-// as a Job, and waited for; the reply is the route's JSON.
+// Service: what each POST route does, apart from HTTP. A body is parsed (api_requests.h),
+// admitted by size (admission.h), rendered and tokenized, checked against the model (token ids
+// in the vocabulary, every [query; item] within --max-batch-tokens and the positions) and
+// queued as a Job on the engine loop. The caller never waits: start() returns at once with
+// either the answer or the queued job, whose on_done fires (on the engine's thread) when the
+// engine has finished it; answer() then gives the route's JSON.
 //
 //   400 malformed body or field (the field named)    429 queue full (Retry-After)
-//   413 more prompt tokens than the whole queue holds (--max-queue-tokens)
+//   413 over a size limit (admission.h), or more prompt tokens than the whole queue holds
+//       (--max-queue-tokens)
 //   504 deadline passed before the work started      500 the engine failed on the row
-#include <nlohmann/json.hpp>
-
+//   499 the client went away while the job was queued (nobody reads it; counted)
+//
+// Parsing and tokenizing run on the caller's thread (an HTTP thread), bounded by the body
+// limit and admission; only the model runs on the engine loop.
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include "scoring/loaded_labeler.h"
+#include "serve/admission.h"
 #include "serve/engine_loop.h"
 #include "serve/metrics.h"
 #include "serve/query_kv_cache.h"
+#include "serve/reply.h"
 
 namespace sift::serve {
 
-struct Reply {
-  int status = 200;
-  nlohmann::json body;
-  std::vector<std::pair<std::string, std::string>> headers;
-};
-
-// {"object": "error", "message", "type", "code", "param", "error": {the same}} with the
-// status: "param" names the field at fault (null when none); the top level is what SGLang's
-// clients read, "error" what OpenAI's read.
-Reply error_reply(int status, std::string_view message, std::string_view field = "");
-
 struct ServiceOptions {
   std::string model_name;        // /v1/models id, echoed as "model"
-  int64_t max_batch_tokens = 0;  // one forward call
+  int64_t max_batch_tokens = 0;  // one forward call, and one request
   int64_t max_queue_tokens = 0;  // waiting tokens before 429
   int64_t kv_cache_bytes = 0;    // the query-KV cache's budget
   int threads = 0;               // the engine session's threads
+  AdmissionLimits admission;     // items, scores, response bytes
 };
 
-// True once the client has closed its connection (its queued work is then dropped).
-using ClientGone = std::function<bool()>;
+// A POST request on its way: answered at once (`reply`: an error, or nothing to score), or
+// queued (`job`, answered by Service::answer once job->on_done has fired).
+struct Started {
+  std::optional<Reply> reply;
+  std::shared_ptr<Job> job;
+  std::function<Reply()> answer;  // the route's reply from the finished job
+};
+
+// Why a queued job is given up before the engine takes it (the sift_dropped_total reason).
+enum class GiveUp { Deadline, Disconnect, Shutdown };
 
 class Service {
  public:
   Service(const LoadedLabeler& engine, const ServiceOptions& options, Metrics& metrics);
 
-  Reply label(std::string_view body, const ClientGone& gone);
-  Reply score(std::string_view body, const ClientGone& gone);
-  Reply rerank(std::string_view body, const ClientGone& gone);
+  // Each throws BadRequest (400, or 413 over a size limit). `on_done` is the queued job's
+  // on_done (see Started): it must only hand the answer over, never block.
+  Started label(std::string_view body, std::function<void()> on_done);
+  Started score(std::string_view body, std::function<void()> on_done);
+  Started rerank(std::string_view body, std::function<void()> on_done);
   Reply models() const;
   QueryKvCacheStats cache_stats() const { return cache_.stats(); }
 
-  // Runs what is queued and stops the engine loop (after the HTTP server stopped).
+  // The reply of a finished job: its error (504, 400, 500), or started.answer().
+  static Reply answer(const Started& started);
+  // Drops a queued job (its deadline passed, its client went away, the server is stopping):
+  // the reply to send (504, 499, 503) when the job was still queued and is now never run;
+  // nullopt when the engine already has it (its on_done will fire).
+  std::optional<Reply> give_up(Job& job, GiveUp why);
+
+  // Runs what is queued (and not given up) and stops the engine loop (after the HTTP side stopped).
   void drain() { loop_.close(); }
 
  private:
-  // Queues the job and waits for it; on success returns nullopt and the job holds results.
-  std::optional<Reply> run(const std::shared_ptr<Job>& job, const ClientGone& gone);
+  Started queue(std::shared_ptr<Job> job, std::function<void()> on_done, std::function<Reply()> answer);
   void check_fits(const Job& job, std::string_view items_field) const;
 
   const LoadedLabeler& engine_;

@@ -6,7 +6,8 @@
 #    failed and nothing was labeled;
 #  - a row given to the wrong command is named as such (a row to score as a profile, a
 #    profile as a row to score, a catalog entry, score output without --echo);
-#  - `sift score --echo` writes rows that eval, calibrate and train read as they are;
+#  - `sift score --echo` writes rows that eval, calibrate and train read as they are, and
+#    `sift batch --echo` the same lines (a job of its own: --resume without --echo refuses it);
 #  - --truncate cuts a row too long for a request instead of failing it (score and batch:
 #    usage.truncated_tokens; a batch job resumes only under the same truncation);
 #  - `sift batch --input -` says why a job needs a file; --pretty indents output rows;
@@ -116,6 +117,16 @@ report = json.loads(run("eval", "--model", model, "--input", echoed, "--shuffles
 check(report["agreement"] == 1.0 and report["n_items"] == sum(len(r["items"]) for r in rows),
       f"a labeler agrees with its own labels: {report['agreement']}")
 run("calibrate", "--model", model, "--input", echoed, "--dry-run")
+echo_job = os.path.join(work, "echo_job.jsonl")
+run("batch", "--model", model, "--input", sample, "--output", echo_job, "--echo")
+check(open(echo_job).read() == open(echoed).read(), "sift batch --echo writes sift score --echo's lines")
+out = run("batch", "--model", model, "--input", sample, "--output", echo_job, "--resume", code=1)
+check("echo is absent in this run, true in the job" in out.stderr, f"resume without --echo: {out.stderr}")
+run("batch", "--model", model, "--input", sample, "--output", echo_job, "--resume", "--echo")
+mixed_echo = os.path.join(work, "mixed_echo.jsonl")
+run("batch", "--model", model, "--input", mixed, "--output", mixed_echo, "--echo")
+check(open(mixed_echo).read() == run("score", "--model", model, "--input", mixed, "--echo").stdout,
+      "an error line in sift batch --echo's output is sift score --echo's")
 if has_trainer:
     trained = json.loads(run("train", "--train", echoed, "--out", os.path.join(work, "student"), "--init-model", model,
                              "--steps", "1", "--batch-size", "8").stdout)

@@ -99,8 +99,8 @@ with Server(sift, model, "--threads", "1", "--max-body-mb", "1") as server:
                 s.shutdown(socket.SHUT_WR)
             return s.recv(200)
     def raw_client(request, n):
-        # httplib answers a Content-Length it will not read only after its 5 s read timeout:
-        # one thread per kind, a few of each, so the slow kinds wait side by side.
+        # One thread per kind, a few of each: a kind the server answers only at a deadline
+        # waits beside the others.
         for _ in range(n):
             reply = raw_reply(request, half_close=False)
             with lock:

@@ -67,6 +67,40 @@ TEST(ParseJson, TextThatQuotesTheLibrarysOwnWordsIsAnErrorNotAnOverread) {
     EXPECT_THAT([&] { parse_json(bad, "q.json"); }, ThrowsMessage<Error>(HasSubstr("q.json: invalid JSON at "))) << bad;
 }
 
+TEST(ParseJson, StrictRulesRefuseDuplicateKeysAndInexactIntegersNamingThePath) {
+  const JsonStrict strict{.unique_keys = true, .exact_integers = true};
+  const auto path_of_error = [&](const std::string& text) -> std::string {
+    try {
+      parse_json(text, "", strict);
+    } catch (const JsonValueError& e) {
+      EXPECT_THAT(e.what(), ::testing::StartsWith(e.path().empty() ? "the " : e.path() + ": ")) << text;
+      return e.path();
+    }
+    return "(parsed)";
+  };
+  EXPECT_EQ(path_of_error(R"({"query": "a", "query": "b"})"), "query");
+  EXPECT_EQ(path_of_error(R"({"items": ["x", {"text": "a", "id": 1, "text": "b"}]})"), "items[1].text");
+  EXPECT_EQ(path_of_error(R"({"a": {"b": 1}, "c": {"b": 2, "d": [[], {"e": 1, "e": 1}]}})"), "c.d[1].e");
+  EXPECT_EQ(path_of_error(R"({"items": [{"id": 99999999999999999999, "text": "a"}]})"), "items[0].id");
+  EXPECT_EQ(path_of_error(R"([1, 2, -9223372036854775809])"), "[2]");
+  EXPECT_EQ(path_of_error("18446744073709551616"), "");
+  EXPECT_THAT([&] { parse_json(R"({"a": 1, "a": 2})", "", strict); },
+              ThrowsMessage<JsonValueError>("a: the key \"a\" appears twice in one object"));
+  EXPECT_THAT([&] { parse_json(R"({"n": [0, 123456789012345678901234]})", "", strict); },
+              ThrowsMessage<JsonValueError>("n[1]: the integer 123456789012345678901234 does not fit 64 bits (send it as "
+                                            "a string)"));
+
+  // Within the rules: the same key in different objects, the 64-bit extremes (exact), floats.
+  const nlohmann::json ok = parse_json(
+      R"({"a": {"k": 1}, "b": {"k": 2}, "ids": [9007199254740993, 18446744073709551615, -9223372036854775808], "f": 1e20})",
+      "", strict);
+  EXPECT_EQ(ok["ids"].dump(), "[9007199254740993,18446744073709551615,-9223372036854775808]");
+  EXPECT_EQ(ok["f"].get<double>(), 1e20);
+  // Without them (files, input rows): JSON's own rules, the last key wins.
+  EXPECT_EQ(parse_json(R"({"a": 1, "a": 2})", "")["a"], 2);
+  EXPECT_TRUE(parse_json("99999999999999999999", "").is_number_float());
+}
+
 TEST(ParseJson, SafetensorsHeaderAndIndexAreBounded) {
   const std::string file = test::safetensors_bytes("{\"__metadata__\": " + nested_arrays(100000) + "}", "");
   EXPECT_THAT([&] { SafetensorsFile::from_memory(std::as_bytes(std::span(file)), "deep.safetensors"); },

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -57,16 +58,27 @@ const Row kRows[] = {{"ten years of python and go", {"Python", "welding", "Go"}}
                      {"a nurse in intensive care", {"nursing"}},
                      {"data engineer, spark and sql", {"SQL", "Spark", "baking", "Kafka"}}};
 
-bool finished(Job& job) { return job.wait_for(std::chrono::seconds(0)); }
+bool finished(Job& job) { return job.done(); }
 
-// Waits (a hang detector, not a timing check) until `condition` holds.
+// Whether `condition` comes to hold within 60 s (a hang detector, not a timing check).
 template <typename Condition>
-void wait_until(Condition condition, const char* what) {
+bool eventually(Condition condition) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!condition()) {
-    ASSERT_LT(std::chrono::steady_clock::now(), give_up) << what;
+    if (std::chrono::steady_clock::now() > give_up) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  return true;
+}
+
+template <typename Condition>
+void wait_until(Condition condition, const char* what) {
+  ASSERT_TRUE(eventually(condition)) << what;
+}
+
+// Whether the engine finishes the job (a hang detector).
+bool finishes(Job& job) {
+  return eventually([&] { return job.done(); });
 }
 
 // An engine loop with its metrics and cache, held before each batch until release() (gated),
@@ -112,17 +124,24 @@ class Loop {
 TEST(EngineLoop, JobsGetTheEnginesOwnBits) {
   Loop loop(false);
   std::vector<std::shared_ptr<Job>> jobs;
+  std::atomic<int> answered{0};
   for (const Row& row : kRows) {
     jobs.push_back(job_of(row));
+    jobs.back()->on_done = [&answered, test_thread = std::this_thread::get_id()] {
+      EXPECT_NE(std::this_thread::get_id(), test_thread) << "called by the engine's thread";
+      ++answered;
+    };
     ASSERT_TRUE(loop->submit(jobs.back()));
   }
   for (size_t r = 0; r < jobs.size(); ++r) {
-    ASSERT_TRUE(jobs[r]->wait_for(std::chrono::seconds(60)));
+    ASSERT_TRUE(finishes(*jobs[r]));
     const RowResult want = reference(kRows[r]);
     EXPECT_EQ(jobs[r]->result.scores, want.scores) << "row " << r;
     EXPECT_EQ(jobs[r]->result.labels, want.labels) << "row " << r;
     EXPECT_FALSE(jobs[r]->expired);
   }
+  // Each job's on_done is called (once: finish() lets it go): the server's cue to answer.
+  EXPECT_TRUE(eventually([&] { return answered == 3; })) << answered << " of 3 answered";
 }
 
 TEST(EngineLoop, WhileTheEngineIsBusyTheQueueAdmitsUpToItsTokensAndNoMore) {
@@ -144,10 +163,10 @@ TEST(EngineLoop, WhileTheEngineIsBusyTheQueueAdmitsUpToItsTokensAndNoMore) {
   EXPECT_FALSE(finished(*running)) << "the engine is held before computing";
   loop.release(1 << 12);
   for (size_t j : {0u, 1u, 3u}) {
-    ASSERT_TRUE(queued[j]->wait_for(std::chrono::seconds(60)));
+    ASSERT_TRUE(finishes(*queued[j]));
     EXPECT_EQ(queued[j]->result.scores, reference(kRows[1]).scores);
   }
-  ASSERT_TRUE(running->wait_for(std::chrono::seconds(60)));
+  ASSERT_TRUE(finishes(*running));
   EXPECT_FALSE(finished(*queued[2])) << "a refused job is not queued";
   EXPECT_EQ(loop.metric("sift_queue_tokens"), 0);
 }
@@ -162,10 +181,10 @@ TEST(EngineLoop, AJobWhoseDeadlinePassedWhileQueuedIsFinishedUnrun) {
   ASSERT_TRUE(loop->submit(late));
   std::this_thread::sleep_until(*late->deadline + std::chrono::milliseconds(1));  // the deadline passes in the queue
   loop.release(1 << 12);
-  ASSERT_TRUE(late->wait_for(std::chrono::seconds(60)));
+  ASSERT_TRUE(finishes(*late));
   EXPECT_TRUE(late->expired);
   EXPECT_TRUE(late->result.scores.empty()) << "nothing computed";
-  ASSERT_TRUE(running->wait_for(std::chrono::seconds(60)));
+  ASSERT_TRUE(finishes(*running));
   EXPECT_EQ(loop.metric(R"(sift_dropped_total{reason="deadline"})"), 1);
   EXPECT_EQ(loop.metric("sift_labels_total"), 3) << "only the running job's items were scored";
   EXPECT_EQ(loop.metric("sift_prefill_tokens_total"), running->result.prefill_tokens);
@@ -173,7 +192,7 @@ TEST(EngineLoop, AJobWhoseDeadlinePassedWhileQueuedIsFinishedUnrun) {
   auto in_time = job_of(kRows[1]);  // a deadline the engine meets: run as any other
   in_time->deadline = Clock::now() + std::chrono::hours(1);
   ASSERT_TRUE(loop->submit(in_time));
-  ASSERT_TRUE(in_time->wait_for(std::chrono::seconds(60)));
+  ASSERT_TRUE(finishes(*in_time));
   EXPECT_FALSE(in_time->expired);
   EXPECT_EQ(in_time->result.scores, reference(kRows[1]).scores);
 }
@@ -187,7 +206,7 @@ TEST(EngineLoop, AJobAbandonedWhileQueuedIsNeverRun) {
   ASSERT_TRUE(loop->submit(gone));
   ASSERT_TRUE(gone->abandon()) << "queued, not yet claimed by the engine";
   loop.release(1 << 12);
-  ASSERT_TRUE(running->wait_for(std::chrono::seconds(60)));
+  ASSERT_TRUE(finishes(*running));
   loop->close();  // the abandoned job has been taken off the queue too
   EXPECT_FALSE(finished(*gone));
   EXPECT_TRUE(gone->result.scores.empty());

@@ -85,6 +85,14 @@ TEST(Metrics, CountersAndGaugesSayWhatWasCounted) {
   metrics.count_work(30, 2);
   metrics.count_dropped("deadline");
   metrics.count_dropped("deadline");
+  metrics.count_dropped("shutdown");
+  metrics.connections_changed(3);
+  metrics.connections_changed(-1);
+  metrics.count_refused("per-address");
+  metrics.count_refused("fd-limit");
+  metrics.count_refused("fd-limit");
+  metrics.count_timed_out("head");
+  metrics.count_timed_out("send");
   const QueryKvCacheStats cache{.hits = 4, .misses = 5, .insertions = 6, .evictions = 2, .bytes = 4096, .entries = 3};
   const std::string text = metrics.render(cache);
 
@@ -97,6 +105,14 @@ TEST(Metrics, CountersAndGaugesSayWhatWasCounted) {
   EXPECT_EQ(sample(text, "sift_labels_total"), 9);
   EXPECT_EQ(sample(text, R"(sift_dropped_total{reason="deadline"})"), 2);
   EXPECT_EQ(sample(text, R"(sift_dropped_total{reason="disconnect"})"), 0);  // present before the first
+  EXPECT_EQ(sample(text, R"(sift_dropped_total{reason="shutdown"})"), 1);
+  EXPECT_EQ(sample(text, "sift_connections"), 2);
+  EXPECT_EQ(sample(text, R"(sift_connections_refused_total{reason="max-connections"})"), 0);
+  EXPECT_EQ(sample(text, R"(sift_connections_refused_total{reason="per-address"})"), 1);
+  EXPECT_EQ(sample(text, R"(sift_connections_refused_total{reason="fd-limit"})"), 2);
+  EXPECT_EQ(sample(text, R"(sift_connections_timed_out_total{phase="head"})"), 1);
+  EXPECT_EQ(sample(text, R"(sift_connections_timed_out_total{phase="body"})"), 0);
+  EXPECT_EQ(sample(text, R"(sift_connections_timed_out_total{phase="send"})"), 1);
   EXPECT_EQ(sample(text, "sift_kv_cache_hits_total"), 4);
   EXPECT_EQ(sample(text, "sift_kv_cache_misses_total"), 5);
   EXPECT_EQ(sample(text, "sift_kv_cache_evictions_total"), 2);

@@ -34,7 +34,7 @@ class Server:
     is 200 (healthy=False: once the port is known, the model maybe still loading).
     gated=True holds the engine before every batch until release() lets it through."""
 
-    def __init__(self, sift, model, *args, env=None, healthy=True, gated=False):
+    def __init__(self, sift, model, *args, env=None, healthy=True, gated=False, preexec_fn=None):
         self.sift = sift
         self.dir = tempfile.mkdtemp(prefix="sift-serve-")
         self.log_path = os.path.join(self.dir, "serve.log")
@@ -48,7 +48,7 @@ class Server:
             env["SIFT_TEST_ENGINE_GATE"] = fifo
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen([sift, "serve", "--model", model, "--port", "0", "--port-file", port_file, *args],
-                                     stdout=self.log, stderr=subprocess.STDOUT, env=env)
+                                     stdout=self.log, stderr=subprocess.STDOUT, env=env, preexec_fn=preexec_fn)
         wait_until(lambda: os.path.exists(port_file) or self.proc.poll() is not None, "sift serve wrote no --port-file")
         check(self.proc.poll() is None, f"sift serve exited early: {self.read_log()}")
         self.port = int(open(port_file).read())

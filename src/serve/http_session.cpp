@@ -1,0 +1,363 @@
+#include "serve/http_session.h"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <chrono>
+#include <exception>
+#include <optional>
+#include <utility>
+
+#include "serve/api_requests.h"
+#include "serve/http_request.h"
+
+namespace sift::serve {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+using tcp = net::ip::tcp;
+using error_code = boost::system::error_code;
+using SteadyClock = std::chrono::steady_clock;
+
+// After the last response on a connection: how long the session still reads (and drops) what
+// the client sends, so the client reads the response instead of a reset.
+constexpr auto kLinger = std::chrono::seconds(2);
+// The read buffer: a head (at most kMaxHeadBytes), the body as it streams through, and what a
+// pipelining client sends ahead. Emptied and freed while the connection is idle.
+constexpr size_t kReadBufferBytes = 64 * 1024;
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+
+SteadyClock::duration ticks(Seconds seconds) { return std::chrono::duration_cast<SteadyClock::duration>(seconds); }
+
+class Session final : public Connection, public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, std::string address, SessionContext& context)
+      : stream_(std::move(socket)),
+        timer_(stream_.get_executor()),
+        buffer_(kReadBufferBytes),
+        context_(context),
+        address_(std::move(address)) {
+    context_.metrics.connections_changed(1);
+  }
+  ~Session() override {
+    if (!address_.empty()) context_.connections.release(address_);
+    context_.connections.remove(this);
+    context_.metrics.connections_changed(-1);
+  }
+
+  // Serves requests until the connection closes.
+  void start() {
+    context_.connections.add(shared_from_this());
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->wait_for_request(); });
+  }
+  // Answers `reply` before reading anything, then closes.
+  void refuse(Reply reply) {
+    context_.connections.add(shared_from_this());
+    net::dispatch(stream_.get_executor(), [self = shared_from_this(), reply = std::move(reply)]() mutable {
+      self->send(std::move(reply), /*close=*/true);
+    });
+  }
+
+  void shut_down() override {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      self->stopping_ = true;
+      if (self->phase_ == Phase::Idle || self->phase_ == Phase::Head || self->phase_ == Phase::Body) self->close();
+    });
+  }
+  void force_close() override {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      if (self->phase_ == Phase::Working && self->started_.job)
+        if (Service* service = self->context_.service.load()) service->give_up(*self->started_.job, GiveUp::Shutdown);
+      self->close();
+    });
+  }
+
+ private:
+  enum class Phase { Idle, Head, Body, Working, Sending, Closing, Closed };
+
+  bool stopping() const { return stopping_ || context_.stopping.load(); }
+
+  // Idle: wait for the first byte of the next request (no buffer held) for --keep-alive-seconds.
+  void wait_for_request() {
+    phase_ = Phase::Idle;
+    if (stopping()) return close();
+    if (buffer_.size() > 0) return read_head();  // pipelined: already here
+    buffer_.shrink_to_fit();
+    timer_.expires_after(ticks(context_.options.keep_alive));
+    timer_.async_wait([self = shared_from_this()](error_code ec) {
+      if (!ec && self->phase_ == Phase::Idle) self->close();
+    });
+    peek([self = shared_from_this()](error_code ec) {
+      if (self->phase_ != Phase::Idle) return;
+      self->timer_.cancel();
+      if (ec) return self->close();
+      self->read_head();
+    });
+  }
+
+  // Waits, without taking anything, until the client has sent a byte (no error) or closed its
+  // end (error: eof, or a reset). A peek, not async_wait(wait_read): Asio's epoll reactor may
+  // finish a readiness wait at once, readable or not.
+  template <typename Handler>
+  void peek(Handler&& handler) {
+    stream_.socket().async_receive(net::buffer(&peeked_, 1), tcp::socket::message_peek,
+                                   [handler = std::forward<Handler>(handler)](error_code ec, size_t) { handler(ec); });
+  }
+
+  // Head: the request line and fields, within --head-timeout-seconds of the first byte.
+  void read_head() {
+    phase_ = Phase::Head;
+    route_ = Route::None;
+    method_ = http::verb::unknown;
+    version_ = 11;
+    arrived_ = SteadyClock::now();
+    parser_.emplace();
+    parser_->header_limit(kMaxHeadBytes);
+    parser_->body_limit(static_cast<uint64_t>(context_.options.max_body_bytes));
+    stream_.expires_after(ticks(context_.options.head_timeout));
+    http::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
+      if (self->phase_ == Phase::Head) self->on_head(ec);
+    });
+  }
+
+  void on_head(error_code ec) {
+    if (ec) return read_failed(ec, "head");
+    arrived_ = SteadyClock::now();
+    const auto& head = parser_->get();
+    method_ = head.method();
+    version_ = head.version();
+    keep_alive_ = head.keep_alive();
+    const HeadRules rules{.api_key = context_.options.api_key ? &*context_.options.api_key : nullptr,
+                          .service_ready = context_.service.load() != nullptr};
+    HeadVerdict verdict = check_head(*parser_, rules);
+    route_ = verdict.route;
+    if (verdict.refusal) return respond(std::move(*verdict.refusal), verdict.close || !keep_alive_);
+    if (parser_->is_done()) return run();
+    if (!verdict.send_continue) return read_body();
+    stream_.expires_after(ticks(context_.options.body_timeout));
+    net::async_write(stream_, net::buffer(kContinue.data(), kContinue.size()),
+                     [self = shared_from_this()](error_code ec, size_t) {
+                       if (self->phase_ != Phase::Head) return;
+                       if (ec) return self->close();
+                       self->read_body();
+                     });
+  }
+
+  // Body: all of it within --body-timeout-seconds (Content-Length or chunked, at most --max-body-mb).
+  void read_body() {
+    phase_ = Phase::Body;
+    stream_.expires_after(ticks(context_.options.body_timeout));
+    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
+      if (self->phase_ != Phase::Body) return;
+      if (ec) return self->read_failed(ec, "body");
+      self->run();
+    });
+  }
+
+  // A read that ended without a request: a deadline (counted), the client gone (nothing to
+  // answer), or bytes Beast's parser refused (answered, then closed).
+  void read_failed(error_code ec, const char* phase) {
+    if (ec == beast::error::timeout) {
+      context_.metrics.count_timed_out(phase);
+      return close();
+    }
+    const bool parser_refused = ec.category() == http::make_error_code(http::error::bad_method).category() &&
+                                ec != http::error::end_of_stream && ec != http::error::partial_message;
+    if (!parser_refused) return close();
+    respond(refusal_of(ec, context_.options.max_body_bytes), /*close=*/true);
+  }
+
+  // Working: the request is complete; answer it, or queue its job and wait (without a thread).
+  void run() {
+    phase_ = Phase::Working;
+    stream_.expires_never();
+    Service* service = context_.service.load();
+    const bool close = !keep_alive_;
+    switch (route_) {
+      case Route::Health:
+        return respond(service ? Reply{200, {{"status", "ok"}}, {}, {}} : Reply{503, {{"status", "loading"}}, {}, {}}, close);
+      case Route::Metrics: {
+        Reply reply;
+        reply.text = context_.metrics.render(service ? service->cache_stats() : QueryKvCacheStats{});
+        return respond(std::move(reply), close);
+      }
+      case Route::Models:
+        if (service) return respond(service->models(), close);
+        break;
+      case Route::Label:
+      case Route::Score:
+      case Route::Rerank:
+        if (service) return start_job(*service);
+        break;
+      case Route::None: break;  // refused with the head
+    }
+    respond(retry_reply(503, "the model is loading"), close);
+  }
+
+  void start_job(Service& service) {
+    const std::string body = std::move(parser_->get().body());
+    parser_.reset();
+    // Called on the engine's thread: hand over to this connection's strand, nothing more.
+    auto on_done = [self = shared_from_this(), executor = stream_.get_executor()] {
+      net::post(executor, [self] { self->job_done(); });
+    };
+    try {
+      if (route_ == Route::Label) started_ = service.label(body, std::move(on_done));
+      else if (route_ == Route::Score) started_ = service.score(body, std::move(on_done));
+      else started_ = service.rerank(body, std::move(on_done));
+    } catch (const BadRequest& e) {
+      return respond(error_reply(e.status(), e.what(), e.field()), !keep_alive_);
+    } catch (const std::exception& e) {
+      return respond(error_reply(500, e.what()), !keep_alive_);
+    }
+    if (started_.reply) {
+      Reply reply = std::move(*started_.reply);
+      started_ = {};
+      return respond(std::move(reply), !keep_alive_);
+    }
+    const std::shared_ptr<Job> job = started_.job;
+    watch_client(job);
+    if (job->deadline) {
+      timer_.expires_at(*job->deadline);
+      timer_.async_wait([self = shared_from_this(), job](error_code ec) {
+        if (!ec && self->started_.job == job) self->give_up(GiveUp::Deadline);
+      });
+    }
+  }
+
+  // While `job` waits: a client that closes its end has its job dropped; one that sends its
+  // next request (pipelining) has it buffered for later, up to the read buffer's size.
+  void watch_client(const std::shared_ptr<Job>& job) {
+    peek([self = shared_from_this(), job](error_code ec) {
+      if (ec == net::error::operation_aborted || self->phase_ != Phase::Working || self->started_.job != job) return;
+      if (ec) return self->give_up(GiveUp::Disconnect);
+      tcp::socket& socket = self->stream_.socket();
+      error_code error;
+      const size_t available = socket.available(error);
+      if (error) return self->give_up(GiveUp::Disconnect);
+      if (self->buffer_.size() + available > self->buffer_.max_size()) return;  // it waits in the socket
+      const size_t n = socket.read_some(self->buffer_.prepare(available), error);
+      if (error) return self->give_up(GiveUp::Disconnect);
+      self->buffer_.commit(n);
+      self->watch_client(job);
+    });
+  }
+
+  void stop_waiting() {
+    timer_.cancel();
+    error_code ignored;
+    stream_.socket().cancel(ignored);  // the watch
+  }
+
+  void job_done() {
+    if (phase_ != Phase::Working || !started_.job) return;
+    stop_waiting();
+    Reply reply;
+    try {
+      reply = Service::answer(started_);
+    } catch (const std::exception& e) {
+      reply = error_reply(500, e.what());
+    }
+    started_ = {};
+    respond(std::move(reply), !keep_alive_);
+  }
+
+  void give_up(GiveUp why) {
+    Service* service = context_.service.load();
+    std::optional<Reply> reply = service ? service->give_up(*started_.job, why) : std::nullopt;
+    if (!reply) return;  // the engine has it: job_done answers
+    stop_waiting();
+    started_ = {};
+    respond(std::move(*reply), why != GiveUp::Deadline || !keep_alive_);
+  }
+
+  // Counts the answered request, then sends it.
+  void respond(Reply reply, bool close) {
+    const double seconds = std::chrono::duration<double>(SteadyClock::now() - arrived_).count();
+    context_.metrics.count_request(route_name(route_), reply.status, seconds);
+    send(std::move(reply), close);
+  }
+
+  // Sending: the whole response within --body-timeout-seconds.
+  void send(Reply reply, bool close) {
+    if (phase_ == Phase::Closed) return;  // shut down before a refusal was sent
+    phase_ = Phase::Sending;
+    close_after_ = close || stopping();
+    response_ = to_response(reply, version_, !close_after_, method_ == http::verb::head);
+    stream_.expires_after(ticks(context_.options.body_timeout));
+    http::async_write(stream_, response_, [self = shared_from_this()](error_code ec, size_t) {
+      if (self->phase_ != Phase::Sending) return;
+      self->response_ = {};
+      if (ec) {
+        if (ec == beast::error::timeout) self->context_.metrics.count_timed_out("send");
+        return self->close();
+      }
+      if (self->close_after_) return self->linger();
+      self->wait_for_request();
+    });
+  }
+
+  // Closing: our side is done; read and drop what the client still sends, for kLinger at most.
+  void linger() {
+    phase_ = Phase::Closing;
+    error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    buffer_.clear();
+    stream_.expires_after(kLinger);
+    drain();
+  }
+  void drain() {
+    stream_.async_read_some(buffer_.prepare(4096), [self = shared_from_this()](error_code ec, size_t) {
+      if (self->phase_ != Phase::Closing) return;
+      if (ec) return self->close();
+      self->drain();
+    });
+  }
+
+  void close() {
+    if (phase_ == Phase::Closed) return;
+    phase_ = Phase::Closed;
+    timer_.cancel();
+    error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.close();
+    parser_.reset();
+    started_ = {};
+  }
+
+  beast::tcp_stream stream_;
+  net::steady_timer timer_;  // idle (--keep-alive-seconds), then a queued job's timeout_ms
+  beast::flat_buffer buffer_;
+  std::optional<RequestParser> parser_;
+  Response response_;
+  SessionContext& context_;
+  const std::string address_;  // empty for a connection being refused (not counted in)
+  Phase phase_ = Phase::Idle;
+  char peeked_ = 0;  // peek()'s byte (left in the socket)
+  bool stopping_ = false;
+  bool close_after_ = false;
+  // The request being answered.
+  Route route_ = Route::None;
+  http::verb method_ = http::verb::unknown;
+  unsigned version_ = 11;
+  bool keep_alive_ = false;
+  SteadyClock::time_point arrived_ = SteadyClock::now();
+  Started started_;  // its job, while queued or running
+};
+
+}  // namespace
+
+void start_session(tcp::socket socket, std::string address, SessionContext& context) {
+  std::make_shared<Session>(std::move(socket), std::move(address), context)->start();
+}
+
+void refuse_connection(tcp::socket socket, Reply reply, SessionContext& context) {
+  std::make_shared<Session>(std::move(socket), std::string(), context)->refuse(std::move(reply));
+}
+
+}  // namespace sift::serve

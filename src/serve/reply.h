@@ -1,0 +1,28 @@
+#pragma once
+// Reply: what `sift serve` answers a request, apart from HTTP's framing: a status, a JSON body
+// (or, for /metrics, text) and extra headers (Retry-After, WWW-Authenticate).
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sift::serve {
+
+struct Reply {
+  int status = 200;
+  nlohmann::json body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string text;  // a text/plain body instead of JSON when not empty (/metrics)
+};
+
+// {"object": "error", "message", "type", "code", "param", "error": {the same}} with the
+// status: "param" names the field at fault (null when none); the top level is what SGLang's
+// clients read, "error" what OpenAI's read.
+Reply error_reply(int status, std::string_view message, std::string_view field = "");
+
+// error_reply with "Retry-After: <seconds>" (429, 503).
+Reply retry_reply(int status, std::string_view message, int retry_after_seconds = 1);
+
+}  // namespace sift::serve
