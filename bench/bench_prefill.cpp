@@ -5,8 +5,9 @@
 //   bench_prefill MODEL_DIR [--tokens 128,512,2048] [--repeats 3] [--weights auto|f32|bf16|q8]
 //
 // Besides sift's F32 gemm (and, on an AVX-512 CPU, the same with the AVX2 register tile) it
-// times the same 2048^3 product with the weights held in BF16 (widened in the kernel) and in
-// Q8 (int8 dot products: the best kernel, the 256-bit VNNI one where the CPU has it, AVX2).
+// times the same 2048^3 product with the weights held in BF16 (widened in the kernel), in BF16
+// compute (each kernel the CPU has: AMX "bf16-amx", AVX512_BF16 "bf16-dot") and in Q8 (int8
+// dot products: the best kernel, the 256-bit VNNI one where the CPU has it, AVX2).
 //
 // FLOPs of a prefill of T tokens (causal): 2 T (matmul weights of all layers) for the
 // projections + per layer and head 2 * 2 * head_dim * T(T+1)/2 for scores and values
@@ -20,11 +21,13 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/parallel.h"
 #include "kernels/cpu_features.h"
 #include "kernels/gemm.h"
+#include "kernels/gemm_bf16.h"
 #include "kernels/gemm_q8.h"
 #include "kernels/micro_tile.h"
 #include "model/model.h"
@@ -122,6 +125,17 @@ int main(int argc, char** argv) {
     sift::set_tile_isa(sift::TileIsa::Avx512);
   }
   time_gemm(sift::PackedMatrix::from_row_major(b.data(), n, n, sift::PackedType::BF16), "bf16", plain);
+  if (sift::bf16_kernel() != sift::Bf16Kernel::None) {  // BF16 compute, with each kernel the CPU has
+    const sift::PackedMatrix dot = sift::PackedMatrix::from_row_major(b.data(), n, n, sift::PackedType::BF16Dot);
+    const sift::Bf16Kernel chosen = sift::bf16_kernel();
+    for (const auto& [kernel, name] : {std::pair{sift::Bf16Kernel::Amx, "bf16-amx"},
+                                       std::pair{sift::Bf16Kernel::Avx512Bf16, "bf16-dot"}}) {
+      if (!sift::bf16_kernel_available(kernel)) continue;
+      sift::set_bf16_kernel(kernel);
+      time_gemm(dot, name, plain);
+    }
+    sift::set_bf16_kernel(chosen);
+  }
   const sift::PackedMatrix q8 = sift::PackedMatrix::from_row_major(b.data(), n, n, sift::PackedType::Q8);
   time_gemm(q8, "q8", plain);
   if (sift::cpu_has_avx_vnni())

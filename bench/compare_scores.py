@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How far one `sift score` output is from another on the same input (bench/q8_agreement.sh).
+"""How far one `sift score` output is from another on the same input (bench/weights_agreement.sh).
 
     compare_scores.py BASE.jsonl OTHER.jsonl --threshold T [--truth INPUT.jsonl] [--name NAME]
 

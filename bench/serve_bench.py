@@ -214,6 +214,7 @@ def main():
         rows20 = [json.loads(l) for l in open(make_rows(os.path.join(args.work, "batching_20.jsonl"), 8, 20, 720, 24,
                                                           per_word, 20))]
         with Server(sift, small, "--kv-cache-mb", "0", *serve_args) as server:
+            # prompt_tokens: the whole row (its query once, every item), cached or not: one request's tokens
             row_tokens = max(server.post("/v1/label", r)["usage"]["prompt_tokens"] for r in rows20)
         for label, budget in [("dynamic batching (8192-token calls)", "8192"), ("one request per call", str(row_tokens))]:
             with Server(sift, small, "--kv-cache-mb", "0", "--max-batch-tokens", budget, *serve_args) as server:

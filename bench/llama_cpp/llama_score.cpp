@@ -8,10 +8,11 @@
 //                     [--batch 16] [--flash on|off] [--ubatch 512] [--kv f16|f32] [--repeat R] [--threads T]
 //       FILE: line 1 the query's ids, then one line of ids per item (space-separated); the row is
 //       scored R times (as sift scores R copies of it), the KV cache cleared each time.
-//       Prints one JSON line: {"layout", "flash", "items", "repeat", "seconds", "labels_per_s",
-//       "load_seconds", "scores": [P(yes) per item]}, score = 1 / (1 + exp(l_no - l_yes)) at the
-//       item's last token. "seconds" is the scoring only: query prefill + items + logits read,
-//       after the model is loaded (no mmap: weights read into memory at load) and a warm-up.
+//       Prints one JSON line: {"layout", "flash", "items", "repeat", "seconds", "cpu_seconds",
+//       "labels_per_s", "load_seconds", "scores": [P(yes) per item]}, score = 1 / (1 + exp(l_no -
+//       l_yes)) at the item's last token. "seconds" is the scoring only: query prefill + items +
+//       logits read, after the model is loaded (no mmap: weights read into memory at load) and a
+//       warm-up; "cpu_seconds" the CPU time of all the process's threads over the same span.
 //
 // Layouts (both: unified KV cache, the query's KV computed once as sequence 0, each item its own
 // sequence whose cells are the query's (llama_memory_seq_cp shares them, no copy) plus its own,
@@ -28,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -111,6 +113,13 @@ Prompts read_prompts(const std::string& path) {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// CPU time of all the process's threads, in seconds.
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
 void quiet_log(ggml_log_level level, const char* text, void*) {
@@ -293,12 +302,15 @@ int run_score(const std::map<std::string, std::string>& flags) {
   if (repeat < 1) fail("--repeat: expected a positive integer");
   std::vector<double> scores;
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = process_cpu_seconds();
   for (int r = 0; r < repeat; ++r) scores = score_items(ctx, prompts, group, yes, no);
   const double seconds = seconds_since(start);
+  const double cpu_seconds = process_cpu_seconds() - cpu_start;
 
   std::printf("{\"layout\": \"%s\", \"flash\": \"%s\", \"kv\": \"%s\", \"batch\": %d, \"ubatch\": %u, \"items\": %zu, "
-              "\"repeat\": %d, \"seconds\": %.6f, \"labels_per_s\": %.6f, \"load_seconds\": %.3f, \"scores\": [",
-              layout.c_str(), flash.c_str(), kv.c_str(), group, n_ubatch, scores.size(), repeat, seconds,
+              "\"repeat\": %d, \"seconds\": %.6f, \"cpu_seconds\": %.6f, \"labels_per_s\": %.6f, \"load_seconds\": %.3f, "
+              "\"scores\": [",
+              layout.c_str(), flash.c_str(), kv.c_str(), group, n_ubatch, scores.size(), repeat, seconds, cpu_seconds,
               double(scores.size()) * repeat / seconds, model.load_seconds);
   for (size_t i = 0; i < scores.size(); ++i) std::printf("%s%.9g", i ? ", " : "", scores[i]);
   std::printf("]}\n");

@@ -2,39 +2,50 @@
 """The paper's four research questions (§6) measured on sift's synthetic qualification world,
 end to end; bench/paper/run.sh is the entry point and bench/paper/README.md says what each
 step does. Every step writes its result to WORK/results/<step>.json and is skipped when that
-file exists, so an interrupted run continues where it stopped (--fresh starts over).
+file exists, so an interrupted run continues where it stopped (--fresh starts over; a training
+run killed midway resumes from its checkpoint).
 
-    /usr/bin/python3 bench/paper/study.py [--quick] [--work DIR] [--report FILE]
+    /usr/bin/python3 bench/paper/study.py [--quick] [--seeds N] [--rq1-only] [--work DIR] [--report FILE]
+                                          [--fresh] [--throughput] [--sift BINARY]
 
 Steps (sizes in labeled (profile, qualification) pairs; each row holds K = 20 pairs):
-  world      sift synth (member-disjoint train / validation / test), a 3,000-token BPE
-  train      for each size S: the first S/20 training rows, two labelers from the same fresh
-             weights (same seed), the same shape and the same optimiser steps:
+  world      sift synth (member-disjoint train / validation / test) with its pretraining corpus
+             (--pretraining-corpus: no label, no member of any split), a 3,000-token BPE trained
+             on the corpus
+  base       a base pretrained on the corpus (sift train --objective lm), cached by its inputs
+             in WORK/bases/<hash>: the corpus, the tokenizer, the shape and the recipe
+  train      for each size S and seed: the first S/20 training rows, two labelers fine-tuned from
+             the base to their validation plateau (--early-stopping, --steps the cap):
                scoring    sift train --pack                  (label-only, paper §3.2)
                generate   sift train --objective generate    (packed generation, §2.4)
-             steps = max(min_steps, epochs * S / batch)
-             scoring labelers get the best-F1 threshold on validation rows (sift calibrate, as
-             the bundled labeler's recipe)
+             scoring labelers get the agreement-maximising threshold on the validation rows
+             (sift calibrate --target agreement)
   quality    sift eval on the test split: agreement with the reference labels (and with the
-             clean truth) on `eval_rows` rows, order inconsistency over 3 shuffles on
-             `shuffle_rows` rows; scoring in mis mode at its calibrated threshold, generation
-             by greedy decoding (hard decisions)
-  offline    sift score on test rows, 2 threads, 3 interleaved repetitions: mis and
-             independent with the largest scoring labeler, generate with the largest
-             generation labeler; labels/s (wall, median)
+             clean truth), order inconsistency over 3 shuffles
+  baselines  what candidate-blind answers agree on the same test pairs (the validity check)
+  offline    sift score over test rows, 3 interleaved repetitions: mis and independent with a
+             largest-size scoring labeler, generate with a largest-size generation labeler
   serving    sift serve + sift loadgen (bench/serve_bench.py): labels/s at p99 <= 1 s for
              N in {20, 50, 100, 200} (rows of a K = 200 world), mis / generate / independent,
              and N = 200 as two requests of 100 (query-KV cache on and off)
-  sizes      RQ4: a larger labeler (bench/paper/config_large.json) trained at the middle size
-             with the same steps; quality and offline labels/s beside the small one
+  ladder     RQ4: labelers of several sizes, each pretrained on the same corpus with the same
+             recipe and fine-tuned (scoring) at the largest size; quality and offline labels/s
+
+--throughput re-measures only the throughput steps (offline, serving, ladder labels/s) with the
+labelers already trained, and rewrites the report: for a quiet machine. --seeds N fine-tunes with
+the protocol's first N seeds only (one seed: no intervals), --rq1-only stops after the baselines
+(no offline, serving or ladder step; the report says they were not run): a smaller run for a
+busy machine, which the report's header states; the cached steps it ran count for a later full run.
 """
 import argparse
 import collections
+import hashlib
 import itertools
 import json
 import math
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -46,24 +57,44 @@ SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "bench"))
 import serve_bench  # noqa: E402  (Server, measure, split_experiment)
 
-# What each run measures. The full run is sized to fit well inside 2 hours on 2 cores.
-CONFIGS = {
-    "full": dict(members=8000, sizes=[2500, 6000, 15000, 40000, 100000], min_steps=450, epochs=3,
-                 eval_rows=800, shuffle_rows=250, offline_rows=800, serve_rows=12, split_rows=150,
-                 serve_ns=[20, 50, 100, 200], large_size_index=2),
-    "quick": dict(members=2500, sizes=[1000, 2000, 4000, 8000, 16000], min_steps=150, epochs=2,
-                  eval_rows=200, shuffle_rows=60, offline_rows=200, serve_rows=6, split_rows=60,
-                  serve_ns=[20, 100, 200], large_size_index=2),
+BASE_CONFIG = os.path.join(SRC, "tools", "default_labeler", "config.json")
+# RQ4's ladder: Qwen3 shapes around the bundled labeler's (hidden 128, 2 layers: "0.8M"), the
+# same vocabulary (3,000 tokens, tied embeddings). Parameters are counted in the report.
+LADDER = {
+    "0.1M": dict(hidden_size=32, num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1, head_dim=16,
+                 intermediate_size=96),
+    "0.2M": dict(hidden_size=64, num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1, head_dim=32,
+                 intermediate_size=192),
+    "0.8M": {},  # the base of the other research questions
+    "1.9M": dict(hidden_size=192, num_hidden_layers=3, num_attention_heads=6, num_key_value_heads=2, head_dim=32,
+                 intermediate_size=576),
 }
-BATCH_PAIRS = 200  # labeled pairs per optimiser step, both objectives
-LR = "3e-3"
+BASE_SHAPE = "0.8M"
+
+# What each run measures. The full run is sized to fit in 4 hours on 2 idle cores: fine-tuning
+# is most of it (30 runs of up to max_steps; a scoring step costs about 0.3 s and a generation
+# step 0.35 s on 2 idle cores), then the ladder's pretraining and fine-tuning.
+CONFIGS = {
+    "full": dict(members=8000, corpus_tokens=2_000_000, corpus_validation_documents=800,
+                 pretrain_epochs=2, pretrain_batch_tokens=16384, sizes=[3000, 12000, 40000, 120000],
+                 reference_size=12000, seeds=[1, 2, 3], max_steps=3000, eval_every=50, patience=6,
+                 validation_rows=250, eval_rows=800, shuffle_rows=100, offline_rows=800, serve_rows=12,
+                 split_rows=150, serve_ns=[20, 50, 100, 200], ladder=["0.1M", "0.2M", "0.8M", "1.9M"]),
+    "quick": dict(members=2500, corpus_tokens=400_000, corpus_validation_documents=200,
+                  pretrain_epochs=2, pretrain_batch_tokens=8192, sizes=[1000, 4000, 16000], reference_size=4000,
+                  seeds=[1, 2, 3], max_steps=200, eval_every=25, patience=3, validation_rows=100,
+                  eval_rows=200, shuffle_rows=40, offline_rows=200, serve_rows=6, split_rows=60,
+                  serve_ns=[20, 100, 200], ladder=["0.1M", "0.2M", "0.8M"]),
+}
+PRETRAIN = dict(sequence_tokens=512, lr="3e-3")                  # the recipe of every base
+FINETUNE = dict(batch_pairs=200, lr="1e-3", min_delta="0.001")   # both objectives, every size
 THREADS = "2"
-SEED = "1"
 K = 20  # candidates per row of the study's world
-# What the study's steps write into WORK (--fresh removes these and nothing else; the report
-# and its plots are rewritten at the end of every run).
+# What the study's steps write into WORK (--fresh removes these and nothing else; the cached
+# bases survive, they are keyed by their inputs).
 STUDY_OUTPUTS = ("results", "data", "serve-data", "subsets", "labelers", "serve", "tokenizer.json", "offline.out",
-                 "study.json")
+                 "study.json", "corpus.jsonl", "corpus_train.jsonl", "corpus_validation.jsonl", "configs")
+THROUGHPUT_STEPS = ("offline", "serving", "serving_split", "ladder_offline")
 
 
 def log(msg):
@@ -88,28 +119,47 @@ def last_json(text):
     return json.loads([l for l in text.splitlines() if l.startswith("{")][-1])
 
 
+def file_hash(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def children_cpu_seconds():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 class Study:
     def __init__(self, args):
         self.args = args
-        self.cfg = CONFIGS["quick" if args.quick else "full"]
+        self.cfg = dict(CONFIGS["quick" if args.quick else "full"])
+        if args.seeds:
+            self.cfg["seeds"] = self.cfg["seeds"][:args.seeds]
         self.work = os.path.abspath(args.work)
         self.sift = os.path.abspath(args.sift)
         self.results = os.path.join(self.work, "results")
+        self.ran = set()  # the steps of this invocation, cached or run
         os.makedirs(self.results, exist_ok=True)
 
     def step(self, name, fn):
-        """fn's result, cached in results/<name>.json."""
+        """fn's result, cached in results/<name>.json, with its wall and CPU seconds and the
+        1-minute load average at its start and end (load = other work on the machine too)."""
         path = os.path.join(self.results, name + ".json")
+        self.ran.add(name)
         if os.path.exists(path):
             return json.load(open(path))
         log(f"{name} ...")
-        t = time.time()
+        t, cpu, load = time.time(), children_cpu_seconds(), os.getloadavg()[0]
         value = fn()
-        value = {"seconds": time.time() - t, **value}
+        value = {"seconds": time.time() - t, "cpu_seconds": children_cpu_seconds() - cpu,
+                 "load": [load, os.getloadavg()[0]], **value}
         with open(path + ".tmp", "w") as f:
             json.dump(value, f, indent=1)
         os.replace(path + ".tmp", path)
-        log(f"{name}: done in {value['seconds']:.0f} s")
+        log(f"{name}: done in {value['seconds']:.0f} s ({value['cpu_seconds']:.0f} CPU s, load {load:.1f})")
         return value
 
     def path(self, *parts):
@@ -118,16 +168,26 @@ class Study:
     # ---- world -------------------------------------------------------------------------
     def world(self):
         def build():
-            run(self.sift, "synth", "--out", self.path("data"), "--members", self.cfg["members"], "--seed", 11)
-            run(self.sift, "tokenizer", "train", "--vocab-size", 3000, "--input", self.path("data", "train.jsonl"),
+            run(self.sift, "synth", "--out", self.path("data"), "--members", self.cfg["members"], "--seed", 11,
+                "--pretraining-corpus", self.path("corpus.jsonl"), "--tokens", self.cfg["corpus_tokens"])
+            # The corpus's last documents are the pretraining's validation text (its loss only).
+            corpus = open(self.path("corpus.jsonl")).readlines()
+            held = self.cfg["corpus_validation_documents"]
+            with open(self.path("corpus_train.jsonl"), "w") as f:
+                f.writelines(corpus[:-held])
+            with open(self.path("corpus_validation.jsonl"), "w") as f:
+                f.writelines(corpus[-held:])
+            # The base's tokenizer is trained on the text it is pretrained on, not on any split.
+            run(self.sift, "tokenizer", "train", "--vocab-size", 3000, "--input", self.path("corpus_train.jsonl"),
                 "--out", self.path("tokenizer.json"))
             # Serving rows: N up to 200 candidates per profile, from a world retrieved at K = 200.
             run(self.sift, "synth", "--out", self.path("serve-data"), "--members", 300, "--seed", 12,
                 "--candidates", 200)
             train = open(self.path("data", "train.jsonl")).readlines()
             test = open(self.path("data", "test.jsonl")).readlines()
+            summary = json.load(open(self.path("data", "summary.json")))
             return {"train_rows": len(train), "train_pairs": sum(len(json.loads(l)["items"]) for l in train),
-                    "test_rows": len(test), "members": self.cfg["members"]}
+                    "test_rows": len(test), "members": self.cfg["members"], "corpus": summary["pretraining_corpus"]}
         return self.step("world", build)
 
     def subset(self, name, source, n_rows):
@@ -142,34 +202,79 @@ class Study:
             os.replace(path + ".tmp", path)
         return path
 
-    # ---- training ----------------------------------------------------------------------
-    def steps_for(self, pairs):
-        return max(self.cfg["min_steps"], math.ceil(self.cfg["epochs"] * pairs / BATCH_PAIRS))
+    def validation_rows(self):
+        return self.subset("validation", self.path("data", "validation.jsonl"), self.cfg["validation_rows"])
 
-    def train(self, method, pairs, config=None, tag=""):
-        config = config or os.path.join(SRC, "tools", "default_labeler", "config.json")
-        name = f"train_{method}{tag}_{pairs}"
-        out = self.path("labelers", f"{method}{tag}_{pairs}")
+    # ---- pretraining -------------------------------------------------------------------
+    def shape_config(self, shape):
+        """config.json of a ladder shape: the base's with the shape's overrides."""
+        path = self.path("configs", f"{shape}.json")
+        if not os.path.exists(path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            config = {**json.load(open(BASE_CONFIG)), **LADDER[shape]}
+            with open(path, "w") as f:
+                json.dump(config, f, indent=1)
+        return path
+
+    def pretrain(self, shape):
+        """The base of `shape`, pretrained once per set of inputs: WORK/bases/<shape>-<hash> of the
+        corpus, the tokenizer, the config and the recipe; resumed from its checkpoint when a
+        run was killed. Returns the step's record with "dir"."""
+        config = self.shape_config(shape)
+        args = ["--max-sequence-tokens", PRETRAIN["sequence_tokens"], "--batch-size", self.cfg["pretrain_batch_tokens"],
+                "--lr", PRETRAIN["lr"], "--epochs", self.cfg["pretrain_epochs"], "--seed", 1]
+        key = hashlib.sha256(json.dumps([file_hash(self.path("corpus_train.jsonl")),
+                                         file_hash(self.path("tokenizer.json")), json.load(open(config)),
+                                         [str(a) for a in args]]).encode()).hexdigest()[:16]
+        out = os.path.join(self.work, "bases", f"{shape}-{key}")
+        record = os.path.join(out, "pretraining.json")
+
+        def fit():
+            if os.path.exists(record):  # pretrained by an earlier run with the same inputs
+                return {**json.load(open(record)), "cached": True}
+            resume = ["--resume"] if os.path.exists(os.path.join(out, "checkpoint", "trainer.json")) else []
+            report = last_json(run(
+                self.sift, "train", "--objective", "lm", "--train", self.path("corpus_train.jsonl"),
+                "--validation", self.path("corpus_validation.jsonl"), "--out", out, "--config", config,
+                "--tokenizer", self.path("tokenizer.json"), *args, "--threads", THREADS, "--save-every", 50, *resume))
+            shutil.rmtree(os.path.join(out, "checkpoint"), ignore_errors=True)
+            value = {"shape": shape, "steps": report["step"], "loss": report["loss"],
+                     "validation_loss": report["validation_loss"], "train_tokens": report["train_tokens"],
+                     "tokens_per_second": report["pairs_per_second"], "parameters": parameter_count(config)}
+            with open(record, "w") as f:
+                json.dump(value, f, indent=1)
+            return {**value, "cached": False}
+        return {**self.step(f"pretrain_{shape}", fit), "dir": out}
+
+    # ---- fine-tuning -------------------------------------------------------------------
+    def finetune(self, method, pairs, seed, base, tag=""):
+        name = f"train_{method}{tag}_{pairs}_seed{seed}"
+        out = self.path("labelers", f"{method}{tag}_{pairs}_seed{seed}")
 
         def fit():
             rows = self.subset(f"train_{pairs}", self.path("data", "train.jsonl"), pairs // K)
-            shutil.rmtree(out, ignore_errors=True)
+            resume = ["--resume"] if os.path.exists(os.path.join(out, "checkpoint", "trainer.json")) else []
+            if not resume:
+                shutil.rmtree(out, ignore_errors=True)
             objective = ["--pack"] if method == "scoring" else ["--objective", "generate"]
             report = last_json(run(
-                self.sift, "train", "--train", rows, "--out", out, "--config", config,
-                "--tokenizer", self.path("tokenizer.json"), *objective, "--steps", self.steps_for(pairs),
-                "--batch-size", BATCH_PAIRS, "--lr", LR, "--seed", SEED, "--threads", THREADS))
+                self.sift, "train", "--init-model", base, "--train", rows, "--validation", self.validation_rows(),
+                "--out", out, *objective, "--steps", self.cfg["max_steps"], "--batch-size", FINETUNE["batch_pairs"],
+                "--lr", FINETUNE["lr"], "--seed", seed, "--threads", THREADS, "--early-stopping", self.cfg["patience"],
+                "--eval-every", self.cfg["eval_every"], "--min-delta", FINETUNE["min_delta"], "--save-every", 100,
+                *resume))
             shutil.rmtree(os.path.join(out, "checkpoint"), ignore_errors=True)
             threshold = None
-            if method == "scoring":  # as the bundled labeler's recipe: the best-F1 threshold on validation
-                validation = self.subset("validation", self.path("data", "validation.jsonl"), self.cfg["eval_rows"])
-                run(self.sift, "calibrate", "--model", out, "--input", validation, "--target", "f1", "--in-place")
+            if method == "scoring":  # the agreement-maximising threshold on the validation rows
+                run(self.sift, "calibrate", "--model", out, "--input", self.validation_rows(), "--target", "agreement",
+                    "--in-place")
                 threshold = json.load(open(os.path.join(out, "sift.json")))["threshold"]
-            return {"method": method, "pairs": pairs, "steps": report["step"], "loss": report["loss"],
-                    "pairs_per_second": report["pairs_per_second"], "threshold": threshold}
-        result = self.step(name, fit)
-        result["dir"] = out
-        return result
+            stopping = report["early_stopping"]
+            return {"method": method, "pairs": pairs, "seed": seed, "steps": report["step"],
+                    "best_step": stopping["best_step"], "stopped_early": report["stopped_early"],
+                    "validation_best": stopping["best"], "evaluations": stopping["evaluations"],
+                    "loss": report["loss"], "pairs_per_second": report["pairs_per_second"], "threshold": threshold}
+        return {**self.step(name, fit), "dir": out}
 
     # ---- quality -----------------------------------------------------------------------
     def evaluate(self, method, labeler, name):
@@ -185,9 +290,8 @@ class Study:
             return {"agreement": agree["agreement"], "truth_agreement": agree.get("truth_agreement"),
                     "f1": agree["f1"], "n_items": n, "n_unparsed": agree.get("n_unparsed", 0),
                     "yes_rate": (agree["reference"]["true_positives"] + agree["reference"]["false_positives"]) / max(1, n),
-                    "ci95": 1.96 * math.sqrt(agree["agreement"] * (1 - agree["agreement"]) / max(1, n)),
                     "inconsistency": order["order_inconsistency"], "order_compared": order["order"]["compared"],
-                    "order_changed": order["order"]["changed"], "eval_labels_per_s": agree["labels_per_second"]}
+                    "order_changed": order["order"]["changed"]}
         return self.step(name, ev)
 
     # ---- throughput --------------------------------------------------------------------
@@ -231,8 +335,7 @@ class Study:
             for n in self.cfg["serve_ns"]:
                 rows = rows_with(n, self.cfg["serve_rows"], f"n{n}")
                 for mode, labeler in (("mis", scoring_dir), ("generate", generate_dir), ("independent", scoring_dir)):
-                    r = serve_bench.measure(self.sift, labeler, rows, mode, 1000, self.args.quick, serve_args)
-                    results.append(r)
+                    results.append(serve_bench.measure(self.sift, labeler, rows, mode, 1000, self.args.quick, serve_args))
             return {"results": results}
 
         def measure_split():
@@ -245,59 +348,92 @@ class Study:
     def run(self):
         t0 = time.time()
         world = self.world()
+        base = self.pretrain(BASE_SHAPE)
         sizes = [s for s in self.cfg["sizes"] if s <= world["train_pairs"]]
-        quality = []
-        labelers = {}
+        quality, labelers = [], {}
         for pairs in sizes:
-            for method in ("scoring", "generate"):
-                trained = self.train(method, pairs)
-                labelers[(method, pairs)] = trained["dir"]
-                q = self.evaluate(method, trained["dir"], f"quality_{method}_{pairs}")
-                quality.append({**trained, **q})
-        largest = sizes[-1]
-        offline = self.offline(labelers[("scoring", largest)], labelers[("generate", largest)])
-        serving = self.serving(labelers[("scoring", largest)], labelers[("generate", largest)])
-        mid = sizes[self.cfg["large_size_index"]]
-        large = self.train("scoring", mid, os.path.join(HERE, "config_large.json"), tag="_large")
-        large_quality = self.evaluate("scoring", large["dir"], f"quality_scoring_large_{mid}")
-        sizes_offline = self.step("sizes_offline", lambda: self.time_scoring(
-            {"small": (labelers[("scoring", mid)], "mis"), "large": (large["dir"], "mis")}))
-        return {"config": self.cfg, "quick": self.args.quick, "world": world, "quality": quality,
-                "baselines": self.step("baselines", self.baselines),
-                "offline": offline, "serving": serving,
-                "sizes": {"pairs": mid, "small": next(q for q in quality if q["method"] == "scoring" and q["pairs"] == mid),
-                          "large": {**large, **large_quality}, "offline": sizes_offline},
+            for seed in self.cfg["seeds"]:
+                for method in ("scoring", "generate"):
+                    trained = self.finetune(method, pairs, seed, base["dir"])
+                    labelers[(method, pairs, seed)] = trained["dir"]
+                    q = self.evaluate(method, trained["dir"], f"quality_{method}_{pairs}_seed{seed}")
+                    quality.append({**trained, **q})
+        largest, first_seed = sizes[-1], self.cfg["seeds"][0]
+        baselines = self.step("baselines", self.baselines)
+        protocol = {"config": self.cfg, "pretrain_recipe": PRETRAIN, "finetune_recipe": FINETUNE,
+                    "quick": self.args.quick, "rq1_only": self.args.rq1_only, "world": world, "base": base,
+                    "quality": quality, "baselines": baselines}
+        if self.args.rq1_only:
+            return {**protocol, "wall_seconds_this_invocation": time.time() - t0}
+        scoring_dir, generate_dir = labelers[("scoring", largest, first_seed)], labelers[("generate", largest, first_seed)]
+        offline = self.offline(scoring_dir, generate_dir)
+        serving = self.serving(scoring_dir, generate_dir)
+        ladder = []
+        for shape in self.cfg["ladder"]:
+            shape_base = base if shape == BASE_SHAPE else self.pretrain(shape)
+            tag = "" if shape == BASE_SHAPE else f"_{shape}"
+            trained = self.finetune("scoring", largest, first_seed, shape_base["dir"], tag=tag)
+            q = self.evaluate("scoring", trained["dir"], f"quality_scoring{tag}_{largest}_seed{first_seed}")
+            ladder.append({"shape": shape, "pretraining": shape_base, **trained, **q})
+        ladder_offline = self.step("ladder_offline", lambda: self.time_scoring(
+            {row["shape"]: (row["dir"], "mis") for row in ladder}))
+        return {**protocol, "offline": offline, "serving": serving, "ladder": ladder, "ladder_offline": ladder_offline,
                 "wall_seconds_this_invocation": time.time() - t0}
 
     def baselines(self):
-        """Candidate-blind baselines on the evaluation rows: every label NO (the majority), and
-        the best fixed answer per list position (YES at position k when most training rows'
-        reference labels at k are YES): what a labeler that reads only the candidates' order
-        (BM25 rank) could reach."""
+        """What answers blind to the candidate agree on the evaluation rows: every label NO (the
+        majority), and the best fixed answer per list position (YES at position k when most
+        training rows' reference labels at k are YES), what a labeler that reads only the
+        candidates' order (BM25 rank) could reach. For context, one that reads the candidate but
+        not the profile: the majority label of each qualification in the training split (the
+        position's answer for one never seen there)."""
         yes, total = collections.Counter(), collections.Counter()
+        by_item_yes, by_item_total = collections.Counter(), collections.Counter()
         for line in open(self.path("data", "train.jsonl")):
-            for k, label in enumerate(json.loads(line)["labels"]):
+            row = json.loads(line)
+            for k, (item, label) in enumerate(zip(row["items"], row["labels"])):
                 yes[k] += bool(label)
                 total[k] += 1
+                by_item_yes[item["id"]] += bool(label)
+                by_item_total[item["id"]] += 1
         says_yes = {k: 2 * yes[k] > total[k] for k in total}
-        n = by_position = all_no = 0
+        n = by_position = all_no = by_item = 0
         for line in open(self.subset("test_eval", self.path("data", "test.jsonl"), self.cfg["eval_rows"])):
-            for k, label in enumerate(json.loads(line)["labels"]):
+            row = json.loads(line)
+            for k, (item, label) in enumerate(zip(row["items"], row["labels"])):
                 n += 1
                 by_position += says_yes.get(k, False) == bool(label)
                 all_no += not label
-        return {"all_no": all_no / n, "by_position": by_position / n,
+                seen = by_item_total[item["id"]]
+                item_yes = 2 * by_item_yes[item["id"]] > seen if seen else says_yes.get(k, False)
+                by_item += item_yes == bool(label)
+        return {"all_no": all_no / n, "by_position": by_position / n, "by_qualification": by_item / n,
                 "yes_rate_by_position": [yes[k] / total[k] for k in sorted(total)]}
 
+
+def parameter_count(config_path):
+    """Parameters of a Qwen3 config with tied embeddings (embedding, per layer: q/k/v/o, q/k
+    norms, the MLP and two norms; the final norm)."""
+    c = json.load(open(config_path))
+    h, hd, nh, nkv, inter = (c["hidden_size"], c["head_dim"], c["num_attention_heads"], c["num_key_value_heads"],
+                             c["intermediate_size"])
+    layer = h * nh * hd + 2 * h * nkv * hd + nh * hd * h + 2 * hd + 3 * h * inter + 2 * h
+    return c["vocab_size"] * h * (1 if c.get("tie_word_embeddings", True) else 2) + c["num_hidden_layers"] * layer + h
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="smaller sizes (about 20 minutes on 2 cores)")
+    ap.add_argument("--quick", action="store_true", help="smaller sizes (at most 25 minutes on 2 idle cores)")
+    ap.add_argument("--seeds", type=int, choices=(1, 2, 3), help="fine-tune with the first N of the 3 seeds only")
+    ap.add_argument("--rq1-only", action="store_true",
+                    help="stop after RQ1 (world, base, fine-tuning, quality, baselines): no throughput or ladder step")
     ap.add_argument("--work", help="working directory (default build/paper-study, or build/paper-study-quick)")
-    ap.add_argument("--sift", default=os.path.join(SRC, "build", "sift"))
+    ap.add_argument("--sift", default=os.path.join(SRC, "build", "sift"),
+                    help="the sift binary (sift-train beside it); default build/sift")
     ap.add_argument("--report", help="the report (default bench/paper/REPORT.md; with --quick WORK/REPORT.md)")
-    ap.add_argument("--fresh", action="store_true", help="discard what an earlier run wrote into WORK first")
+    ap.add_argument("--fresh", action="store_true", help="discard what an earlier run wrote into WORK first (not the bases)")
+    ap.add_argument("--throughput", action="store_true",
+                    help="re-measure the throughput steps (offline, serving, ladder labels/s) with the trained labelers")
     args = ap.parse_args()
     args.work = args.work or os.path.join(SRC, "build", "paper-study-quick" if args.quick else "paper-study")
     args.report = args.report or (os.path.join(args.work, "REPORT.md") if args.quick else os.path.join(HERE, "REPORT.md"))
@@ -305,22 +441,37 @@ def main():
         for name in STUDY_OUTPUTS:
             path = os.path.join(args.work, name)
             shutil.rmtree(path) if os.path.isdir(path) else (os.path.exists(path) and os.remove(path))
+    if args.throughput:
+        for name in THROUGHPUT_STEPS:
+            path = os.path.join(args.work, "results", name + ".json")
+            if os.path.exists(path):
+                os.remove(path)
     study = Study(args)
     results = study.run()
     # Wall time: the sum of the steps' own times, so a run resumed after an interruption (or
-    # extended by a new step) does not count the pause.
-    results["wall_seconds"] = sum(json.load(open(os.path.join(study.results, f))).get("seconds", 0)
-                                  for f in os.listdir(study.results) if f.endswith(".json"))
+    # extended by a new step) does not count the pause; CPU seconds likewise.
+    # The steps of this invocation's protocol (a run with fewer seeds may share WORK with a larger one).
+    ran = sorted(study.ran)
+    steps = [json.load(open(os.path.join(study.results, n + ".json"))) for n in ran]
+    results["wall_seconds"] = sum(s.get("seconds", 0) for s in steps)
+    results["cpu_seconds"] = sum(s.get("cpu_seconds", 0) for s in steps)
+    results["step_times"] = {n: {k: json.load(open(os.path.join(study.results, n + ".json"))).get(k)
+                                 for k in ("seconds", "cpu_seconds", "load")} for n in ran}
     results["commit"] = subprocess.run(["git", "-C", SRC, "rev-parse", "--short", "HEAD"], capture_output=True,
                                        text=True).stdout.strip()
     results["dirty"] = bool(subprocess.run(["git", "-C", SRC, "status", "--porcelain", "--untracked-files=no"],
                                            capture_output=True, text=True).stdout.strip())
+    results["sift_version"] = run(study.sift, "--version").strip()  # the binary's own commit (--sift: not HEAD's)
     results["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     results["machine"] = machine()
     json.dump(results, open(os.path.join(study.work, "study.json"), "w"), indent=1)
     import report  # bench/paper/report.py
-    report.write(results, args.report)
-    log(f"report: {args.report} ({results['wall_seconds'] / 60:.1f} min)")
+    failures = report.write(results, args.report)
+    log(f"report: {args.report} ({results['wall_seconds'] / 60:.1f} min of steps)")
+    if failures:  # the validity check: a labeler too close to the candidate-blind baselines
+        log("validity check failed: " + "; ".join(failures))
+        if not args.quick:  # --quick's labelers train for minutes: it reports the check, it does not fail on it
+            sys.exit(3)
 
 
 def machine():

@@ -6,8 +6,12 @@
 //          and are widened to F32 inside the kernels (exactly). Scores are bitwise those of f32.
 //   f32  : every matrix widened to F32 at load (twice the memory of a 16-bit checkpoint,
 //          the same scores).
-//   bf16 : every matrix rounded to BF16 (to nearest even): half the memory of F32; exact for
-//          a BF16 checkpoint, rounds F32 and F16 weights (scores then move slightly).
+//   bf16 : every matrix rounded to BF16 (to nearest even): half the memory of F32. Where the
+//          CPU has BF16 dot products (AVX512_BF16, and AMX where Linux grants it) they compute
+//          the products: activations rounded to BF16, sums in F32 (fast with AMX), scores near F32's
+//          and exact and reproducible within bf16 as q8's are. Elsewhere, or with the
+//          environment variable SIFT_BF16_COMPUTE=off, the BF16 weights are multiplied in F32
+//          (for a BF16 checkpoint the scores of auto) and a warning says so once.
 //   q8   : every matrix quantized to int8 blocks of 32 with a scale (like GGUF Q8_0) and
 //          multiplied with int8 dot products (activations are quantized the same way):
 //          about 1.19 bytes per weight (~30% of F32's memory) and faster, at the cost of

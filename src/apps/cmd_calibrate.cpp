@@ -117,6 +117,7 @@ void run_calibrate(const CalibrateArgs& args) {
                                    {"precision", chosen.precision},
                                    {"recall", chosen.recall},
                                    {"f1", chosen.f1},
+                                   {"agreement", chosen.agreement},
                                    {"average_precision", average_precision},
                                    {"rows_left_out", errors},
                                    {"calibrated_at", sift::utc_timestamp()}};
@@ -127,6 +128,7 @@ void run_calibrate(const CalibrateArgs& args) {
                                     {"precision", chosen.precision},
                                     {"recall", chosen.recall},
                                     {"f1", chosen.f1},
+                                    {"agreement", chosen.agreement},
                                     {"average_precision", average_precision},
                                     {"n_items", curve.n_items},
                                     {"n_positive", curve.n_positive},
@@ -160,10 +162,10 @@ void run_calibrate(const CalibrateArgs& args) {
   }
   sift::apps::print_report(summary);
   fmt::print(stderr,
-             "sift calibrate: threshold {:.6g} -> {:.6g} ({}): precision {:.4f}, recall {:.4f}, F1 {:.4f}, average "
-             "precision {:.4f} on {} items; version {} -> {}, {}; {} left out\n",
+             "sift calibrate: threshold {:.6g} -> {:.6g} ({}): precision {:.4f}, recall {:.4f}, F1 {:.4f}, agreement "
+             "{:.4f}, average precision {:.4f} on {} items; version {} -> {}, {}; {} left out\n",
              update.old_threshold, chosen.threshold, target.name(), chosen.precision, chosen.recall, chosen.f1,
-             average_precision, curve.n_items, update.old_version, update.new_version, written,
+             chosen.agreement, average_precision, curve.n_items, update.old_version, update.new_version, written,
              sift::apps::counted(errors, "row"));
 }
 
@@ -179,8 +181,8 @@ SIFT_COMMAND(calibrate) {
   cmd->add_option("--input", args->input,
                   "JSON-lines rows {\"query\", \"items\", \"labels\": [0/1...]} (default, or -: stdin)");
   cmd->add_option("--target", args->target,
-                  "f1 (highest F1) | precision=P (most recall with precision >= P) | recall=R (most precision "
-                  "with recall >= R)")
+                  "f1 (highest F1) | agreement (most labels equal to the reference) | precision=P (most recall with "
+                  "precision >= P) | recall=R (most precision with recall >= R)")
       ->capture_default_str();
   cmd->add_flag("--dry-run", args->dry_run,
                 "print the chosen operating point; write nothing but, with --out-dir, the curve files");

@@ -1,6 +1,7 @@
 // sift score: label (query, items) rows with a labeler directory (checkpoint + tokenizer.json
 // + sift.json). JSON lines in, exactly one JSON line out per input line (formats/score_io.h).
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <memory>
@@ -27,6 +28,13 @@ namespace {
 
 // More unparsed answers than this share of the items in mode generate is worth a warning.
 constexpr double kUnparsedWarningShare = 0.10;
+
+// CPU time of the process so far, all threads (user + system): what a run costs on a shared machine.
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
 
 struct ScoreArgs {
   std::string model, mode = "mis", input, output, dump_generations, weights = "auto";
@@ -98,14 +106,17 @@ void run_score(const ScoreArgs& args) {
                                                      "and \"input_{}\" already",
                                                      field, field, field));
   };
+  const double cpu_before = process_cpu_seconds();
   const sift::StreamStats stats =
       sift::score_stream(
           labeler, reader, [&output](std::string_view lines) { output.write(sift::apps::output_rows(lines)); }, scoring,
           hooks, args.echo);
   output.commit();
   if (generations) generations->commit();
-  spdlog::debug("sift score: {} labels scored in {:.3f} s after the model load; {} prompt tokens, {} of them reused "
-                "from the query-KV cache", stats.labels, stats.seconds, stats.prefill_tokens, stats.cached_tokens);
+  spdlog::debug("sift score: {} labels scored in {:.3f} s ({:.3f} CPU-s of all threads) after the model load; {} "
+                "prompt tokens, {} of them reused from the query-KV cache",
+                stats.labels, stats.seconds, process_cpu_seconds() - cpu_before, stats.prefill_tokens,
+                stats.cached_tokens);
   progress.finish(fmt::format("{} ({}), {} in {:.1f} s, {:.0f} labels/s{}", sift::apps::counted(stats.lines, "row"),
                               sift::apps::counted(stats.errors, "error"), sift::apps::counted(stats.labels, "label"),
                               stats.seconds, stats.labels / std::max(stats.seconds, 1e-9),

@@ -16,6 +16,8 @@ struct SynthArgs {
   double noise = 0.05;
   uint64_t seed = 1;
   std::string split = "0.8,0.1,0.1";
+  std::string pretraining_corpus;
+  int64_t tokens = sift::synth::CorpusOptions{}.tokens;
 };
 
 void run_synth(const SynthArgs& args) {
@@ -27,6 +29,8 @@ void run_synth(const SynthArgs& args) {
   options.noise = args.noise;
   options.seed = args.seed;
   options.split = sift::synth::SplitFractions::parse(args.split);
+  options.pretraining_corpus = args.pretraining_corpus;
+  options.corpus_tokens = args.tokens;
 
   auto start = Clock::now();
   sift::ProgressReporter progress = sift::apps::progress_reporter("sift synth", "members", args.members);
@@ -42,6 +46,10 @@ void run_synth(const SynthArgs& args) {
                               j["splits"]["test"]["members"].get<int64_t>(), j["pairs"].get<int64_t>(), args.out,
                               seconds, j["positive_rate"].get<double>(), j["truth_positive_rate"].get<double>(),
                               j["flip_rate"].get<double>(), args.candidates, j["truth_recall_at_k"].get<double>()));
+  if (summary.corpus)
+    spdlog::info("pretraining corpus {}: {} documents ({} profiles, {} catalog descriptions, {} lists), {} bytes",
+                 args.pretraining_corpus, summary.corpus->documents, summary.corpus->profiles,
+                 summary.corpus->catalog_descriptions, summary.corpus->lists, summary.corpus->bytes);
 }
 
 }  // namespace
@@ -61,5 +69,12 @@ SIFT_COMMAND(synth) {
   cmd->add_option("--seed", args->seed, "random seed (same seed, same bytes)")->capture_default_str();
   cmd->add_option("--split", args->split, "train,validation,test fractions of members, summing to 1")
       ->capture_default_str();
+  cmd->add_option("--pretraining-corpus", args->pretraining_corpus,
+                  "also write this JSONL file of pretraining text ({\"text\": ...} lines): profiles of a population "
+                  "disjoint from every split, with the skills lists they write, catalog descriptions and lists; no labels");
+  auto* tokens = cmd->add_option("--tokens", args->tokens, "size of the pretraining corpus, in tokens (4 bytes each)")
+                     ->capture_default_str()
+                     ->check(CLI::PositiveNumber);
+  tokens->needs(cmd->get_option("--pretraining-corpus"));
   cmd->callback([args] { run_synth(*args); });
 }

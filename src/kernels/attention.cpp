@@ -19,8 +19,8 @@ namespace {
 // The arithmetic, fixed for every path (so fast == plain bitwise, and a row's bits never
 // depend on its companions):
 //   score_j = dot(q_h, k_j) * scale, dot one fma chain over i = 0..head_dim-1 in order, from 0;
-//   p_j     = exp(score_j - max_j score_j)          (exp_inplace);
-//   total   = sum_fixed_order(p);
+//   p_j     = exp(score_j - max_j score_j)          (exp_inplace's exp);
+//   total   = sum_fixed_order(p)                    (both in one pass: exp_shifted_sum);
 //   out_h   = (fma chain over visible j in order of p_j v_j, from 0) * (1 / total).
 // Both chains are the F32 gemm's (kernels/micro_tile.h), which computes them for many rows,
 // keys and columns at once.
@@ -44,32 +44,59 @@ float dot_plain(const float* q, const float* k, int64_t hd) {
   return sum;
 }
 
-__attribute__((target("avx2,fma"))) float max_avx2(const float* x, int64_t n) {
-  __m256 m = _mm256_set1_ps(-INFINITY);
+// Softmax of each head's scores in place (p = exp(s - max)); returns 1 / total per head.
+void softmax_rows_plain(float* s, int64_t s_stride, int64_t n_heads, int64_t n, float* inv_total) {
+  for (int64_t u = 0; u < n_heads; ++u) {
+    float* su = s + u * s_stride;
+    inv_total[u] = 1.0f / exp_shifted_sum_plain(su, n, *std::max_element(su, su + n));
+  }
+}
+
+// dst[i] = src[i] * scale for i < n; returns the largest dst[i] (-inf for none). The maximum is
+// the same value in any order, so it is taken 16 or 8 at a time.
+// GCC 12's AVX-512 headers start some results from _mm512_undefined and then warn that they
+// may be used uninitialized (GCC bug 105593); they are not.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+__attribute__((target("avx512f"))) float scale_into_avx512(const float* src, int64_t n, float scale, float* dst) {
+  const __m512 s = _mm512_set1_ps(scale);
+  __m512 m = _mm512_set1_ps(-INFINITY);
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) m = _mm256_max_ps(m, _mm256_loadu_ps(x + i));
-  alignas(32) float lane[8];
-  _mm256_store_ps(lane, m);
-  float result = *std::max_element(lane, lane + 8);
-  for (; i < n; ++i) result = std::max(result, x[i]);
+  for (; i + 16 <= n; i += 16) {
+    const __m512 x = _mm512_mul_ps(_mm512_loadu_ps(src + i), s);
+    _mm512_storeu_ps(dst + i, x);
+    m = _mm512_max_ps(m, x);
+  }
+  float result = _mm512_reduce_max_ps(m);
+  for (; i < n; ++i) result = std::max(result, dst[i] = src[i] * scale);
   return result;
 }
 
-// Softmax of each head's scores in place (p = exp(s - max)); returns 1 / total per head.
-// The maximum is the same value in any order, so the fast path may take it 8 at a time.
-void softmax_rows(float* s, int64_t s_stride, int64_t n_heads, int64_t n, bool fast, float* inv_total) {
-  for (int64_t u = 0; u < n_heads; ++u) {
-    float* su = s + u * s_stride;
-    const float max_score = fast ? max_avx2(su, n) : *std::max_element(su, su + n);
-    for (int64_t i = 0; i < n; ++i) su[i] -= max_score;
-    if (fast) {
-      exp_inplace(su, n);
-      inv_total[u] = 1.0f / sum_fixed_order(su, n);
-    } else {
-      for (int64_t i = 0; i < n; ++i) su[i] = exp_plain(su[i]);
-      inv_total[u] = 1.0f / sum_fixed_order_plain(su, n);
-    }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+__attribute__((target("avx2,fma"))) float scale_into_avx2(const float* src, int64_t n, float scale, float* dst) {
+  const __m256 s = _mm256_set1_ps(scale);
+  __m256 m = _mm256_set1_ps(-INFINITY);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_mul_ps(_mm256_loadu_ps(src + i), s);
+    _mm256_storeu_ps(dst + i, x);
+    m = _mm256_max_ps(m, x);
   }
+  alignas(32) float lane[8];
+  _mm256_store_ps(lane, m);
+  float result = *std::max_element(lane, lane + 8);
+  for (; i < n; ++i) result = std::max(result, dst[i] = src[i] * scale);
+  return result;
+}
+
+float scale_into(const float* src, int64_t n, float scale, float* dst) {
+  return cpu_has_avx512f() ? scale_into_avx512(src, n, scale, dst) : scale_into_avx2(src, n, scale, dst);
 }
 
 // One row, the query heads [0, n_heads) of one kv head (keys and values at that head's
@@ -84,7 +111,7 @@ void attend_plain(const float* q, int64_t n_heads, int64_t hd, const VisibleKeys
     for (const KeyRun& range : key_ranges(v))
       for (int32_t j = range.begin; j < range.end; ++j)
         scores[u * n + range.n_offset + j - range.begin] = dot_plain(q + u * hd, keys + j * key_stride, hd) * scale;
-  softmax_rows(scores.data(), n, n_heads, n, false, inv_total.data());
+  softmax_rows_plain(scores.data(), n, n_heads, n, inv_total.data());
   for (int64_t u = 0; u < n_heads; ++u)
     for (int64_t c = 0; c < hd; ++c) {
       float acc = 0.0f;
@@ -247,12 +274,12 @@ void attend_block(const RowBlock& block, const VisibleKeys* visible, const float
   const int32_t n_context = first.context_end - first.context_begin;
   const float* context_scores = scores.data() + first.context_begin % kTileCols;
   const float* own_scores = scores.data() + context_columns + first.own_begin % kTileCols;
-  for (int64_t t = 0; t < n_vec; ++t) {
+  for (int64_t t = 0; t < n_vec; ++t) {  // the list p = scores * scale, then p = exp(p - max p)
     const VisibleKeys& v = visible[row_of(t)];
     float* p = probs.data() + t * n_last;
-    for (int32_t n = 0; n < n_context; ++n) p[n] = context_scores[t * ld + n] * scale;
-    for (int32_t n = 0; n < v.own_end - v.own_begin; ++n) p[n_context + n] = own_scores[t * ld + n] * scale;
-    softmax_rows(p, n_last, 1, n_visible(v), true, &inv_totals[t]);
+    const float max_score = std::max(scale_into(context_scores + t * ld, n_context, scale, p),
+                                     scale_into(own_scores + t * ld, v.own_end - v.own_begin, scale, p + n_context));
+    inv_totals[t] = 1.0f / exp_shifted_sum(p, n_visible(v), max_score);
   }
 
   // 3. Values: the shared keys in chunks (the chains continue from chunk to chunk), then tails.

@@ -44,4 +44,18 @@ inline bool cpu_has_avx512_vnni() {
   return has;
 }
 
+// AVX512_BF16 (vdpbf16ps: BF16 pair dot products into F32; CPUID.(7,1):EAX bit 5): the BF16
+// compute kernel (kernels/gemm_bf16.h).
+inline bool cpu_has_avx512_bf16() {
+  static const bool has = cpu_has_avx512f() && __builtin_cpu_supports("avx512bw") && cpuid_bit(7, 1, 0, 5);
+  return has;
+}
+
+// AMX-TILE and AMX-BF16 (CPUID.(7,0):EDX bits 24 and 22): tdpbf16ps on tiles. Linux must still
+// grant the process the tile state before use (kernels/gemm_bf16.cpp asks).
+inline bool cpu_has_amx_bf16() {
+  static const bool has = cpu_has_avx512_bf16() && cpuid_bit(7, 0, 3, 24) && cpuid_bit(7, 0, 3, 22);
+  return has;
+}
+
 }  // namespace sift

@@ -41,6 +41,7 @@ size_t PackedMatrix::element_size() const {
     case PackedType::BF16: return 2;
     case PackedType::F16: return 2;
     case PackedType::Q8: return 1;
+    case PackedType::BF16Dot: return 2;
   }
   return 4;
 }
@@ -53,7 +54,7 @@ PackedMatrix::PackedMatrix(int64_t n_rows, int64_t n_cols, const std::function<v
     scales_.assign(static_cast<size_t>(n_panels() * n_q8_blocks() * kNr), 0.0f);
     sums_.assign(scales_.size(), 0);
   } else {
-    data_.assign(static_cast<size_t>(n_panels() * n_cols * kNr) * element_size(), std::byte{0});
+    data_.assign(static_cast<size_t>(n_panels() * panel_depth() * kNr) * element_size(), std::byte{0});
   }
   std::vector<float> row(static_cast<size_t>(n_cols));
   for (int64_t n = 0; n < n_rows; ++n) {
@@ -78,6 +79,11 @@ void PackedMatrix::pack_row(int64_t n, const float* row) {
     }
     return;
   }
+  if (type_ == PackedType::BF16Dot) {
+    uint16_t* dst = reinterpret_cast<uint16_t*>(data_.data()) + p * panel_depth() * kNr + column * 2;
+    for (int64_t k = 0; k < n_cols_; ++k) dst[(k / 2) * 2 * kNr + k % 2] = f32_to_bf16(row[k]);
+    return;
+  }
   std::byte* dst = data_.data() + (p * n_cols_ * kNr + column) * element_size();
   const size_t stride = kNr * element_size();
   for (int64_t k = 0; k < n_cols_; ++k, dst += stride) {
@@ -93,7 +99,8 @@ void PackedMatrix::pack_row(int64_t n, const float* row) {
         std::memcpy(dst, &bits, 2);
         break;
       }
-      case PackedType::Q8: break;
+      case PackedType::Q8:
+      case PackedType::BF16Dot: break;
     }
   }
 }
@@ -110,12 +117,14 @@ float PackedMatrix::at(int64_t n, int64_t k) const {
     return q8_scales(p)[b * kNr + column] *
            static_cast<float>(q8_panel(p)[b * kQ8PanelBlockBytes + j * 4 * kNr + column * 4 + t]);
   }
+  if (type_ == PackedType::BF16Dot) return bf16_to_f32(bf16_panel(p)[(k / 2) * 2 * kNr + column * 2 + k % 2]);
   const std::byte* element = panel_bytes(p) + (k * kNr + column) * element_size();
   switch (type_) {
     case PackedType::F32: return load_element<float>(element);
     case PackedType::BF16: return bf16_to_f32(load_element<uint16_t>(element));
     case PackedType::F16: return f16_to_f32(load_element<uint16_t>(element));
-    case PackedType::Q8: break;
+    case PackedType::Q8:
+    case PackedType::BF16Dot: break;
   }
   return 0.0f;
 }
@@ -135,6 +144,11 @@ void PackedMatrix::copy_row(int64_t n, float* dst) const {
     case PackedType::F16:
       for (int64_t k = 0; k < n_cols_; ++k, element += stride) dst[k] = f16_to_f32(load_element<uint16_t>(element));
       return;
+    case PackedType::BF16Dot: {  // k pairs 32 elements apart
+      const uint16_t* pairs = bf16_panel(n / kNr) + column * 2;
+      for (int64_t k = 0; k < n_cols_; ++k) dst[k] = bf16_to_f32(pairs[(k / 2) * 2 * kNr + k % 2]);
+      return;
+    }
     case PackedType::Q8:
       for (int64_t k = 0; k < n_cols_; ++k) dst[k] = at(n, k);
       return;

@@ -1,11 +1,17 @@
 #pragma once
 // A weight matrix W (N, K) (Hugging Face layout: N output rows of K inputs) held in the
-// layout the gemm kernels read, in one of four element types:
+// layout the gemm kernels read, in one of five element types:
 //
 //   F32, BF16, F16 : column panels of kPanelWidth = 16 rows of W, each stored (K, 16):
 //                    W[n][k] lives at element (n / 16) * K * 16 + k * 16 + n % 16, zero-padded
 //                    past N. BF16 and F16 are widened to F32 exactly when read (io/dtype.h),
 //                    so a 16-bit matrix gives the F32 kernels the very values it holds.
+//   BF16Dot        : BF16 multiplied as BF16 (kernels/gemm_bf16.h): panels of 16 rows of W
+//                    with K padded to K2 = a multiple of kBf16Block = 32 (zeros), each stored
+//                    as K2 / 2 rows of 16 columns x 2 consecutive k:
+//                        W[n][k] at element (n / 16) * K2 * 16 + (k / 2) * 32 + (n % 16) * 2 + k % 2
+//                    so 64 bytes hold one k pair of the panel's 16 columns (a vdpbf16ps
+//                    operand) and 1 KB one block of 32 k (an AMX tile).
 //   Q8             : symmetric int8 blocks of kQ8Block = 32 along k (like GGUF Q8_0). Row n,
 //                    block b holds x = W[n][32b .. 32b+31] (zero past K) as
 //                        d = max|x| / 127,  q = round(x / d) in [-127, 127],  x ~ d * q
@@ -25,13 +31,14 @@
 
 namespace sift {
 
-enum class PackedType { F32, BF16, F16, Q8 };
+enum class PackedType { F32, BF16, F16, Q8, BF16Dot };
 
 class PackedMatrix {
  public:
   static constexpr int64_t kPanelWidth = 16;
   static constexpr int64_t kQ8Block = 32;
   static constexpr int64_t kQ8PanelBlockBytes = kQ8Block * kPanelWidth;  // 512
+  static constexpr int64_t kBf16Block = 32;
 
   PackedMatrix() = default;
   // fill_row(n, dst) writes row n of W (K floats) into dst; each row is converted to `type`
@@ -47,10 +54,17 @@ class PackedMatrix {
   int64_t cols() const { return n_cols_; }  // K
   int64_t n_panels() const { return (n_rows_ + kPanelWidth - 1) / kPanelWidth; }
   int64_t n_q8_blocks() const { return (n_cols_ + kQ8Block - 1) / kQ8Block; }  // Q8: blocks per row
+  // F32 / BF16 / F16 / BF16Dot: the k rows of a panel as stored (K, or K2 for BF16Dot).
+  int64_t panel_depth() const {
+    return type_ == PackedType::BF16Dot ? (n_cols_ + kBf16Block - 1) / kBf16Block * kBf16Block : n_cols_;
+  }
 
-  // F32 / BF16 / F16: panel p as stored, (K, 16) elements of element_size() bytes.
-  const std::byte* panel_bytes(int64_t p) const { return data_.data() + p * n_cols_ * kPanelWidth * element_size(); }
+  // F32 / BF16 / F16 / BF16Dot: panel p as stored, panel_depth() x 16 elements of element_size() bytes.
+  const std::byte* panel_bytes(int64_t p) const {
+    return data_.data() + p * panel_depth() * kPanelWidth * element_size();
+  }
   const float* panel(int64_t p) const { return reinterpret_cast<const float*>(panel_bytes(p)); }  // F32 only
+  const uint16_t* bf16_panel(int64_t p) const { return reinterpret_cast<const uint16_t*>(panel_bytes(p)); }  // BF16Dot
   size_t element_size() const;
   // Q8: panel p's quants and scales (layout above).
   const int8_t* q8_panel(int64_t p) const {

@@ -27,6 +27,7 @@ class TileTarget {
   TileTarget& operator=(const TileTarget&) = delete;
 
   float* row(int64_t r) { return full_ ? c_ + r * ldc_ : tile_[r]; }
+  int64_t stride() const { return full_ ? ldc_ : kCols; }  // floats from row(r) to row(r + 1)
 
  private:
   float* c_;

@@ -1,7 +1,8 @@
 #pragma once
 // Vectorised float math with plain twins that give the same bits.
 //
-// exp: Cephes-style. n = round(x / ln 2), r = x - n ln 2 (ln 2 split in two for exactness),
+// exp: Cephes-style (16 lanes at a time where the CPU has AVX-512, 8 with AVX2: each lane the
+//   same operations). n = round(x / ln 2), r = x - n ln 2 (ln 2 split in two for exactness),
 //   exp(r) ~ 1 + r + r^2 P(r) (degree-5 P), times 2^n through the exponent bits.
 //   Relative error within 2.5e-7 of std::exp (tested). x is clamped to [-87, 88] so 2^n
 //   stays a normal number: x < -87 gives 0 (true value < 1.7e-38), x > 88 gives exp(88)
@@ -22,5 +23,11 @@ float exp_plain(float x);
 float sum_fixed_order(const float* x, int64_t n);
 // The plain twin of sum_fixed_order (no SIMD).
 float sum_fixed_order_plain(const float* x, int64_t n);
+
+// Softmax's pass: x[i] = exp(x[i] - shift) for i < n, and returns the sum_fixed_order of the
+// results: the same bits as subtracting, exp_inplace and sum_fixed_order in turn, in one pass.
+float exp_shifted_sum(float* x, int64_t n, float shift);
+// Its plain twin.
+float exp_shifted_sum_plain(float* x, int64_t n, float shift);
 
 }  // namespace sift

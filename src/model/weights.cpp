@@ -1,21 +1,41 @@
 #include "model/weights.h"
 
+#include <mutex>
 #include <string>
 
 #include "core/error.h"
 #include "core/log.h"
+#include "kernels/gemm_bf16.h"
 #include "model/checkpoint_layout.h"
 #include "model/checkpoint_match.h"
 
 namespace sift {
 namespace {
 
+// bf16: multiplied as BF16 where this process has a kernel for it (kernels/gemm_bf16.h), else
+// BF16 weights multiplied in F32, which is said once.
+PackedType bf16_type() {
+  const Bf16Kernel kernel = bf16_kernel();
+  if (kernel != Bf16Kernel::None) {
+    static std::once_flag said_kernel;
+    std::call_once(said_kernel, [&] { spdlog::debug("BF16 compute: the {} kernel", bf16_kernel_name(kernel)); });
+    return PackedType::BF16Dot;
+  }
+  static std::once_flag said_fallback;
+  std::call_once(said_fallback, [] {
+    spdlog::warn("--weights bf16: {}, so BF16 weights are multiplied in F32",
+                 bf16_kernel_available(Bf16Kernel::Avx512Bf16) ? "BF16 compute is off (SIFT_BF16_COMPUTE=off)"
+                                                                : "this CPU has no BF16 dot products (AVX512_BF16)");
+  });
+  return PackedType::BF16;
+}
+
 // The type a stack of tensors is held in: auto keeps the checkpoint's (F32 when the tensors
 // of one stack differ), the others are what they say.
 PackedType packed_type(const Checkpoint& checkpoint, const std::vector<const TensorSpec*>& specs, WeightStorage storage) {
   switch (storage) {
     case WeightStorage::F32: return PackedType::F32;
-    case WeightStorage::BF16: return PackedType::BF16;
+    case WeightStorage::BF16: return bf16_type();
     case WeightStorage::Q8: return PackedType::Q8;
     case WeightStorage::Auto: break;
   }

@@ -20,8 +20,14 @@ std::vector<size_t> character_boundaries(std::string_view text) {
   return boundaries;
 }
 
-// The longest prefix (Right) or suffix (Left) of `text`, in whole characters, whose part
-// `encode` makes at most `target` tokens: its ids. `encode("")` fits (checked by the caller).
+int64_t longest(std::span<const TokenIds> items) {
+  int64_t n = 0;
+  for (const TokenIds& item : items) n = std::max(n, static_cast<int64_t>(item.size()));
+  return n;
+}
+
+}  // namespace
+
 TokenIds longest_fitting(std::string_view text, TruncationDirection direction, int64_t target,
                          const std::function<TokenIds(std::string_view)>& encode) {
   const std::vector<size_t> boundaries = character_boundaries(text);
@@ -45,14 +51,6 @@ TokenIds longest_fitting(std::string_view text, TruncationDirection direction, i
   }
   return best;
 }
-
-int64_t longest(std::span<const TokenIds> items) {
-  int64_t n = 0;
-  for (const TokenIds& item : items) n = std::max(n, static_cast<int64_t>(item.size()));
-  return n;
-}
-
-}  // namespace
 
 void truncate_to_fit(const PromptEncoder& prompts, std::string_view query, std::span<const std::string> items,
                      int64_t limit, Truncate truncate, TruncationDirection direction, TokenizedRow& row) {

@@ -11,6 +11,7 @@
 // are found by binary search over the characters kept (log2(characters) encodings of the
 // part, only for rows that need it).
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,6 +20,11 @@
 #include "scoring/prompt.h"
 
 namespace sift {
+
+// The longest prefix (Right) or suffix (Left) of `text`, in whole characters, whose part
+// `encode` makes at most `target` tokens: its ids. `encode("")` must fit (the caller checks).
+TokenIds longest_fitting(std::string_view text, TruncationDirection direction, int64_t target,
+                         const std::function<TokenIds(std::string_view)>& encode);
 
 // `row` (query and items tokenized from `query` and `items`) cut to fit `limit`; adds the
 // prompt tokens cut to row.truncated_tokens. Throws Error when even the whole text cannot make

@@ -93,6 +93,22 @@ CommonFields common_of(const json& object) {
   return common;
 }
 
+TruncateFields truncate_of(const json& object) {
+  TruncateFields fields;
+  if (const json* t = find(object, "truncate")) {
+    const std::optional<Truncate> truncate = parse_truncate(string_of(*t, "truncate"));
+    if (!truncate) bad("truncate", fmt::format("field \"truncate\" must be none, query or items, got {}", t->dump()));
+    fields.truncate = *truncate;
+  }
+  if (const json* d = find(object, "truncation_direction")) {
+    const std::optional<TruncationDirection> direction = parse_truncation_direction(string_of(*d, "truncation_direction"));
+    if (!direction)
+      bad("truncation_direction", fmt::format("field \"truncation_direction\" must be right or left, got {}", d->dump()));
+    fields.direction = *direction;
+  }
+  return fields;
+}
+
 // A list of items (io/row_items.h): each a string, or an object with a string "text" and
 // an optional "id"; a bad one is a BadRequest naming its path.
 JsonRowItems text_items(const json& list, const char* field, bool with_ids) {
@@ -125,6 +141,10 @@ LabelRequest parse_label_request(std::string_view body) {
     if (!mode) bad("mode", fmt::format("field \"mode\" must be mis, independent, prefix or generate, got {}", m->dump()));
     request.mode = *mode;
   }
+  request.truncation = truncate_of(object);
+  if (request.truncation.truncate != Truncate::None && request.mode == ScoringMode::Generate)
+    bad("truncate", "field \"truncate\": mode generate scores one whole prompt per request, not a query and its items; "
+                    "truncation is for mis, independent and prefix");
   return request;
 }
 
@@ -157,6 +177,7 @@ ScoreRequest parse_score_request(std::string_view body) {
   if (request.label_token_ids.empty()) bad("label_token_ids", "field \"label_token_ids\" must name at least one token");
   request.apply_softmax = bool_of(object, "apply_softmax", false);
   request.item_first = bool_of(object, "item_first", false);
+  request.truncation = truncate_of(object);
   return request;
 }
 

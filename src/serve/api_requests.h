@@ -5,9 +5,11 @@
 // which the server answers with 400 {"error": {"message", "field"}}.
 //
 //   POST /v1/label  {"query": str, "items": [str | {"id"?, "text": str}], "threshold"?: 0..1,
-//                    "mode"?: "mis"|"independent"|"prefix"|"generate", "timeout_ms"?}
+//                    "mode"?: "mis"|"independent"|"prefix"|"generate", "truncate"?: "none"|"query"|"items",
+//                    "truncation_direction"?: "right"|"left", "model"?: str, "timeout_ms"?}
 //   POST /v1/score  {"query": str | [int], "items": str | [str] | [[int]], "label_token_ids": [int],
-//                    "apply_softmax"?: bool, "item_first"?: bool, "model"?: str, "timeout_ms"?}
+//                    "apply_softmax"?: bool, "item_first"?: bool, "truncate"?, "truncation_direction"?,
+//                    "model"?: str, "timeout_ms"?}
 //   POST /v1/rerank {"query": str, "documents": [str | {"text": str}], "top_n"?: int >= 1,
 //                    "return_documents"?: bool, "model"?: str, "timeout_ms"?}
 //
@@ -46,11 +48,19 @@ class BadRequest : public std::runtime_error {
 // Fields every POST route accepts.
 struct CommonFields {
   std::optional<int64_t> timeout_ms;  // deadline for the work to start, from the request's arrival
-  std::string model;                  // echoed; a request never picks the model
+  std::optional<std::string> model;   // must be the served model's id when given (service.h)
+};
+
+// What a row too long for a request gives up, as `sift score --truncate` and
+// --truncation-direction (scoring/truncation.h): the same names and values.
+struct TruncateFields {
+  Truncate truncate = Truncate::None;
+  TruncationDirection direction = TruncationDirection::Right;
 };
 
 struct LabelRequest {
   CommonFields common;
+  TruncateFields truncation;
   std::string query;
   std::vector<std::string> items;
   std::vector<nlohmann::json> item_ids;  // one per item; null when the item had none
@@ -63,6 +73,7 @@ using TextOrIds = std::variant<std::string, std::vector<int32_t>>;
 
 struct ScoreRequest {
   CommonFields common;
+  TruncateFields truncation;
   TextOrIds query;
   std::vector<TextOrIds> items;  // all text or all ids, as the query is
   std::vector<int32_t> label_token_ids;

@@ -34,9 +34,9 @@ constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
 SteadyClock::duration ticks(Seconds seconds) { return std::chrono::duration_cast<SteadyClock::duration>(seconds); }
 
-class Session final : public Connection, public std::enable_shared_from_this<Session> {
+class HttpSession final : public Connection, public std::enable_shared_from_this<HttpSession> {
  public:
-  Session(tcp::socket socket, std::string address, SessionContext& context)
+  HttpSession(tcp::socket socket, std::string address, SessionContext& context)
       : stream_(std::move(socket)),
         timer_(stream_.get_executor()),
         buffer_(kReadBufferBytes),
@@ -44,7 +44,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
         address_(std::move(address)) {
     context_.metrics.connections_changed(1);
   }
-  ~Session() override {
+  ~HttpSession() override {
     if (!address_.empty()) context_.connections.release(address_);
     context_.connections.remove(this);
     context_.metrics.connections_changed(-1);
@@ -353,11 +353,11 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
 }  // namespace
 
 void start_session(tcp::socket socket, std::string address, SessionContext& context) {
-  std::make_shared<Session>(std::move(socket), std::move(address), context)->start();
+  std::make_shared<HttpSession>(std::move(socket), std::move(address), context)->start();
 }
 
 void refuse_connection(tcp::socket socket, Reply reply, SessionContext& context) {
-  std::make_shared<Session>(std::move(socket), std::string(), context)->refuse(std::move(reply));
+  std::make_shared<HttpSession>(std::move(socket), std::string(), context)->refuse(std::move(reply));
 }
 
 }  // namespace sift::serve

@@ -1,5 +1,5 @@
 #pragma once
-// Session: one client connection of `sift serve`, from accept to close, on its own strand of
+// HttpSession: one client connection of `sift serve`, from accept to close, on its own strand of
 // the server's I/O threads. It never blocks a thread: every wait is an asynchronous operation,
 // so an idle or slow connection costs a few KiB of memory, not a thread.
 //

@@ -46,12 +46,15 @@ struct Job {
   std::vector<std::string> item_texts;
   double threshold = 0.5;
   int64_t cost = 0;                     // prompt tokens (query + items): the queue's measure
+  int64_t truncated_tokens = 0;         // prompt tokens "truncate" cut before it was queued
   Clock::time_point arrived = Clock::now();
   std::optional<Clock::time_point> deadline;
   std::function<void()> on_done;  // called by finish(), once
 
   // Output: written by the engine loop before finish().
   RowResult result;                                  // YesProbability: scores, labels, usage
+  int64_t cached_tokens = 0;  // query tokens whose K/V were reused (the query-KV cache, or a
+                              // request in the same call), not prefilled: mode mis only
   std::vector<std::vector<double>> label_scores;     // LabelProbabilities: per item, per label
   Clock::time_point started{};
   bool expired = false;  // its deadline passed before the engine took it: nothing was run (504)

@@ -23,16 +23,27 @@ std::string_view error_type(int status) {
   }
 }
 
-}  // namespace
+using nlohmann::json;
 
-Reply error_reply(int status, std::string_view message, std::string_view field) {
-  using nlohmann::json;
+Reply envelope(int status, std::string_view message, std::string_view type, json code, std::string_view field) {
   const json param = field.empty() ? json(nullptr) : json(std::string(field));
-  json error = {{"message", std::string(message)}, {"type", error_type(status)}, {"code", status}, {"param", param}};
+  json error = {{"message", std::string(message)}, {"type", std::string(type)}, {"code", std::move(code)}, {"param", param}};
   json body = error;  // SGLang's clients read the top level, OpenAI's "error"
   body["object"] = "error";
   body["error"] = std::move(error);
   return {status, std::move(body), {}, {}};
+}
+
+}  // namespace
+
+Reply error_reply(int status, std::string_view message, std::string_view field) {
+  return envelope(status, message, error_type(status), status, field);
+}
+
+Reply model_not_found_reply(std::string_view asked, std::string_view served) {
+  const std::string message = "the model \"" + std::string(asked) + "\" is not served here; this server serves \"" +
+                              std::string(served) + "\" (GET /v1/models), or leave \"model\" out";
+  return envelope(404, message, "invalid_request_error", "model_not_found", "model");
 }
 
 Reply retry_reply(int status, std::string_view message, int retry_after_seconds) {

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "scoring/truncation.h"
 #include "serve/api_requests.h"
 
 namespace sift::serve {
@@ -38,10 +39,23 @@ TokenIds concat(const TokenIds& a, const TokenIds& b) {
   return out;
 }
 
+// The row's prompt: the query once, then every item (mode mis's [query; item_1; ...; item_n]).
 int64_t prompt_tokens(const Job& job) {
   int64_t n = static_cast<int64_t>(job.query.size());
   for (const TokenIds& item : job.items) n += static_cast<int64_t>(item.size());
-  return std::max<int64_t>(n, 1);
+  return n;
+}
+
+// OpenAI's usage: prompt_tokens is the whole prompt, however much of it the query-KV cache
+// served; prompt_tokens_details.cached_tokens is that part (the query's tokens when its K/V
+// was reused). The engine's own modes (the baselines) run their prompts whole: their prompt is
+// what they prefilled, nothing cached. Prefill work = prompt_tokens - cached_tokens.
+json usage_of(const Job& job) {
+  const bool mis = job.mode == ScoringMode::Mis;
+  const int64_t prompt = mis ? prompt_tokens(job) : job.result.prefill_tokens;
+  json usage = {{"prompt_tokens", prompt}, {"prompt_tokens_details", {{"cached_tokens", mis ? job.cached_tokens : 0}}}};
+  if (job.truncated_tokens > 0) usage["truncated_tokens"] = job.truncated_tokens;  // as sift score's usage
+  return usage;
 }
 
 // The job of a text row scored with the labeler's templates (label, rerank).
@@ -62,6 +76,54 @@ std::shared_ptr<Job> templated_job(const LoadedLabeler& engine, const std::strin
   }
   job->threshold = engine.artifact().threshold;
   return job;
+}
+
+// A /v1/score prompt part cut to `target` tokens: text to its longest prefix (Right) or suffix
+// (Left) of characters that encodes to at most `target` tokens, re-encoded as any part is (as
+// `sift score --truncate` cuts text); token ids to their first or last `target`.
+TokenIds cut_part(const Tokenizer& tokenizer, const TextOrIds& part, const TokenIds& ids, int64_t target,
+                  TruncationDirection direction, const std::string& field) {
+  if (const auto* text = std::get_if<std::string>(&part))
+    return longest_fitting(*text, direction, target,
+                           [&](std::string_view kept) { return encode_rendered(tokenizer, kept, field); });
+  const auto keep = static_cast<std::ptrdiff_t>(target);
+  return direction == TruncationDirection::Right ? TokenIds(ids.begin(), ids.begin() + keep)
+                                                 : TokenIds(ids.end() - keep, ids.end());
+}
+
+// The /v1/score parts cut to fit `limit` as "truncate" says (scoring/truncation.h's rule over
+// the client's parts: Lq = BOS + query, L_i = item; every Lq + L_i <= limit, whichever order
+// item_first puts them in); returns the tokens cut. 400 when no cut can make them fit.
+int64_t truncate_parts(const Tokenizer& tokenizer, const ScoreRequest& request, int64_t limit, int64_t bos,
+                       TokenIds& query, std::vector<TokenIds>& items) {
+  const Truncate truncate = request.truncation.truncate;
+  const TruncationDirection direction = request.truncation.direction;
+  const int64_t query_len = bos + static_cast<int64_t>(query.size());
+  int64_t cut = 0;
+  if (truncate == Truncate::Query) {
+    int64_t longest_item = 0;
+    for (const TokenIds& item : items) longest_item = std::max(longest_item, static_cast<int64_t>(item.size()));
+    if (query_len + longest_item <= limit) return 0;
+    const int64_t target = limit - longest_item - bos;
+    if (target < 0)
+      throw BadRequest("truncate", fmt::format("truncate query: the longest item ({} tokens) leaves no room for the query "
+                                               "within the request limit of {}", longest_item, limit));
+    TokenIds kept = cut_part(tokenizer, request.query, query, target, direction, "query");
+    cut = static_cast<int64_t>(query.size() - kept.size());
+    query = std::move(kept);
+  } else if (truncate == Truncate::Items) {
+    const int64_t target = limit - query_len;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (query_len + static_cast<int64_t>(items[i].size()) <= limit) continue;
+      if (target <= 0)
+        throw BadRequest("truncate", fmt::format("truncate items: the query ({} tokens) leaves no tokens of the request "
+                                                 "limit of {} for an item", query_len, limit));
+      TokenIds kept = cut_part(tokenizer, request.items[i], items[i], target, direction, fmt::format("items[{}]", i));
+      cut += static_cast<int64_t>(items[i].size() - kept.size());
+      items[i] = std::move(kept);
+    }
+  }
+  return cut;
 }
 
 Started answered(Reply reply) {
@@ -95,7 +157,7 @@ void Service::check_fits(const Job& job, std::string_view items_field) const {
 
 Started Service::queue(std::shared_ptr<Job> job, std::function<void()> on_done, std::function<Reply()> answer) {
   if (job->items.empty()) return answered(answer());  // nothing to score
-  job->cost = prompt_tokens(*job);
+  job->cost = std::max<int64_t>(prompt_tokens(*job), 1);
   if (job->cost > options_.max_queue_tokens)  // could never be admitted: not "retry later"
     return answered(error_reply(413, fmt::format("the request has {} prompt tokens, more than --max-queue-tokens {}",
                                                  job->cost, options_.max_queue_tokens), "items"));
@@ -131,12 +193,37 @@ std::optional<Reply> Service::give_up(Job& job, GiveUp why) {
   return std::nullopt;
 }
 
+int64_t Service::request_limit() const {
+  const PlanLimits& limits = loop_.limits();
+  return std::min({limits.max_request_tokens, limits.max_call_tokens, engine_.model().config().max_position_embeddings});
+}
+
+void Service::truncate_job(Job& job, std::string_view query, std::span<const std::string> items,
+                           const TruncateFields& truncation) const {
+  TokenizedRow row{job.query, job.items, {}, 0};
+  try {
+    truncate_to_fit(engine_.prompts(), query, items, request_limit(), truncation.truncate, truncation.direction, row);
+  } catch (const Error& e) {
+    throw BadRequest("truncate", fmt::format("truncate: {}", e.what()));
+  }
+  job.query = std::move(row.query);
+  job.items = std::move(row.items);
+  job.truncated_tokens = row.truncated_tokens;
+}
+
+std::optional<Reply> Service::foreign_model(const CommonFields& common) const {
+  if (!common.model || *common.model == options_.model_name) return std::nullopt;
+  return model_not_found_reply(*common.model, options_.model_name);
+}
+
 Started Service::label(std::string_view body, std::function<void()> on_done) {
   auto request = std::make_shared<const LabelRequest>(parse_label_request(body));
+  if (std::optional<Reply> refused = foreign_model(request->common)) return answered(std::move(*refused));
   admit(*request, body.size(), options_.admission);
   std::shared_ptr<Job> job = templated_job(engine_, request->query, request->items, "items");
   set_deadline(*job, request->common);
   job->mode = request->mode;
+  if (request->truncation.truncate != Truncate::None) truncate_job(*job, request->query, request->items, request->truncation);
   if (request->threshold) job->threshold = *request->threshold;
   if (job->mode == ScoringMode::Generate) {
     job->query_text = request->query;
@@ -155,7 +242,8 @@ Started Service::label(std::string_view body, std::function<void()> on_done) {
     json out = {{"scores", std::move(scores)}, {"labels", std::move(labels)},
                 {"mode", std::string(scoring_mode_name(job->mode))},
                 {"artifact", {{"version", version}, {"threshold", job->threshold}}},
-                {"usage", {{"prompt_tokens", result.prefill_tokens}, {"requests", result.requests}}}};
+                {"usage", usage_of(*job)}};
+    out["usage"]["requests"] = result.requests;
     if (request->has_item_ids) out["item_ids"] = request->item_ids;
     if (job->mode == ScoringMode::Generate) {
       out["unparsed"] = result.unparsed;
@@ -167,6 +255,7 @@ Started Service::label(std::string_view body, std::function<void()> on_done) {
 
 Started Service::score(std::string_view body, std::function<void()> on_done) {
   const ScoreRequest request = parse_score_request(body);
+  if (std::optional<Reply> refused = foreign_model(request.common)) return answered(std::move(*refused));
   admit(request, body.size(), options_.admission);
   const int64_t vocab_size = engine_.model().config().vocab_size;
   check_ids(request.label_token_ids, vocab_size, "label_token_ids");
@@ -182,11 +271,18 @@ Started Service::score(std::string_view body, std::function<void()> on_done) {
   TokenIds query = text ? encode_rendered(tokenizer, std::get<std::string>(request.query), "query")
                         : std::get<TokenIds>(request.query);
   check_ids(query, vocab_size, "query");
+  std::vector<TokenIds> items;
   for (size_t i = 0; i < request.items.size(); ++i) {
     const std::string field = fmt::format("items[{}]", i);
-    TokenIds item = text ? encode_rendered(tokenizer, std::get<std::string>(request.items[i]), field)
-                         : std::get<TokenIds>(request.items[i]);
-    check_ids(item, vocab_size, field);
+    items.push_back(text ? encode_rendered(tokenizer, std::get<std::string>(request.items[i]), field)
+                         : std::get<TokenIds>(request.items[i]));
+    check_ids(items.back(), vocab_size, field);
+  }
+  if (request.truncation.truncate != Truncate::None)
+    job->truncated_tokens = truncate_parts(tokenizer, request, request_limit(), static_cast<int64_t>(bos.size()), query, items);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string field = fmt::format("items[{}]", i);
+    TokenIds item = std::move(items[i]);
     // item_first: the prompt is [bos; item; query], a causal prompt of its own (no shared
     // part to reuse), read at its last token.
     if (request.item_first) item = concat(concat(bos, item), query);
@@ -196,15 +292,17 @@ Started Service::score(std::string_view body, std::function<void()> on_done) {
   if (!request.item_first) job->query = concat(bos, query);
   check_fits(*job, "items");
   return queue(job, std::move(on_done), [job = job.get(), model = options_.model_name] {
-    const int64_t used = job->result.prefill_tokens;
-    json out = {{"scores", job->label_scores}, {"model", model}, {"object", "scoring"},
-                {"usage", {{"prompt_tokens", used}, {"completion_tokens", 0}, {"total_tokens", used}}}};
+    json usage = usage_of(*job);
+    usage["completion_tokens"] = 0;
+    usage["total_tokens"] = usage["prompt_tokens"];
+    json out = {{"scores", job->label_scores}, {"model", model}, {"object", "scoring"}, {"usage", std::move(usage)}};
     return Reply{200, std::move(out), {}, {}};
   });
 }
 
 Started Service::rerank(std::string_view body, std::function<void()> on_done) {
   auto request = std::make_shared<const RerankRequest>(parse_rerank_request(body));
+  if (std::optional<Reply> refused = foreign_model(request->common)) return answered(std::move(*refused));
   admit(*request, body.size(), options_.admission);
   std::shared_ptr<Job> job = templated_job(engine_, request->query, request->documents, "documents");
   set_deadline(*job, request->common);
@@ -223,15 +321,20 @@ Started Service::rerank(std::string_view body, std::function<void()> on_done) {
       if (request->return_documents) result["document"] = {{"text", request->documents[index]}};
       results.push_back(std::move(result));
     }
-    const int64_t used = job->result.prefill_tokens;
-    return Reply{200, {{"results", std::move(results)}, {"model", model},
-                       {"usage", {{"prompt_tokens", used}, {"total_tokens", used}}}}, {}, {}};
+    json usage = usage_of(*job);
+    usage["total_tokens"] = usage["prompt_tokens"];
+    return Reply{200, {{"results", std::move(results)}, {"model", model}, {"usage", std::move(usage)}}, {}, {}};
   });
 }
 
 Reply Service::models() const {
+  // OpenAI's model object, then the labeler's own fields: its version, threshold, and the
+  // answer words with their token ids (the label_token_ids of /v1/score, yes first).
+  const ScoringArtifact& artifact = engine_.artifact();
+  const AnswerTokenIds ids = engine_.answer_ids();
   json model = {{"id", options_.model_name}, {"object", "model"}, {"owned_by", "sift"},
-                {"version", engine_.artifact().version}, {"threshold", engine_.artifact().threshold},
+                {"version", artifact.version}, {"threshold", artifact.threshold},
+                {"answers", {{"yes", {{"text", artifact.yes}, {"id", ids.yes}}}, {"no", {{"text", artifact.no}, {"id", ids.no}}}}},
                 {"max_model_len", engine_.model().config().max_position_embeddings}};
   return {200, {{"object", "list"}, {"data", json::array({model})}}, {}, {}};
 }

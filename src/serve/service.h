@@ -7,6 +7,7 @@
 // engine has finished it; answer() then gives the route's JSON.
 //
 //   400 malformed body or field (the field named)    429 queue full (Retry-After)
+//   404 "model" names another model than the one served (model_not_found; absent is fine)
 //   413 over a size limit (admission.h), or more prompt tokens than the whole queue holds
 //       (--max-queue-tokens)
 //   504 deadline passed before the work started      500 the engine failed on the row
@@ -17,11 +18,13 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "scoring/loaded_labeler.h"
 #include "serve/admission.h"
+#include "serve/api_requests.h"
 #include "serve/engine_loop.h"
 #include "serve/metrics.h"
 #include "serve/query_kv_cache.h"
@@ -74,6 +77,13 @@ class Service {
  private:
   Started queue(std::shared_ptr<Job> job, std::function<void()> on_done, std::function<Reply()> answer);
   void check_fits(const Job& job, std::string_view items_field) const;
+  // The tokens one [query; item] may hold: the request and call limits, the model's positions.
+  int64_t request_limit() const;
+  // The job's prompt cut to fit a request as `sift score --truncate` cuts it (400 when it cannot).
+  void truncate_job(Job& job, std::string_view query, std::span<const std::string> items,
+                    const TruncateFields& truncation) const;
+  // The 404 for a request whose "model" is not options_.model_name (the /v1/models id).
+  std::optional<Reply> foreign_model(const CommonFields& common) const;
 
   const LoadedLabeler& engine_;
   ServiceOptions options_;

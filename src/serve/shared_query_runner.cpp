@@ -89,6 +89,7 @@ class Runner {
       job.result.scores.resize(job.items.size());
       job.result.labels.resize(job.items.size());
       job.label_scores.assign(job.items.size(), {});
+      job.cached_tokens = 0;
       items_left_[j] = static_cast<int64_t>(job.items.size());
       std::vector<int64_t> lengths;
       for (const TokenIds& item : job.items) lengths.push_back(static_cast<int64_t>(item.size()));
@@ -161,6 +162,9 @@ class Runner {
       const std::span<const TokenIds> items =
           std::span<const TokenIds>(job.items).subspan(entry.request.range.begin, entry.request.range.size());
       const auto first_item = static_cast<int32_t>(entry.request.range.begin);
+      // The job's first request decides whether its query was prefilled for it or reused.
+      if (entry.request.range.begin == 0 && entry.source != QuerySource::RunHere)
+        jobs_[entry.request.job]->cached_tokens = static_cast<int64_t>(job.query.size());
       if (entry.source == QuerySource::RunHere) {
         const auto begin = static_cast<int32_t>(call.key_offset + call.n_tokens());
         const KeyRange keys{begin, begin + static_cast<int32_t>(job.query.size())};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -67,6 +68,13 @@ void SynthOptions::validate(int catalog_size) const {
     fail_option("--noise must lie in [0, 0.5], got {}", noise);
   if (chunk_members < 1) fail_option("chunk size must be at least 1, got {}", chunk_members);
   split.validate();
+  if (!pretraining_corpus.empty()) {
+    if (corpus_tokens < 1) fail_option("--tokens must be at least 1, got {}", corpus_tokens);
+    const std::filesystem::path corpus = std::filesystem::weakly_canonical(pretraining_corpus);
+    for (const char* name : {"train.jsonl", "validation.jsonl", "test.jsonl", "catalog.jsonl", "summary.json"})
+      if (corpus == std::filesystem::weakly_canonical(out_dir / name))
+        fail_option("--pretraining-corpus {}: that is the world's own {}", pretraining_corpus.string(), name);
+  }
 }
 
 std::string member_id(int64_t index) { return fmt::format("m{:06d}", index); }
@@ -189,6 +197,7 @@ nlohmann::ordered_json SynthSummary::to_json() const {
   nlohmann::ordered_json by_split;
   for (Split s : kAllSplits) by_split[std::string(split_name(s))] = counts_json(splits[size_t(s)]);
   j["splits"] = std::move(by_split);
+  if (corpus) j["pretraining_corpus"] = corpus->to_json();
   return j;
 }
 
@@ -214,6 +223,7 @@ SynthSummary write_synth_dataset(const SynthOptions& options, const Catalog& cat
   summary.catalog_size = catalog.size();
 
   // Chunks: generate in parallel (each member has its own seed), write in member order.
+  std::unordered_set<std::string> world_profiles;  // every split's, kept out of the corpus
   std::vector<LabeledMember> chunk;
   std::vector<std::string> lines;
   for (int64_t begin = 0; begin < options.n_members; begin += options.chunk_members) {
@@ -229,10 +239,14 @@ SynthSummary write_synth_dataset(const SynthOptions& options, const Catalog& cat
       const LabeledMember& member = chunk[size_t(i)];
       text[size_t(member.split)] += lines[size_t(i)] + '\n';
       summary.add(member);
+      if (!options.pretraining_corpus.empty()) world_profiles.insert(member.profile.text);
     }
     for (Split s : kAllSplits) split_files[size_t(s)]->write(text[size_t(s)]);
     if (options.on_progress) options.on_progress(begin + n, options.n_members);
   }
+  if (!options.pretraining_corpus.empty())
+    summary.corpus = write_pretraining_corpus({options.pretraining_corpus, options.corpus_tokens, options.seed},
+                                              catalog, world_profiles);
   std::unique_ptr<AtomicFile> summary_file = open("summary.json");
   summary_file->write(summary.to_json().dump(2) + '\n');
   catalog_file->commit();

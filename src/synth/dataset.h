@@ -7,12 +7,14 @@
 //   {"id":"m000123","query":"<profile>","items":[{"id":"q0042","text":"Apache Spark"},...],
 //    "labels":[1,0,...],"truth":[1,0,...]}
 // in OUT/train.jsonl, OUT/validation.jsonl, OUT/test.jsonl; plus OUT/catalog.jsonl and
-// OUT/summary.json. Every byte is a pure function of the options (no timings, no thread
-// counts), so the same seed gives identical files.
+// OUT/summary.json; with pretraining_corpus also that file (pretraining_corpus.h: text of a
+// population disjoint from every split). Every byte is a pure function of the options (no
+// timings, no thread counts), so the same seed gives identical files.
 #include <array>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@
 
 #include "retrieval/bm25.h"
 #include "synth/catalog.h"
+#include "synth/pretraining_corpus.h"
 #include "synth/profile.h"
 #include "synth/splits.h"
 
@@ -32,6 +35,8 @@ struct SynthOptions {
   double noise = 0.05;    // probability of flipping each reference label
   uint64_t seed = 1;
   SplitFractions split;
+  std::filesystem::path pretraining_corpus;  // empty: none written
+  int64_t corpus_tokens = CorpusOptions{}.tokens;
   int64_t chunk_members = 2048;  // members generated in parallel, then written in order
   // Called after each chunk with (members done, members total).
   std::function<void(int64_t, int64_t)> on_progress;
@@ -92,6 +97,7 @@ struct SynthSummary {
   // Retrieved true candidates by their most direct evidence: direct, title, alias, implied.
   std::array<int64_t, 4> retrieved_true_by_evidence{};
   int64_t profile_words = 0;
+  std::optional<CorpusSummary> corpus;  // when a pretraining corpus was written
 
   void add(const LabeledMember& member);
   SplitCounts all() const;

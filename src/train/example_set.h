@@ -8,6 +8,8 @@
 //                         [q; c1..cN]; one readout per pair (its answer position)
 //   generate (§2.4)       one causal sequence per row: the packed-generation prompt and the
 //                         answer list; a readout per answer-list token (generate_examples.h)
+//   lm                    a sequence of plain text, a readout per token (lm_examples.h);
+//                         n_labels counts target tokens
 //
 // ExampleSize.n_labels is the labeled pairs an example carries (1 per candidate), so
 // --batch-size counts the same supervision, pairs, whatever the objective.
@@ -23,7 +25,8 @@
 namespace sift::train {
 
 struct ExampleSet {
-  std::string objective;                          // "label" or "generate": part of the resume fingerprint
+  std::string objective;                          // "label", "generate" or "lm": part of the resume fingerprint
+  std::string label_unit = "pairs";               // what n_labels counts, for progress lines
   std::vector<ExampleSize> sizes;                 // one per example
   std::function<SequenceLayout(int32_t)> layout;  // example e as the model sees it
 };

@@ -10,7 +10,8 @@
 // down at the answer position, so a checkpoint stays a sensible LM; scoring then renormalises
 // over the two answer rows (score = sigmoid(l_yes - l_no)), which the full softmax ranks
 // identically. The mean is over answer rows, so a MIS-packed batch and the same pairs as
-// single-candidate sequences give the same loss (and gradients).
+// single-candidate sequences give the same loss (and gradients). The other objectives read
+// other rows with the same loss: every answer-list token (generate), every token (lm).
 #include <torch/torch.h>
 
 #include "train/sequence_layout.h"

@@ -32,7 +32,8 @@ fs::path readable_dir(const fs::path& dir) {
 }  // namespace
 
 void save_train_checkpoint(const fs::path& dir, const TorchModel& model, torch::optim::Optimizer& optimizer,
-                           const TrainProgress& progress, const nlohmann::json& fingerprint) {
+                           const TrainProgress& progress, const EarlyStopping& early_stopping,
+                           const nlohmann::json& fingerprint) {
   const fs::path tmp = with_suffix(dir, ".tmp"), old = with_suffix(dir, ".old");
   fs::remove_all(tmp);
   fs::create_directories(tmp);
@@ -41,6 +42,8 @@ void save_train_checkpoint(const fs::path& dir, const TorchModel& model, torch::
   const auto& params = model.named_parameters();
   for (size_t i = 0; i < params.size(); ++i)
     archive.write("parameters/" + std::to_string(i), params[i].tensor.detach(), /*is_buffer=*/true);
+  const std::vector<torch::Tensor>& best = early_stopping.best_weights();
+  for (size_t i = 0; i < best.size(); ++i) archive.write("best/" + std::to_string(i), best[i], /*is_buffer=*/true);
   torch::serialize::OutputArchive optimizer_archive;
   optimizer.save(optimizer_archive);
   archive.write("optimizer", optimizer_archive);
@@ -51,11 +54,12 @@ void save_train_checkpoint(const fs::path& dir, const TorchModel& model, torch::
   }
   archive.save_to((tmp / "state.pt").string());
 
-  const nlohmann::json trainer = {{"format", kFormat},
-                                  {"step", progress.step},
-                                  {"loss_ema", progress.loss_ema},
-                                  {"loss_ema_weight", progress.loss_ema_weight},
-                                  {"run", fingerprint}};
+  nlohmann::json trainer = {{"format", kFormat},
+                            {"step", progress.step},
+                            {"loss_ema", progress.loss_ema},
+                            {"loss_ema_weight", progress.loss_ema_weight},
+                            {"run", fingerprint}};
+  if (early_stopping.options().enabled()) trainer["early_stopping"] = early_stopping.to_json();
   // The folder is written whole, flushed, then swapped in: a kill leaves DIR or DIR.old readable.
   sync_file(tmp / "state.pt");
   write_file_atomically(tmp / "trainer.json", trainer.dump(2) + "\n");
@@ -67,7 +71,7 @@ void save_train_checkpoint(const fs::path& dir, const TorchModel& model, torch::
 }
 
 TrainProgress load_train_checkpoint(const fs::path& requested, TorchModel& model, torch::optim::Optimizer& optimizer,
-                                    const nlohmann::json& fingerprint) {
+                                    EarlyStopping& early_stopping, const nlohmann::json& fingerprint) {
   const fs::path dir = readable_dir(requested);
   if (dir.empty()) fail("{}: no training checkpoint to resume from (trainer.json is missing)", requested.string());
   std::ifstream in(dir / "trainer.json");
@@ -104,6 +108,16 @@ TrainProgress load_train_checkpoint(const fs::path& requested, TorchModel& model
       values.push_back(t);
     }
     model.copy_from(values);
+    if (early_stopping.options().enabled()) {
+      early_stopping.from_json(field("early_stopping", &nlohmann::json::is_object), where);
+      std::vector<torch::Tensor> best;
+      for (size_t i = 0; early_stopping.has_best() && i < model.named_parameters().size(); ++i) {
+        torch::Tensor t;
+        archive.read("best/" + std::to_string(i), t, /*is_buffer=*/true);
+        best.push_back(t);
+      }
+      early_stopping.set_best_weights(std::move(best));
+    }
     torch::serialize::InputArchive optimizer_archive;
     archive.read("optimizer", optimizer_archive);
     optimizer.load(optimizer_archive);

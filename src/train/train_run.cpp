@@ -21,6 +21,7 @@
 #include "train/examples.h"
 #include "train/generate_examples.h"
 #include "train/labeler_export.h"
+#include "train/lm_examples.h"
 #include "train/torch_model.h"
 
 namespace sift::train {
@@ -49,8 +50,16 @@ void check_options(TrainRunOptions& o) {
     fail_option("--weight-decay must be a finite number >= 0, got {}", o.training.weight_decay);
   if (!std::isfinite(o.training.clip)) fail_option("--clip must be a finite number, got {}", o.training.clip);
   if (o.training.save_every < 0) fail_option("--save-every must not be negative");
-  if (o.objective == Objective::Generate && o.training.pack)
-    fail_option("--pack is for --objective label: --objective generate trains one sequence per row already");
+  if (o.objective != Objective::Label && o.training.pack)
+    fail_option("--pack is for --objective label: --objective generate and lm train whole sequences already");
+  const EarlyStoppingOptions& stopping = o.training.early_stopping;
+  if (stopping.patience < 0) fail_option("--early-stopping must not be negative, got {}", stopping.patience);
+  if (stopping.enabled()) {
+    if (o.validation.empty()) fail_option("--early-stopping needs --validation: it stops on the validation metric");
+    if (stopping.eval_every < 1) fail_option("--early-stopping needs --eval-every N (steps between evaluations), N >= 1");
+  }
+  if (!(stopping.min_delta >= 0 && std::isfinite(stopping.min_delta)))
+    fail_option("--min-delta must be a finite number >= 0, got {}", stopping.min_delta);
 
   require_file(o.train, "--train");
   if (!o.validation.empty()) require_file(o.validation, "--validation");
@@ -127,6 +136,71 @@ void log_token_counts(const fs::path& path, const std::vector<EncodedRow>& rows)
                path.string(), rows.size(), n_pairs, single_tokens / pairs, packed_tokens / pairs);
 }
 
+// What a run trains and validates on, read for its objective: the rows (or text) and the example
+// sets over them. The example sets refer to the rows, so it stays where it is built.
+struct TrainingData {
+  std::vector<EncodedRow> rows, validation;                     // label
+  std::vector<GenerateRow> generate_rows, generate_validation;  // generate
+  TokenStream text, validation_text;                            // lm
+  ExampleSet examples, validation_examples;                     // validation_examples: lm only
+  TrainingData() = default;
+  TrainingData(const TrainingData&) = delete;
+};
+
+// Reads o.train (and o.validation) for o.objective into `data`; rows left out are counted in
+// result.rows_left_out, lm's tokens in result.n_train_tokens.
+void read_training_data(const TrainRunOptions& o, const Tokenizer& tokenizer, const PromptEncoder& encoder,
+                        const AnswerTokenIds& answer, const ModelConfig& config, TrainingData& data,
+                        TrainRunResult& result) {
+  const SequenceLimits limits{config.max_position_embeddings, o.max_sequence_tokens, o.training.pack};
+  switch (o.objective) {
+    case Objective::Generate: {
+      const auto encode = [&](const std::vector<LabeledRow>& r) { return encode_generate_rows(r, encoder, limits); };
+      data.generate_rows = read_rows(o.train, o, encode, result.rows_left_out);
+      log_token_counts(o.train, data.generate_rows);
+      if (!o.validation.empty()) data.generate_validation = read_rows(o.validation, o, encode, result.rows_left_out);
+      data.examples = generate_examples(data.generate_rows);
+      return;
+    }
+    case Objective::Label: {
+      const auto encode = [&](const std::vector<LabeledRow>& r) { return encode_rows(r, encoder, answer, limits); };
+      data.rows = read_rows(o.train, o, encode, result.rows_left_out);
+      log_token_counts(o.train, data.rows);
+      if (!o.validation.empty()) data.validation = read_rows(o.validation, o, encode, result.rows_left_out);
+      data.examples = label_examples(data.rows, o.training.pack);
+      return;
+    }
+    case Objective::Lm: {
+      // A sequence never holds more tokens than the model has positions.
+      const int64_t sequence_tokens = std::min(o.max_sequence_tokens, config.max_position_embeddings);
+      const int32_t eos = document_separator(tokenizer, config.eos_token_id);
+      data.text = read_token_stream(o.train, tokenizer, eos, o.max_line_bytes);
+      result.n_train_tokens = static_cast<int64_t>(data.text.ids.size());
+      data.examples = lm_examples(data.text.ids, sequence_tokens);
+      spdlog::info("{}: {} documents, {} tokens (end of document: id {}), {} sequences of up to {} tokens",
+                   o.train.string(), data.text.n_documents, data.text.ids.size(), eos, data.examples.sizes.size(),
+                   sequence_tokens);
+      if (!o.validation.empty()) {
+        data.validation_text = read_token_stream(o.validation, tokenizer, eos, o.max_line_bytes);
+        data.validation_examples = lm_examples(data.validation_text.ids, sequence_tokens);
+      }
+      return;
+    }
+  }
+}
+
+// Early stopping's metric on the model as it is (higher is better); none without validation data.
+Validator validator(const TrainRunOptions& o, const TorchModel& model, const TrainingData& data,
+                    const AnswerTokenIds& answer) {
+  if (o.validation.empty()) return {};
+  switch (o.objective) {
+    case Objective::Generate: return [&] { return teacher_forced_agreement(model, data.generate_validation).rate(); };
+    case Objective::Label: return [&] { return best_threshold_agreement(model, data.validation, answer).agreement; };
+    case Objective::Lm: return [&] { return -mean_loss(model, data.validation_examples); };
+  }
+  return {};
+}
+
 }  // namespace
 
 TrainRunResult run_training(TrainRunOptions o) {
@@ -158,48 +232,48 @@ TrainRunResult run_training(TrainRunOptions o) {
   ScoringArtifact artifact = choose_artifact(o, *tokenizer);
   const AnswerTokenIds answer = resolve_answer_tokens(*tokenizer, artifact, "sift.json");
   const PromptEncoder encoder(*tokenizer, artifact);
-  spdlog::info("answer tokens: \"{}\" = {}, \"{}\" = {}", artifact.yes, answer.yes, artifact.no, answer.no);
+  if (o.objective != Objective::Lm)
+    spdlog::info("answer tokens: \"{}\" = {}, \"{}\" = {}", artifact.yes, answer.yes, artifact.no, answer.no);
 
-  const SequenceLimits limits{model.config().max_position_embeddings, o.max_sequence_tokens, o.training.pack};
   TrainRunResult result;
-  const bool generate = o.objective == Objective::Generate;
-  // The rows of both objectives; only the chosen one's are read. The example set refers to them.
-  std::vector<EncodedRow> rows, validation;
-  std::vector<GenerateRow> generate_rows, generate_validation;
-  const auto encode_label = [&](const std::vector<LabeledRow>& r) { return encode_rows(r, encoder, answer, limits); };
-  const auto encode_generate = [&](const std::vector<LabeledRow>& r) { return encode_generate_rows(r, encoder, limits); };
-  ExampleSet examples;
-  if (generate) {
-    generate_rows = read_rows(o.train, o, encode_generate, result.rows_left_out);
-    log_token_counts(o.train, generate_rows);
-    if (!o.validation.empty()) generate_validation = read_rows(o.validation, o, encode_generate, result.rows_left_out);
-    examples = generate_examples(generate_rows);
-  } else {
-    rows = read_rows(o.train, o, encode_label, result.rows_left_out);
-    log_token_counts(o.train, rows);
-    if (!o.validation.empty()) validation = read_rows(o.validation, o, encode_label, result.rows_left_out);
-    examples = label_examples(rows, o.training.pack);
-  }
+  TrainingData data;
+  read_training_data(o, *tokenizer, encoder, answer, model.config(), data, result);
   if (o.strict && result.rows_left_out > 0)
     fail("{} left out (the warnings above say why); --strict makes that a failed run, before any training",
          result.rows_left_out == 1 ? std::string("1 row was") : fmt::format("{} rows were", result.rows_left_out));
 
-  Trainer trainer(model, std::move(examples), o.training);
-  spdlog::info("training {} steps of {} pairs{}, {} threads", trainer.total_steps(), o.training.batch_size,
-               generate ? " (packed-generation rows)" : o.training.pack ? " (MIS-packed rows)" : "", threads);
+  Trainer trainer(model, std::move(data.examples), o.training, validator(o, model, data, answer));
+  spdlog::info("training {} steps of {} {}{}, {} threads", trainer.total_steps(), o.training.batch_size,
+               o.objective == Objective::Lm ? "tokens" : "pairs",
+               o.objective == Objective::Generate ? " (packed-generation rows)"
+               : o.training.pack                  ? " (MIS-packed rows)"
+                                                  : "",
+               threads);
   ProgressReporter progress = ProgressReporter::to_stderr("sift train", "steps", trainer.total_steps(), o.quiet);
   result.summary = trainer.run(-1, &progress);
-  progress.finish(fmt::format("step {} of {}, loss {:.4f}, {:.1f} pairs/s; {} left out", result.summary.step,
-                              trainer.total_steps(), result.summary.loss_ema, result.summary.pairs_per_second(),
+  const EarlyStopping& stopping = trainer.early_stopping();
+  result.evaluations = stopping.history();
+  result.weights_step = trainer.step();
+  if (stopping.has_best()) {
+    trainer.restore_best();
+    result.weights_step = stopping.best_step();
+    result.best = Evaluation{stopping.best_step(), stopping.best_value()};
+  }
+  progress.finish(fmt::format("step {} of {}{}, loss {:.4f}, {:.1f} {}/s; {} left out", result.summary.step,
+                              trainer.total_steps(),
+                              stopping.has_best() ? fmt::format(" (best: step {})", stopping.best_step()) : "",
+                              result.summary.loss_ema, result.summary.pairs_per_second(),
+                              o.objective == Objective::Lm ? "target tokens" : "pairs",
                               result.rows_left_out == 1 ? std::string("1 row") : fmt::format("{} rows", result.rows_left_out)));
   result.total_steps = trainer.total_steps();
 
+  const char* kind = o.objective == Objective::Generate ? "generate-" : o.objective == Objective::Lm ? "lm-" : "";
   artifact.threshold = 0.5;
-  artifact.version =
-      fmt::format("trained-{}seed{}-step{}", generate ? "generate-" : "", o.training.seed, trainer.step());
+  artifact.version = fmt::format("trained-{}seed{}-step{}", kind, o.training.seed, result.weights_step);
   write_labeler(o.out, model, o.dtype == "bf16" ? DType::BF16 : DType::F32, tokenizer_path, artifact);
-  if (!validation.empty()) result.validation = agreement(model, validation, answer, 0.5);
-  if (!generate_validation.empty()) result.validation = teacher_forced_agreement(model, generate_validation);
+  if (!data.validation.empty()) result.validation = agreement(model, data.validation, answer, 0.5);
+  if (!data.generate_validation.empty()) result.validation = teacher_forced_agreement(model, data.generate_validation);
+  if (!data.validation_examples.sizes.empty()) result.validation_loss = mean_loss(model, data.validation_examples);
   return result;
 }
 

@@ -7,12 +7,20 @@
 // Objective: label (label-only scoring, §3.2: the examples of example_set.h; --pack packs a
 // row's pairs) or generate (packed generation, §2.4: generate_examples.h; validation is then
 // teacher-forced agreement, evaluate.h). Both plan the same steps over the same rows.
+// lm (causal language modelling on plain text, lm_examples.h): pretraining a base that the
+// other two then start from (--init-model); validation is the mean next-token loss.
+//
+// Validation with early stopping (trainer.h): label rows are scored and their agreement read
+// at the agreement-maximising threshold (evaluate.h: best_threshold_agreement, the rule of
+// `sift calibrate --target agreement`); generate rows give their teacher-forced agreement; lm
+// text its loss (the metric is minus the loss). The labeler written holds the best weights.
 //
 // Model source: init_model (a Hugging Face directory with tokenizer.json) or config +
 // tokenizer (fresh weights from the seed). Prompt artifact: artifact, else init_model's
 // sift.json, else default_artifact(). The written sift.json is that artifact with
-// threshold 0.5 and version "trained-seed<seed>-step<step>" (label) or
-// "trained-generate-seed<seed>-step<step>" (generate).
+// threshold 0.5 and version "trained-seed<seed>-step<step>" (label),
+// "trained-generate-seed<seed>-step<step>" (generate) or "trained-lm-seed<seed>-step<step>"
+// (lm), the step of the weights written (the best evaluation's, with early stopping).
 //
 // A training or validation row that cannot be read or is too long (examples.h) is left out
 // with a warning naming file:line. --out is locked for the run, and refused when one of the
@@ -29,7 +37,7 @@
 
 namespace sift::train {
 
-enum class Objective { Label, Generate };
+enum class Objective { Label, Generate, Lm };
 
 struct TrainRunOptions {
   Objective objective = Objective::Label;
@@ -47,8 +55,13 @@ struct TrainRunOptions {
 struct TrainRunResult {
   TrainSummary summary;
   int64_t total_steps = 0;
+  int64_t weights_step = 0;   // the step of the weights written
   int64_t rows_left_out = 0;  // training and validation rows
-  std::optional<Agreement> validation;  // teacher-forced for the generate objective
+  int64_t n_train_tokens = 0; // lm: the tokens of the training text (documents + separators)
+  std::optional<Agreement> validation;  // at threshold 0.5; teacher-forced for the generate objective
+  std::optional<double> validation_loss;  // lm: mean next-token loss on the validation text
+  std::vector<Evaluation> evaluations;   // early stopping's, in order
+  std::optional<Evaluation> best;        // early stopping's best evaluation
 };
 
 TrainRunResult run_training(TrainRunOptions options);

@@ -28,17 +28,24 @@ std::unique_ptr<torch::optim::AdamW> make_optimizer(const TorchModel& model, con
 
 }  // namespace
 
-Trainer::Trainer(TorchModel& model, const std::vector<EncodedRow>& rows, TrainOptions options)
-    : Trainer(model, label_examples(rows, options.pack), options) {}
+Trainer::Trainer(TorchModel& model, const std::vector<EncodedRow>& rows, TrainOptions options, Validator validate)
+    : Trainer(model, label_examples(rows, options.pack), options, std::move(validate)) {}
 
-Trainer::Trainer(TorchModel& model, ExampleSet examples, TrainOptions options)
-    : model_(model), examples_(std::move(examples)), options_(std::move(options)) {
+Trainer::Trainer(TorchModel& model, ExampleSet examples, TrainOptions options, Validator validate)
+    : model_(model),
+      examples_(std::move(examples)),
+      options_(std::move(options)),
+      validate_(std::move(validate)),
+      early_stopping_(options_.early_stopping) {
   if (options_.resume && options_.checkpoint_dir.empty()) fail("resume needs a checkpoint directory");
+  if (early_stopping_.options().enabled() && (!validate_ || early_stopping_.options().eval_every < 1))
+    fail("early stopping needs validation data and an evaluation interval of at least one step");
   if (examples_.sizes.empty()) fail("no labeled pairs to train on");
   plan_ = run_batches(examples_.sizes, options_.batch_size, options_.seed, options_.epochs, options_.steps);
   optimizer_ = make_optimizer(model_, options_);
   if (options_.resume) {
-    const TrainProgress p = load_train_checkpoint(options_.checkpoint_dir, model_, *optimizer_, fingerprint());
+    const TrainProgress p =
+        load_train_checkpoint(options_.checkpoint_dir, model_, *optimizer_, early_stopping_, fingerprint());
     step_ = p.step;
     loss_ema_ = p.loss_ema;
     loss_ema_weight_ = p.loss_ema_weight;
@@ -59,6 +66,9 @@ nlohmann::json Trainer::fingerprint() const {
   // Label runs predate the field: their checkpoints carry none and still resume; a generate
   // checkpoint carries it, so neither objective resumes the other's (train_checkpoint.h).
   if (examples_.objective != "label") run["objective"] = examples_.objective;
+  // Runs without early stopping predate it: their checkpoints carry none of these fields.
+  if (const EarlyStoppingOptions& e = early_stopping_.options(); e.enabled())
+    run["early_stopping"] = {{"patience", e.patience}, {"eval_every", e.eval_every}, {"min_delta", e.min_delta}};
   return run;
 }
 
@@ -106,32 +116,44 @@ TrainSummary Trainer::run(int64_t stop_step, ProgressReporter* progress) {
   TrainSummary summary;
   const auto start = Clock::now();
   const int64_t first = step_;
-  while (step_ < stop) {
+  while (step_ < stop && !early_stopping_.stopped()) {
     train_step(step_, summary);
     ++step_;
+    if (early_stopping_.evaluates_at(step_, total_steps())) {
+      early_stopping_.record(step_, validate_(), model_);
+      if (progress)
+        progress->message(fmt::format("step {}: validation {:.6g} (best {:.6g} at step {}){}", step_,
+                                      early_stopping_.history().back().value, early_stopping_.best_value(),
+                                      early_stopping_.best_step(), early_stopping_.stopped() ? ": stopping" : ""));
+    }
     const bool save_now = options_.save_every > 0 && step_ % options_.save_every == 0;
-    if (!options_.checkpoint_dir.empty() && (save_now || step_ == stop)) save_checkpoint();
+    if (!options_.checkpoint_dir.empty() && (save_now || step_ == stop || early_stopping_.stopped())) save_checkpoint();
 
     if (progress) {
       const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-      progress->update(step_, fmt::format("loss {:.4f}, lr {:.2e}, {:.1f} pairs/s, {:.0f} tokens/s",
+      progress->update(step_, fmt::format("loss {:.4f}, lr {:.2e}, {:.1f} {}/s, {:.0f} tokens/s",
                                           loss_ema_ / std::max(1e-12, loss_ema_weight_),
                                           LrSchedule{options_.lr, options_.warmup, total_steps()}.at(step_ - 1),
-                                          summary.n_pairs / std::max(1e-9, elapsed),
+                                          summary.n_pairs / std::max(1e-9, elapsed), examples_.label_unit,
                                           summary.n_tokens / std::max(1e-9, elapsed)));
     }
   }
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   summary.steps_done = step_ - first;
   summary.step = step_;
+  summary.stopped_early = early_stopping_.stopped() && step_ < total_steps();
   summary.loss_ema = loss_ema_ / std::max(1e-12, loss_ema_weight_);
   return summary;
 }
 
 void Trainer::save_checkpoint() {
   save_train_checkpoint(options_.checkpoint_dir, model_, *optimizer_, {step_, loss_ema_, loss_ema_weight_},
-                        fingerprint());
+                        early_stopping_, fingerprint());
   last_saved_step_ = step_;
+}
+
+void Trainer::restore_best() {
+  if (early_stopping_.has_best()) model_.copy_from(early_stopping_.best_weights());
 }
 
 }  // namespace sift::train

@@ -16,8 +16,13 @@
 // at once or N + (resume) N gives the same weights. A non-finite loss or gradient norm stops
 // the run before the optimiser step, with an Error naming the last good checkpoint. Progress
 // goes to a ProgressReporter: step/total, loss EMA, lr, pairs/s, tokens/s, ETA.
+//
+// With early stopping (early_stopping.h) the trainer calls the run's Validator every
+// eval_every steps and at the last step, stops at the plateau, and restore_best() puts the
+// best evaluation's weights back into the model before they are written.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -26,6 +31,7 @@
 
 #include "core/progress.h"
 #include "train/batch_plan.h"
+#include "train/early_stopping.h"
 #include "train/example_set.h"
 #include "train/examples.h"
 #include "train/sequence_layout.h"
@@ -46,7 +52,11 @@ struct TrainOptions {
   int64_t save_every = 0;                 // steps between checkpoints; 0 = only at the end
   std::filesystem::path checkpoint_dir;   // empty = no checkpoints
   bool resume = false;
+  EarlyStoppingOptions early_stopping;    // off unless patience > 0 (needs a Validator)
 };
+
+// The validation metric of early stopping, measured on the model as it is: higher is better.
+using Validator = std::function<double()>;
 
 struct TrainSummary {
   int64_t steps_done = 0;        // optimiser steps run by this call
@@ -56,6 +66,7 @@ struct TrainSummary {
   int64_t n_tokens = 0;          // real tokens processed by this call
   int64_t n_padded_tokens = 0;   // tokens including padding
   double seconds = 0;
+  bool stopped_early = false;    // early stopping ended the run before its last planned step
   double pairs_per_second() const { return seconds > 0 ? n_pairs / seconds : 0; }
 };
 
@@ -63,10 +74,10 @@ class Trainer {
  public:
   // Trains on `examples`. With options.resume, the state is read from
   // options.checkpoint_dir (Error if there is none or it belongs to another run setup, the
-  // objective included).
-  Trainer(TorchModel& model, ExampleSet examples, TrainOptions options);
+  // objective included). `validate` is required with early stopping, unused without.
+  Trainer(TorchModel& model, ExampleSet examples, TrainOptions options, Validator validate = {});
   // Label-only training on rows (which must outlive the trainer): label_examples(rows, options.pack).
-  Trainer(TorchModel& model, const std::vector<EncodedRow>& rows, TrainOptions options);
+  Trainer(TorchModel& model, const std::vector<EncodedRow>& rows, TrainOptions options, Validator validate = {});
   ~Trainer();
 
   int64_t total_steps() const { return static_cast<int64_t>(plan_.size()); }
@@ -77,6 +88,10 @@ class Trainer {
   TrainSummary run(int64_t stop_step = -1, ProgressReporter* progress = nullptr);
   // Writes the training state to options.checkpoint_dir now.
   void save_checkpoint();
+
+  const EarlyStopping& early_stopping() const { return early_stopping_; }
+  // Early stopping: the best evaluation's weights into the model (nothing when there is none).
+  void restore_best();
 
   // The sequence of example e (a pair, a packed row, a generation row).
   SequenceLayout layout(int32_t example) const { return examples_.layout(example); }
@@ -92,6 +107,8 @@ class Trainer {
   TorchModel& model_;
   ExampleSet examples_;
   TrainOptions options_;
+  Validator validate_;
+  EarlyStopping early_stopping_;
   std::vector<std::vector<int32_t>> plan_;
   std::unique_ptr<torch::optim::AdamW> optimizer_;
   int64_t step_ = 0;

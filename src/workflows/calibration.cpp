@@ -26,6 +26,9 @@ bool better_point(const PrPoint& a, const PrPoint& b, CalibrationTarget::Kind ki
     case CalibrationTarget::Kind::F1:
       if (a.f1 != b.f1) return a.f1 > b.f1;
       break;
+    case CalibrationTarget::Kind::Agreement:
+      if (a.agreement != b.agreement) return a.agreement > b.agreement;
+      break;
     case CalibrationTarget::Kind::Precision:
       if (a.recall != b.recall) return a.recall > b.recall;
       if (a.precision != b.precision) return a.precision > b.precision;
@@ -40,7 +43,8 @@ bool better_point(const PrPoint& a, const PrPoint& b, CalibrationTarget::Kind ki
 
 bool meets(const PrPoint& point, const CalibrationTarget& target) {
   switch (target.kind) {
-    case CalibrationTarget::Kind::F1: return true;
+    case CalibrationTarget::Kind::F1:
+    case CalibrationTarget::Kind::Agreement: return true;
     case CalibrationTarget::Kind::Precision: return point.precision >= target.value;
     case CalibrationTarget::Kind::Recall: return point.recall >= target.value;
   }
@@ -81,6 +85,8 @@ PrCurve precision_recall_curve(std::span<const double> scores, const std::vector
     point.recall = static_cast<double>(tp) / static_cast<double>(curve.n_positive);
     const int64_t false_negatives = curve.n_positive - tp;
     point.f1 = 2.0 * static_cast<double>(tp) / static_cast<double>(2 * tp + fp + false_negatives);
+    const int64_t true_negatives = curve.n_items - curve.n_positive - fp;
+    point.agreement = static_cast<double>(tp + true_negatives) / static_cast<double>(curve.n_items);
     curve.points.push_back(point);
   }
   return curve;
@@ -111,6 +117,7 @@ ScoreHistogram score_histogram(std::span<const double> scores, const std::vector
 std::string CalibrationTarget::name() const {
   switch (kind) {
     case Kind::F1: return "f1";
+    case Kind::Agreement: return "agreement";
     case Kind::Precision: return fmt::format("precision={}", value);
     case Kind::Recall: return fmt::format("recall={}", value);
   }
@@ -119,6 +126,7 @@ std::string CalibrationTarget::name() const {
 
 CalibrationTarget parse_calibration_target(std::string_view text) {
   if (text == "f1") return {CalibrationTarget::Kind::F1, 0.0};
+  if (text == "agreement") return {CalibrationTarget::Kind::Agreement, 0.0};
   for (auto [prefix, kind] : {std::pair{std::string_view("precision="), CalibrationTarget::Kind::Precision},
                               std::pair{std::string_view("recall="), CalibrationTarget::Kind::Recall}}) {
     if (text.starts_with(prefix)) {
@@ -126,7 +134,7 @@ CalibrationTarget parse_calibration_target(std::string_view text) {
       return {kind, parse_target_value(text.substr(prefix.size()), metric)};
     }
   }
-  fail_option("--target \"{}\": expected f1, precision=P or recall=R with P, R in (0, 1]", text);
+  fail_option("--target \"{}\": expected f1, agreement, precision=P or recall=R with P, R in (0, 1]", text);
 }
 
 const PrPoint& choose_operating_point(const PrCurve& curve, const CalibrationTarget& target) {

@@ -7,9 +7,13 @@
 //   tp(t) = #{i : s_i >= t and y_i},  fp(t) = #{i : s_i >= t and not y_i}
 //   precision = tp / (tp + fp)   (tp + fp >= 1: the item scoring t itself is predicted YES)
 //   recall    = tp / P,   f1 = 2 * tp / (2 * tp + fp + (P - tp))   (= 2PR / (P + R), 0 when tp = 0)
+//   agreement = (tp + (n - P - fp)) / n   (labels equal to the reference: true YES + true NO)
 //
 // Choosing a point, never one another point dominates (as good on both axes, better on one):
 //   f1           : the highest F1; ties -> the higher threshold (fewer YES at equal F1).
+//   agreement    : the highest agreement with the reference (the metric the paper reports);
+//                  ties -> the higher threshold. The trainer's validation (train/evaluate.h)
+//                  reads a labeler's agreement at this point too.
 //   precision=P  : the highest recall among points with precision >= P (recall falls as t
 //                  rises, so this is the lowest such threshold unless lower thresholds only
 //                  add negatives); ties in recall -> the higher precision, then the higher
@@ -33,6 +37,7 @@ struct PrPoint {
   double precision = 0;
   double recall = 0;
   double f1 = 0;
+  double agreement = 0;
 };
 
 struct PrCurve {
@@ -46,11 +51,11 @@ struct PrCurve {
 PrCurve precision_recall_curve(std::span<const double> scores, const std::vector<bool>& reference);
 
 struct CalibrationTarget {
-  enum class Kind { F1, Precision, Recall };
+  enum class Kind { F1, Agreement, Precision, Recall };
   Kind kind = Kind::F1;
   double value = 0;  // P or R for Precision / Recall, in (0, 1]
 
-  std::string name() const;  // "f1", "precision=0.9", "recall=0.8": what parse accepts
+  std::string name() const;  // "f1", "agreement", "precision=0.9", "recall=0.8": what parse accepts
 };
 
 // Average precision, the area under the step-wise curve (scikit-learn's definition): with the
@@ -67,7 +72,7 @@ struct ScoreHistogram {
 };
 ScoreHistogram score_histogram(std::span<const double> scores, const std::vector<bool>& reference, int n_bins);
 
-// Parses "f1", "precision=P" or "recall=R" (P, R in (0, 1]); Error otherwise.
+// Parses "f1", "agreement", "precision=P" or "recall=R" (P, R in (0, 1]); Error otherwise.
 CalibrationTarget parse_calibration_target(std::string_view text);
 
 // The chosen point of the curve (see the rules above); Error if the target cannot be met.

@@ -55,6 +55,15 @@ def curve():
     return points
 pts = curve()
 best_f1 = max(pts, key=lambda p: (p[3], p[0]))
+def agreement_at(t):
+    return sum((s >= t) == bool(y) for s, y in zip(scores, labels)) / len(labels)
+best_agreement = max(sorted(set(scores)), key=lambda t: (agreement_at(t), t))
+
+# --target agreement, --dry-run: the threshold with the most labels equal to the reference.
+summary = json.loads(run("calibrate", "--model", model, "--input", val, "--target", "agreement", "--dry-run").stdout)
+check(summary["threshold"] == best_agreement, f"agreement threshold {summary['threshold']} != {best_agreement}")
+check(abs(summary["agreement"] - agreement_at(best_agreement)) < 1e-12, f"agreement {summary}")
+check(summary["target"] == "agreement" and summary["dry_run"], f"summary: {summary}")
 best_recall = max((p for p in pts if p[2] >= 0.5), key=lambda p: (p[1], p[2], p[0]))
 
 # --target f1

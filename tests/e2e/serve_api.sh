@@ -144,8 +144,42 @@ with Server(sift, model, "--threads", "1") as server:
     plain = server.post("/v1/score", {"query": a, "items": [b], "label_token_ids": [yes, no]})[2]
     check(first["scores"] == plain["scores"], f"item_first: {first} vs {plain}")
 
+    # 5b. /v1/models names the answer words and their ids, the ids a /v1/score client sends.
     status, _, models = server.request("GET", "/v1/models")
-    check(status == 200 and models["data"][0]["id"] == "labeler" and models["data"][0]["version"] == "e2e-1", f"models: {models}")
+    served = models["data"][0]
+    check(status == 200 and served["id"] == "labeler" and served["version"] == "e2e-1" and served["object"] == "model"
+          and served["threshold"] == artifact["threshold"], f"models: {models}")
+    check(served["answers"] == {"yes": {"text": artifact["yes"], "id": yes}, "no": {"text": artifact["no"], "id": no}},
+          f"models: the answer words and their token ids {yes}, {no}: {served}")
+
+    # 5c. "model": the served id (or none) is answered; any other name is a 404 model_not_found
+    # in the routes' error envelope, naming both.
+    asks = {"/v1/label": {"query": rows[0]["query"], "items": rows[0]["items"]},
+            "/v1/rerank": {"query": rows[0]["query"], "documents": rows[0]["items"]},
+            "/v1/score": {"query": q_text, "items": i_texts, "label_token_ids": [yes, no]}}
+    for route, body in asks.items():
+        check(server.post(route, {**body, "model": "labeler"})[0] == 200, f"{route} with the served model")
+        for other in ["Qwen/Qwen3-Reranker-0.6B", "Labeler", "labeler ", ""]:
+            status, _, err = server.post(route, {**body, "model": other})
+            envelope = {"message": err.get("message"), "type": "invalid_request_error", "code": "model_not_found", "param": "model"}
+            check(status == 404 and err.get("error") == envelope and {k: err.get(k) for k in envelope} == envelope
+                  and f'"{other}"' in err["message"] and '"labeler"' in err["message"], f"{route} model {other!r}: {status} {err}")
+        check(server.metric(f'sift_requests_total{{route="{route}",status="404"}}') == 4, f"{route}: the 404s counted")
+
+    # 5d. usage: prompt_tokens is the whole prompt (query once, then every item), the same each
+    # time; cached_tokens the query's part the query-KV cache served the second time.
+    fresh_query = tokenize(sift, f"{model}/tokenizer.json", [q_text + "once more\n"], special=True)[0]
+    for route, body in {"/v1/score": {"query": fresh_query, "items": ids[1:], "label_token_ids": [yes, no]}}.items():
+        first, second = (server.post(route, body)[2]["usage"] for _ in range(2))
+        whole = len(fresh_query) + sum(len(i) for i in ids[1:])
+        check(first["prompt_tokens"] == second["prompt_tokens"] == first["total_tokens"] == whole, f"{route} prompt_tokens: {first} {second}")
+        check(first["prompt_tokens_details"]["cached_tokens"] == 0 and second["prompt_tokens_details"]["cached_tokens"] == len(fresh_query),
+              f"{route} cached_tokens: {first} then {second}")
+    for route, body in {"/v1/label": {"query": "a query never sent before", "items": rows[0]["items"]},
+                        "/v1/rerank": {"query": "another query never sent", "documents": rows[0]["items"]}}.items():
+        first, second = (server.post(route, body)[2]["usage"] for _ in range(2))
+        check(first["prompt_tokens"] == second["prompt_tokens"] > second["prompt_tokens_details"]["cached_tokens"]
+              > first["prompt_tokens_details"]["cached_tokens"] == 0, f"{route} usage: {first} then {second}")
     status, headers, metrics = server.request("GET", "/metrics")
     for name in ["sift_requests_total", "sift_queue_tokens", "sift_batch_tokens_bucket", "sift_prefill_tokens_total",
                  "sift_queue_wait_seconds_bucket", "sift_request_duration_seconds_bucket", "sift_kv_cache_bytes"]:
@@ -158,12 +192,51 @@ for args in (["--kv-cache-mb", "0"], ["--kv-cache-mb", "0", "--max-batch-tokens"
     with Server(sift, model, "--threads", "1", *args) as server:
         for k in range(len(rows)):
             same_bits(label(server, rows[k]), reference[k], f"{args} row {k}")
+        # A row split over several requests: its prompt counted once, whether the cache served the query or not.
+        usages = [label(server, {"query": "split " + rows[0]["query"], "items": rows[0]["items"] * 20})["usage"] for _ in range(2)]
+        cached = [u["prompt_tokens_details"]["cached_tokens"] for u in usages]
+        check(usages[0]["prompt_tokens"] == usages[1]["prompt_tokens"] and cached[0] == 0 and (cached[1] > 0) == ("64" in args)
+              and (usages[0]["requests"] > 1) == ("200" in args), f"{args}: split row usage {usages}")
         hits = server.metric("sift_kv_cache_hits_total")
         check((hits > 0) == ("64" in args), f"{args}: {hits} cache hits")
         if "200" in args:
             status, _, body = server.post("/v1/label", {"query": "word " * 300, "items": ["a"]})
             check(status == 400 and body["param"] == "items" and "request limit of 200" in body["message"],
                   f"a row over the call budget: {status} {body}")
+            # "truncate" cuts such a row as `sift score --truncate` does: the same bits, the same cut.
+            for truncate, direction, row in [("query", "right", {"query": "python cloud " * 150, "items": rows[0]["items"]}),
+                                             ("items", "left", {"query": rows[0]["query"], "items": ["sql nurse " * 150, "rust"]})]:
+                want = sift_score(sift, model, [row], "--max-batch-tokens", "200", "--truncate", truncate,
+                                  "--truncation-direction", direction)[0]
+                got = label(server, row, truncate=truncate, truncation_direction=direction)
+                same_bits(got, want, f"truncate {truncate} {direction}")
+                check(got["usage"]["truncated_tokens"] == want["usage"]["truncated_tokens"] > 0, f"the cut counted: {got} vs {want}")
+            check("truncated_tokens" not in label(server, rows[0], truncate="items")["usage"], "nothing cut, nothing counted")
+            # /v1/score cuts the client's parts: token ids to their first (right) or last (left)
+            # ids, text to the characters that fit; the same bits as sending the cut parts.
+            long_q, long_i, short_i = tokenize(sift, f"{model}/tokenizer.json", ["python cloud " * 150, "sql nurse " * 150, "rust"])
+            for truncate, direction, query, items, cut in [
+                    ("query", "right", long_q, [short_i], lambda: (long_q[:200 - len(short_i)], [short_i])),
+                    ("items", "left", short_i, [long_i, short_i], lambda: (short_i, [long_i[-(200 - len(short_i)):], short_i]))]:
+                asked = {"query": query, "items": items, "label_token_ids": [yes, no]}
+                status, _, got = server.post("/v1/score", {**asked, "truncate": truncate, "truncation_direction": direction})
+                want_q, want_items = cut()
+                status2, _, want = server.post("/v1/score", {**asked, "query": want_q, "items": want_items})
+                whole = len(query) + sum(map(len, items))
+                check(status == status2 == 200 and got["scores"] == want["scores"] and got["usage"]["truncated_tokens"]
+                      == whole - got["usage"]["prompt_tokens"] > 0, f"/v1/score truncate {truncate} {direction}: {got} vs {want}")
+            text = {"query": "python cloud " * 150, "items": ["rust", "sql"], "label_token_ids": [yes, no]}
+            status, _, got = server.post("/v1/score", {**text, "truncate": "query"})
+            item_lens = [len(t) for t in tokenize(sift, f"{model}/tokenizer.json", text["items"])]
+            kept = got["usage"]["prompt_tokens"] - sum(item_lens)  # the query's tokens kept (no BOS: this tokenizer adds none)
+            check(status == 200 and 200 - 4 < kept + max(item_lens) <= 200 and got["usage"]["truncated_tokens"] > 0,
+                  f"/v1/score text truncate: the query cut at a character to what the longest item leaves: {got}")
+            status, _, body = server.post("/v1/score", {**text, "items": [" ".join(["sql"] * 300)], "truncate": "query"})
+            check(status == 400 and body["param"] == "truncate" and "no room for the query" in body["message"], f"{status} {body}")
+            for bad, param in [({"truncate": "both"}, "truncate"), ({"truncation_direction": "up"}, "truncation_direction"),
+                               ({"truncate": "query", "mode": "generate"}, "truncate")]:
+                status, _, body = server.post("/v1/label", {"query": rows[0]["query"], "items": rows[0]["items"], **bad})
+                check(status == 400 and body["param"] == param, f"{bad}: {status} {body}")
             check(server.metric('sift_batch_tokens_bucket{le="256"}') == server.metric("sift_batch_tokens_count"),
                   "calls stay within --max-batch-tokens")
 
@@ -174,20 +247,20 @@ with Server(sift, model, "--threads", "1", "--weights", "q8") as server:
     for k in range(len(rows)):
         same_bits(label(server, rows[k]), q8_reference[k], f"--weights q8 row {k}")
 
-# 7. An SGLang client, unchanged: the request bodies of SGLang's docs and tests.
+# 7. An SGLang client: the request bodies of SGLang's docs and tests, "model" naming the one served.
 with Server(sift, f"{work}/wide", "--threads", "1") as server:
-    status, _, r = server.post("/v1/score", {"model": "qwen/qwen2.5-0.5b-instruct", "query": "The capital of France is",
+    status, _, r = server.post("/v1/score", {"model": "wide", "query": "The capital of France is",
                                              "items": ["Paris", "London", "Berlin"], "label_token_ids": [9454, 2753],
                                              "apply_softmax": True})
     check(status == 200 and len(r["scores"]) == 3 and all(len(s) == 2 and abs(sum(s) - 1) < 1e-9 for s in r["scores"]), f"docs: {r}")
-    status, _, r = server.post("/v1/score", {"model": "meta-llama/Llama-3.2-1B-Instruct", "query": "I pledge allegiance",
+    status, _, r = server.post("/v1/score", {"model": "wide", "query": "I pledge allegiance",
                                              "items": [" to the flag", " of the United States"],
                                              "label_token_ids": [311, 315, 369], "apply_softmax": True, "item_first": False})
     check(status == 200 and len(r["scores"]) == 2 and all(len(s) == 3 for s in r["scores"]), f"openai client body: {r}")
     status, _, r = server.post("/v1/score", {"query": "The capital of France is", "items": " Paris",
                                              "label_token_ids": [319, 350, 315], "apply_softmax": False, "item_first": True})
     check(status == 200 and len(r["scores"]) == 1 and sum(r["scores"][0]) < 1, f"one text item, item_first: {r}")
-    status, _, r = server.post("/v1/score", {"model": "m", "query": "The capital of France is", "items": ["Paris"],
+    status, _, r = server.post("/v1/score", {"query": "The capital of France is", "items": ["Paris"],
                                              "label_token_ids": [999999], "apply_softmax": True})
     check(status == 400 and r["type"] == "BadRequestError" and "Token ID 999999 is out of vocabulary" in r["message"],
           f"SGLang's invalid-token test: {r}")

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# End to end: `--weights bf16` as the README's "Weights in memory" table promises it.
+# End to end: `--weights bf16` as docs/models.md's "Weights in memory" table promises it.
 #  - An F32 checkpoint held as bf16 scores bit for bit like the same file with its weight
 #    matrices rounded to BF16 (to nearest even) on disk, norms and biases left F32: the
-#    rounded file is written here, independently of sift, and scored with auto and f32.
-#  - A BF16 checkpoint gives the f32 path's bits with bf16 and auto.
+#    rounded file is written here, independently of sift, and scored with bf16 (BF16 compute
+#    where the CPU has it: the same weights, so the same bits) and, with the BF16 weights
+#    multiplied in F32 (SIFT_BF16_COMPUTE=off, as on a CPU without AVX512_BF16), with auto
+#    and f32.
+#  - A BF16 checkpoint gives the f32 path's bits with auto, and with bf16 when BF16 weights
+#    are multiplied in F32.
 #  - sift batch --weights bf16 writes sift score --weights bf16's scores, and --resume
 #    refuses a job whose --weights differs (bf16 against auto or f32; auto and f32, the same
 #    bits, are one job).
@@ -74,21 +78,28 @@ rows_path = f"{work}/rows.jsonl"
 with open(rows_path, "w") as f:
     f.writelines(json.dumps(r) + "\n" for r in rows)
 
-def scores(model, *weights):
+IN_F32 = dict(os.environ, SIFT_BF16_COMPUTE="off")  # BF16 weights multiplied in F32
+
+def scores(model, *weights, env=None):
     out = subprocess.run([sift, "score", "--model", model, "--input", rows_path, "-q", *weights],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, env=env)
     check(out.returncode == 0, f"sift score {model} {weights}: {out.stderr}")
     return [json.loads(line)["scores"] for line in out.stdout.splitlines()]
 
-# 1. F32 held as bf16 = the rounded file, in auto (kept BF16) and in f32 (widened).
+# 1. F32 held as bf16 = the rounded file: under bf16 (whatever multiplies it), and with the
+#    BF16 weights multiplied in F32, in auto (kept BF16) and in f32 (widened).
 held_bf16 = scores(f32_model, "--weights", "bf16")
-check(held_bf16 == scores(rounded), "F32 --weights bf16 != the file rounded to BF16 (auto)")
-check(held_bf16 == scores(rounded, "--weights", "f32"), "F32 --weights bf16 != the file rounded to BF16 (f32)")
-check(held_bf16 != scores(f32_model), "rounding the weights changed no score: nothing was tested")
+check(held_bf16 == scores(rounded, "--weights", "bf16"), "F32 --weights bf16 != the file rounded to BF16 (bf16)")
+held_bf16_f32 = scores(f32_model, "--weights", "bf16", env=IN_F32)
+check(held_bf16_f32 == scores(rounded), "F32 --weights bf16 multiplied in F32 != the file rounded to BF16 (auto)")
+check(held_bf16_f32 == scores(rounded, "--weights", "f32"),
+      "F32 --weights bf16 multiplied in F32 != the file rounded to BF16 (f32)")
+check(held_bf16_f32 != scores(f32_model), "rounding the weights changed no score: nothing was tested")
 
-# 2. A BF16 checkpoint: bf16 and auto give the f32 path's bits.
+# 2. A BF16 checkpoint: auto, and bf16 multiplied in F32, give the f32 path's bits.
 widened = scores(bf16_model, "--weights", "f32")
-check(scores(bf16_model, "--weights", "bf16") == widened, "BF16 checkpoint: --weights bf16 != f32")
+check(scores(bf16_model, "--weights", "bf16", env=IN_F32) == widened,
+      "BF16 checkpoint: --weights bf16 multiplied in F32 != f32")
 check(scores(bf16_model) == widened, "BF16 checkpoint: auto != f32")
 
 # 3. sift batch: bf16's scores, and --resume refuses a job of other weights.

@@ -9,18 +9,13 @@
 #include "core/parallel.h"
 #include "kernels/attention.h"
 #include "kernels/gemm.h"
+#include "random_vectors.h"
 #include "tile_isas.h"
 
 namespace sift {
 namespace {
 
-std::vector<float> random_vector(size_t n, uint32_t seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, scale);
-  std::vector<float> v(n);
-  for (float& x : v) x = normal(rng);
-  return v;
-}
+using testing::random_vector;
 
 bool bitwise_equal(const float* a, const float* b, size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
 

@@ -57,9 +57,9 @@ TEST(Rope, TabledAndComputedPositionsGiveTheDefinitionsBits) {
 }
 
 TEST(PackedMatrix, CopyRowIsEveryElementOfTheRow) {
-  const int64_t n = 37, k = 70;  // not multiples of a panel's 16 rows or a Q8 block's 32
+  const int64_t n = 37, k = 70;  // not multiples of a panel's 16 rows or a Q8 / BF16Dot block's 32
   const std::vector<float> w = random_rows(n, k, 5);
-  for (PackedType type : {PackedType::F32, PackedType::BF16, PackedType::F16, PackedType::Q8}) {
+  for (PackedType type : {PackedType::F32, PackedType::BF16, PackedType::F16, PackedType::Q8, PackedType::BF16Dot}) {
     const PackedMatrix packed = PackedMatrix::from_row_major(w.data(), n, k, type);
     std::vector<float> row(static_cast<size_t>(k));
     for (int64_t r = 0; r < n; ++r) {

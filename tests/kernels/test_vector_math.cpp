@@ -74,5 +74,25 @@ TEST(VectorMath, SumFixedOrderIsExactEnoughAndEqualsPlain) {
   EXPECT_EQ(sum_fixed_order(x.data(), 17), 3.0f);
 }
 
+TEST(VectorMath, ExpShiftedSumIsTheThreeStepsInOnePass) {
+  // exp_shifted_sum (16 or 8 lanes at a time) against subtracting, exp_inplace and
+  // sum_fixed_order in turn, and against its plain twin: the same bits, every length around
+  // the vector widths.
+  for (int64_t n : {1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 772, 1001}) {
+    const std::vector<float> x = uniform_values(static_cast<size_t>(n), -30.0f, 5.0f, static_cast<uint32_t>(7 + n));
+    const float shift = 3.25f;
+    std::vector<float> steps = x, fused = x, plain = x;
+    for (float& v : steps) v -= shift;
+    exp_inplace(steps.data(), n);
+    const float steps_sum = sum_fixed_order(steps.data(), n);
+    const float fused_sum = exp_shifted_sum(fused.data(), n, shift);
+    const float plain_sum = exp_shifted_sum_plain(plain.data(), n, shift);
+    ASSERT_EQ(std::memcmp(steps.data(), fused.data(), n * sizeof(float)), 0) << "n = " << n;
+    ASSERT_EQ(std::memcmp(steps.data(), plain.data(), n * sizeof(float)), 0) << "n = " << n;
+    ASSERT_EQ(std::memcmp(&steps_sum, &fused_sum, sizeof(float)), 0) << "n = " << n;
+    ASSERT_EQ(std::memcmp(&steps_sum, &plain_sum, sizeof(float)), 0) << "n = " << n;
+  }
+}
+
 }  // namespace
 }  // namespace sift

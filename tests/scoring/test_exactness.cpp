@@ -4,16 +4,21 @@
 // which of mis / independent / prefix computed it. Checked on random checkpoints of Qwen3, Qwen2
 // and Llama with F32 and BF16 weights, and against an independent float64 single-prompt
 // reference (<= 1e-5 in probability). BF16 weights stay 16-bit in memory (auto) and give the
-// bits of the same values held in F32. Within q8 (int8 weight blocks, sift/weights.h) every
-// invariance holds the same way; its scores are near, not equal to, the reference's.
+// bits of the same values held in F32. Within q8 (int8 weight blocks, sift/weights.h) and
+// within BF16 compute (bf16, under each kernel this CPU has) every invariance holds the same
+// way; their scores are near, not equal to, the reference's. Without BF16 compute (a CPU
+// without it, or switched off), bf16 weights are multiplied in F32: the bits of auto.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <random>
+#include <optional>
+#include <string_view>
 #include <thread>
 
+#include "kernels/gemm_bf16.h"
 #include "model/model.h"
 #include "reference_forward.h"
 #include "model/session.h"
@@ -28,11 +33,16 @@ struct Variant {
   const char* architecture;  // short name
   DType dtype;
   WeightStorage storage = WeightStorage::Auto;
+  Bf16Kernel bf16_kernel = Bf16Kernel::None;  // bf16 storage: the BF16 compute kernel (None: F32 compute)
 };
 
 std::string variant_name(const ::testing::TestParamInfo<Variant>& info) {
   std::string name = std::string(info.param.architecture) + "_" + std::string(dtype_name(info.param.dtype));
   if (info.param.storage != WeightStorage::Auto) name += "_" + std::string(weight_storage_name(info.param.storage));
+  if (info.param.storage == WeightStorage::BF16) {
+    name += "_";
+    for (const char c : std::string_view(bf16_kernel_name(info.param.bf16_kernel))) name += c == '-' ? '_' : c;
+  }
   return name;
 }
 
@@ -71,8 +81,17 @@ class Exactness : public ::testing::TestWithParam<Variant> {
     return score_rows(mode, {Row{row_.query, items}}, limit)[0];
   }
   bool quantized() const { return GetParam().storage == WeightStorage::Q8; }
+  bool bf16_compute() const {
+    return GetParam().storage == WeightStorage::BF16 && GetParam().bf16_kernel != Bf16Kernel::None;
+  }
 
   void SetUp() override {
+    if (GetParam().storage == WeightStorage::BF16) {  // the kernel the model is loaded and run with
+      if (!bf16_kernel_available(GetParam().bf16_kernel))
+        GTEST_SKIP() << "no " << bf16_kernel_name(GetParam().bf16_kernel) << " BF16 compute on this CPU";
+      saved_kernel_ = bf16_kernel();
+      set_bf16_kernel(GetParam().bf16_kernel);
+    }
     dir_ = testing::write_scoring_test_checkpoint(GetParam().architecture, GetParam().dtype);
     model_ = Model::load(dir_, GetParam().storage);
     std::mt19937 rng(1234 + testing::architecture_index(GetParam().architecture));
@@ -83,7 +102,10 @@ class Exactness : public ::testing::TestWithParam<Variant> {
     for (const TokenIds& item : row_.items)
       alone_.push_back(score(ScoringMode::Independent, {item}).scores[0]);
   }
-  void TearDown() override { testing::remove_scoring_test_checkpoints(); }
+  void TearDown() override {
+    if (saved_kernel_) set_bf16_kernel(*saved_kernel_);
+    testing::remove_scoring_test_checkpoints();
+  }
 
   // Every score of `got` (items given by their indices in row_) equals the alone score bitwise.
   void expect_same_bits(const std::vector<double>& got, const std::vector<size_t>& indices, const std::string& what) {
@@ -99,6 +121,7 @@ class Exactness : public ::testing::TestWithParam<Variant> {
     return items;
   }
 
+  std::optional<Bf16Kernel> saved_kernel_;
   std::filesystem::path dir_;
   std::unique_ptr<Model> model_;
   Row row_;
@@ -237,6 +260,13 @@ TEST_P(Exactness, AgreesWithTheFloat64Reference) {
     // (were it within 1e-5, the weights would not have been quantized).
     EXPECT_LE(max_diff, 0.05);
     EXPECT_GT(max_diff, 1e-5);
+  } else if (bf16_compute()) {
+    // BF16 compute rounds the activations to 8 significant bits at every product (and the
+    // weights, for an F32 file): near the reference, not at 1e-5.
+    EXPECT_LE(max_diff, 0.01);
+    EXPECT_GT(max_diff, 1e-5);
+  } else if (GetParam().storage == WeightStorage::BF16 && GetParam().dtype != DType::BF16) {
+    EXPECT_LE(max_diff, 0.01);  // F32 compute of weights rounded to BF16
   } else {
     EXPECT_LE(max_diff, 1e-5);
   }
@@ -281,6 +311,39 @@ TEST(WeightStorage, SixteenBitWeightsInMemoryGiveTheBitsOfF32) {
   testing::remove_scoring_test_checkpoints();
 }
 
+// Without BF16 compute (a CPU without it, or SIFT_BF16_COMPUTE=off), bf16 keeps a BF16 file's
+// weights as auto does and multiplies them in F32: auto's bits, and it says why once.
+TEST(WeightStorage, Bf16WithoutBf16ComputeGivesTheBitsOfAuto) {
+  const Bf16Kernel saved = bf16_kernel();
+  set_bf16_kernel(Bf16Kernel::None);
+  const std::filesystem::path dir = testing::write_scoring_test_checkpoint("qwen3", DType::BF16);
+  const std::unique_ptr<Model> fallback = Model::load(dir, WeightStorage::BF16), automatic = Model::load(dir);
+  set_bf16_kernel(saved);
+  std::mt19937 rng(6);
+  const Row row = random_row(rng, 30, 12, 8, automatic->config().vocab_size);
+  const std::vector<TokenRow> rows = {{row.query, row.items}};
+  const AnswerTokenIds answer{3, 17};
+  std::vector<std::vector<double>> scores;
+  for (const Model* model : {fallback.get(), automatic.get()}) {
+    Session session(*model);
+    scores.push_back(score_token_rows(session, ScoringMode::Mis, answer, rows, {1 << 20, 1 << 20})[0].scores);
+  }
+  for (size_t i = 0; i < row.items.size(); ++i) EXPECT_EQ(bits(scores[0][i]), bits(scores[1][i])) << "item " << i;
+  // With BF16 compute the same file scores differently (activations rounded to BF16).
+  for (const Bf16Kernel kernel : {Bf16Kernel::Avx512Bf16, Bf16Kernel::Amx}) {
+    if (!bf16_kernel_available(kernel)) continue;
+    set_bf16_kernel(kernel);
+    const std::unique_ptr<Model> computed = Model::load(dir, WeightStorage::BF16);
+    Session session(*computed);
+    const std::vector<double> got = score_token_rows(session, ScoringMode::Mis, answer, rows, {1 << 20, 1 << 20})[0].scores;
+    size_t differ = 0;
+    for (size_t i = 0; i < got.size(); ++i) differ += bits(got[i]) != bits(scores[1][i]);
+    EXPECT_GT(differ, 0u) << bf16_kernel_name(kernel);
+    set_bf16_kernel(saved);
+  }
+  testing::remove_scoring_test_checkpoints();
+}
+
 INSTANTIATE_TEST_SUITE_P(AllArchitectures, Exactness,
                          ::testing::Values(Variant{"qwen3", DType::F32}, Variant{"qwen3", DType::BF16},
                                            Variant{"qwen2", DType::F32}, Variant{"qwen2", DType::BF16},
@@ -288,7 +351,12 @@ INSTANTIATE_TEST_SUITE_P(AllArchitectures, Exactness,
                                            Variant{"qwen3", DType::F16},
                                            Variant{"qwen3", DType::F32, WeightStorage::Q8},
                                            Variant{"qwen2", DType::BF16, WeightStorage::Q8},
-                                           Variant{"llama", DType::F32, WeightStorage::Q8}),
+                                           Variant{"llama", DType::F32, WeightStorage::Q8},
+                                           Variant{"qwen3", DType::BF16, WeightStorage::BF16, Bf16Kernel::Amx},
+                                           Variant{"qwen2", DType::BF16, WeightStorage::BF16, Bf16Kernel::Avx512Bf16},
+                                           Variant{"llama", DType::F32, WeightStorage::BF16, Bf16Kernel::Amx},
+                                           Variant{"qwen3", DType::F32, WeightStorage::BF16, Bf16Kernel::Avx512Bf16},
+                                           Variant{"qwen3", DType::BF16, WeightStorage::BF16, Bf16Kernel::None}),
                          variant_name);
 
 }  // namespace

@@ -119,16 +119,21 @@ TEST_F(SharedQueryRunner, AHitPrefillsOnlyTheItems) {
     int64_t item_tokens = 0;
     for (const TokenIds& item : rows.items[r]) item_tokens += static_cast<int64_t>(item.size());
     EXPECT_EQ(second[r]->result.prefill_tokens, item_tokens) << "row " << r;
+    EXPECT_EQ(second[r]->cached_tokens, static_cast<int64_t>(second[r]->query.size())) << "row " << r;
   }
-  // In the first round, rows sharing a query in one call ran it once between them.
-  int64_t first_total = 0, all_items = 0;
+  // In the first round, rows sharing a query in one call ran it once between them: the others
+  // count it as cached, so what each prefilled is its prompt less its cached tokens.
+  int64_t first_total = 0, all_items = 0, all_queries = 0, first_cached = 0;
   for (size_t r = 0; r < rows.items.size(); ++r) {
     first_total += first[r]->result.prefill_tokens;
+    first_cached += first[r]->cached_tokens;
+    all_queries += static_cast<int64_t>(first[r]->query.size());
     for (const TokenIds& item : rows.items[r]) all_items += static_cast<int64_t>(item.size());
   }
   int64_t distinct_queries = 0;
   for (const TokenIds& q : rows.queries) distinct_queries += static_cast<int64_t>(q.size());
   EXPECT_EQ(first_total, all_items + distinct_queries);
+  EXPECT_EQ(first_total, all_items + all_queries - first_cached);
 }
 
 TEST_F(SharedQueryRunner, ASplitRowRunsItsQueryOnceWithTheCache) {
@@ -144,6 +149,8 @@ TEST_F(SharedQueryRunner, ASplitRowRunsItsQueryOnceWithTheCache) {
   EXPECT_EQ(cached[0]->result.requests, 4);
   EXPECT_EQ(cached[0]->result.prefill_tokens, query_len + items);
   EXPECT_EQ(uncached[0]->result.prefill_tokens, 4 * query_len + items);
+  EXPECT_EQ(cached[0]->cached_tokens, 0);  // its first request ran the query; the others reused it
+  EXPECT_EQ(uncached[0]->cached_tokens, 0);
   EXPECT_EQ(scores(*cached[0]), scores(*uncached[0]));
   EXPECT_EQ(scores(*cached[0]), reference(rows)[0]);
 }

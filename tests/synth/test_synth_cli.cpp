@@ -76,3 +76,22 @@ TEST_F(SynthCli, BadArgumentsFail) {
   EXPECT_NE(run(out + " --members many"), 0);
   EXPECT_NE(run("--members 10"), 0);  // --out is required
 }
+
+TEST_F(SynthCli, WritesThePretrainingCorpusBesideTheWorld) {
+  const std::string corpus = (dir_ / "corpus.jsonl").string();
+  ASSERT_EQ(run("--out " + (dir_ / "w").string() + " --members 30 --pretraining-corpus " + corpus + " --tokens 5000"),
+            0);
+  std::ifstream in(corpus);
+  int64_t lines = 0, bytes = 0;
+  for (std::string line; std::getline(in, line); ++lines)
+    bytes += int64_t(nlohmann::json::parse(line).at("text").get<std::string>().size());
+  EXPECT_GE(bytes, 5000 * 4);
+  nlohmann::json summary = nlohmann::json::parse(read_file(dir_ / "w" / "summary.json"));
+  EXPECT_EQ(summary["pretraining_corpus"]["documents"], lines);
+
+  std::string out = " --out " + (dir_ / "w").string();
+  EXPECT_EQ(run(out + " --tokens 100"), 2) << "--tokens needs --pretraining-corpus";
+  EXPECT_EQ(run(out + " --pretraining-corpus " + corpus + " --tokens 0"), 2);
+  EXPECT_EQ(run(out + " --pretraining-corpus " + (dir_ / "w" / "train.jsonl").string()), 2)
+      << "the corpus must not replace one of the world's files";
+}

@@ -19,6 +19,7 @@
 #include "train_run_fixture.h"
 #include "train/batch_plan.h"
 #include "train/default_artifact.h"
+#include "train/evaluate.h"
 #include "train/example_set.h"
 #include "train/generate_examples.h"
 #include "train/train_run.h"
@@ -188,6 +189,18 @@ TEST_F(TrainGenerate, PackIsAnErrorAndCheckpointsDoNotResumeAcrossObjectives) {
   // The same objective resumes.
   label.training.resume = true;
   EXPECT_EQ(error_of(label), "(no error)");
+}
+
+// Teacher-forced agreement counts an item only when greedy decoding would write its whole part
+// of the list (newline, number, separator, answer): a fresh model's argmax is almost never the
+// reference token, so it agrees on no item, where comparing the two answer tokens alone would
+// give it about half.
+TEST_F(TrainGenerate, TeacherForcedAgreementCountsOnlyWholeRightLines) {
+  const std::vector<GenerateRow> rows = encode_generate_rows(labeled_rows(), *encoder_, {.max_positions = 4096}).rows;
+  const TorchModel fresh = TorchModel::fresh(load_model_config(dir_ / "config.json"), 3);
+  const Agreement a = teacher_forced_agreement(fresh, rows);
+  EXPECT_EQ(a.n_pairs, 180);
+  EXPECT_LE(a.rate(), 0.02);
 }
 
 // Training and decoding agree on the format: a tiny model overfit on a few rows writes,

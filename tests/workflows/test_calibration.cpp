@@ -23,14 +23,14 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 // 8 items, 4 YES. By hand, label = score >= t:
-//   t    tp fp  precision  recall  F1 = 2tp / (2tp + fp + fn)
-//   0.9   1  0  1          0.25    2/5   = 0.4
-//   0.8   1  1  0.5        0.25    2/6   = 0.333
-//   0.7   2  2  0.5        0.5     4/8   = 0.5      (two items tie at 0.7: both YES)
-//   0.5   3  2  0.6        0.75    6/9   = 0.667
-//   0.3   3  3  0.5        0.75    6/10  = 0.6
-//   0.2   4  3  0.571      1       8/11  = 0.727
-//   0.1   4  4  0.5        1       8/12  = 0.667
+//   t    tp fp  precision  recall  F1 = 2tp / (2tp + fp + fn)   agreement = (tp + 4 - fp) / 8
+//   0.9   1  0  1          0.25    2/5   = 0.4                  5/8
+//   0.8   1  1  0.5        0.25    2/6   = 0.333                4/8
+//   0.7   2  2  0.5        0.5     4/8   = 0.5                  4/8   (two items tie at 0.7: both YES)
+//   0.5   3  2  0.6        0.75    6/9   = 0.667                5/8
+//   0.3   3  3  0.5        0.75    6/10  = 0.6                  4/8
+//   0.2   4  3  0.571      1       8/11  = 0.727                5/8
+//   0.1   4  4  0.5        1       8/12  = 0.667                4/8
 const std::vector<double> kScores = {0.7, 0.1, 0.9, 0.3, 0.5, 0.8, 0.2, 0.7};
 const std::vector<bool> kReference = {true, false, true, false, true, false, true, false};
 
@@ -48,6 +48,7 @@ TEST(PrecisionRecallCurve, OnePointPerDistinctScoreWithHandComputedCounts) {
   const std::vector<double> thresholds = {0.9, 0.8, 0.7, 0.5, 0.3, 0.2, 0.1};
   const std::vector<int64_t> tp = {1, 1, 2, 3, 3, 4, 4}, fp = {0, 1, 2, 2, 3, 3, 4};
   const std::vector<double> f1 = {2.0 / 5, 2.0 / 6, 4.0 / 8, 6.0 / 9, 6.0 / 10, 8.0 / 11, 8.0 / 12};
+  const std::vector<double> agreement = {5.0 / 8, 4.0 / 8, 4.0 / 8, 5.0 / 8, 4.0 / 8, 5.0 / 8, 4.0 / 8};
   for (size_t k = 0; k < thresholds.size(); ++k) {
     const PrPoint& p = curve.points[k];
     EXPECT_EQ(p.threshold, thresholds[k]);
@@ -56,6 +57,7 @@ TEST(PrecisionRecallCurve, OnePointPerDistinctScoreWithHandComputedCounts) {
     EXPECT_DOUBLE_EQ(p.precision, static_cast<double>(tp[k]) / static_cast<double>(tp[k] + fp[k]));
     EXPECT_DOUBLE_EQ(p.recall, static_cast<double>(tp[k]) / 4.0);
     EXPECT_DOUBLE_EQ(p.f1, f1[k]);
+    EXPECT_DOUBLE_EQ(p.agreement, agreement[k]);
   }
 }
 
@@ -68,6 +70,22 @@ TEST(ChooseOperatingPoint, F1TiesGoToTheHigherThreshold) {
   const PrPoint& chosen = choose_operating_point(curve, parse_calibration_target("f1"));
   EXPECT_EQ(chosen.threshold, 0.9);
   EXPECT_DOUBLE_EQ(chosen.f1, 2.0 / 3);
+}
+
+// Three points share the best agreement 5/8 (0.9, 0.5, 0.2): the highest threshold wins.
+TEST(ChooseOperatingPoint, AgreementTakesTheMostLabelsEqualToTheReference) {
+  EXPECT_EQ(chosen_threshold("agreement"), 0.9);
+  // Scores that separate YES from NO at 0.6 only: agreement 1 there, below 1 at every other point.
+  const PrCurve curve = precision_recall_curve(std::vector<double>{0.95, 0.9, 0.6, 0.55, 0.3, 0.1},
+                                               std::vector<bool>{true, false, true, false, false, false});
+  // t=0.95: 1 YES right, 4 NO right -> 5/6;  t=0.9: 1 + 3 -> 4/6;  t=0.6: 2 + 3 -> 5/6;  t=0.55: 2 + 2 -> 4/6.
+  const PrPoint& chosen = choose_operating_point(curve, parse_calibration_target("agreement"));
+  EXPECT_EQ(chosen.threshold, 0.95);
+  EXPECT_DOUBLE_EQ(chosen.agreement, 5.0 / 6);
+  const PrCurve separable = precision_recall_curve(std::vector<double>{0.9, 0.7, 0.6, 0.2},
+                                                   std::vector<bool>{true, true, false, false});
+  EXPECT_EQ(choose_operating_point(separable, parse_calibration_target("agreement")).threshold, 0.7);
+  EXPECT_DOUBLE_EQ(choose_operating_point(separable, parse_calibration_target("agreement")).agreement, 1.0);
 }
 
 TEST(ChooseOperatingPoint, PrecisionTargetTakesTheMostRecall) {
@@ -129,8 +147,10 @@ TEST(PrecisionRecallCurve, RejectsBadInput) {
   EXPECT_THAT(message({0.5, std::nan("")}, {true, false}), HasSubstr("outside [0, 1]"));
 }
 
-TEST(CalibrationTarget, ParsesTheThreeForms) {
+TEST(CalibrationTarget, ParsesTheFourForms) {
   EXPECT_EQ(parse_calibration_target("f1").kind, CalibrationTarget::Kind::F1);
+  EXPECT_EQ(parse_calibration_target("agreement").kind, CalibrationTarget::Kind::Agreement);
+  EXPECT_EQ(parse_calibration_target("agreement").name(), "agreement");
   const CalibrationTarget precision = parse_calibration_target("precision=0.9");
   EXPECT_EQ(precision.kind, CalibrationTarget::Kind::Precision);
   EXPECT_EQ(precision.value, 0.9);
@@ -139,7 +159,7 @@ TEST(CalibrationTarget, ParsesTheThreeForms) {
   EXPECT_EQ(recall.kind, CalibrationTarget::Kind::Recall);
   EXPECT_EQ(recall.value, 1.0);
   EXPECT_EQ(recall.name(), "recall=1");
-  for (const char* bad : {"F1", "accuracy", "precision=", "precision=0", "precision=1.5", "recall=abc",
+  for (const char* bad : {"F1", "accuracy", "agreement=0.9", "Agreement", "precision=", "precision=0", "precision=1.5", "recall=abc",
                           "recall=0.5x", "recall=-0.1", "precision"}) {
     EXPECT_THROW(parse_calibration_target(bad), OptionError) << bad;
   }

