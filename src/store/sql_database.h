@@ -40,12 +40,17 @@ class SqlDatabase {
   virtual const std::string& where() const = 0;
 };
 
-// `create`: a missing SQLite file is created (a missing PostgreSQL database is always an
-// error). Throws sift::Error naming the location.
-std::unique_ptr<SqlDatabase> open_sqlite_database(const std::string& path, bool create);
-std::unique_ptr<SqlDatabase> open_postgres_database(const std::string& uri);
+enum class OpenMode {
+  read_only,  // every write fails (SQLite: opened read-only; PostgreSQL: read-only transactions)
+  write,      // the store must exist
+  create,     // a missing SQLite file is created (a missing PostgreSQL database is always an error)
+};
+
+// Throws sift::Error naming the location.
+std::unique_ptr<SqlDatabase> open_sqlite_database(const std::string& path, OpenMode mode);
+std::unique_ptr<SqlDatabase> open_postgres_database(const std::string& uri, OpenMode mode);
 // postgresql://... or postgres://... opens PostgreSQL; anything else is a SQLite file path.
-std::unique_ptr<SqlDatabase> open_sql_database(const std::string& location, bool create);
+std::unique_ptr<SqlDatabase> open_sql_database(const std::string& location, OpenMode mode);
 bool is_postgres_location(std::string_view location);
 
 // Rolls back on scope exit unless commit() was called: an exception never leaves half a

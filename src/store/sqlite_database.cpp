@@ -18,9 +18,12 @@ constexpr int kBusyTimeoutMs = 60'000;  // another writer (a second process) hol
 
 class SqliteDatabase final : public SqlDatabase {
  public:
-  SqliteDatabase(const std::string& path, bool create) : where_(path) {
-    if (!create && !std::filesystem::exists(path)) fail("{}: no such label store", path);
-    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
+  SqliteDatabase(const std::string& path, OpenMode mode) : where_(path) {
+    if (mode != OpenMode::create && !std::filesystem::exists(path)) fail("{}: no such label store", path);
+    const int access = mode == OpenMode::read_only ? SQLITE_OPEN_READONLY
+                       : mode == OpenMode::write   ? SQLITE_OPEN_READWRITE
+                                                   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    const int flags = access | SQLITE_OPEN_NOMUTEX;
     if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
       std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close_v2(db_);
@@ -29,8 +32,10 @@ class SqliteDatabase final : public SqlDatabase {
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_timeout(db_, kBusyTimeoutMs);
     try {
-      execute("PRAGMA journal_mode=WAL", {});  // returns a row, which execute() steps past
-      execute("PRAGMA synchronous=NORMAL", {});
+      if (mode != OpenMode::read_only) {  // a store sift wrote is in WAL mode already
+        execute("PRAGMA journal_mode=WAL", {});  // returns a row, which execute() steps past
+        execute("PRAGMA synchronous=NORMAL", {});
+      }
     } catch (...) {
       close();
       throw;
@@ -134,8 +139,8 @@ class SqliteDatabase final : public SqlDatabase {
 
 }  // namespace
 
-std::unique_ptr<SqlDatabase> open_sqlite_database(const std::string& path, bool create) {
-  return std::make_unique<SqliteDatabase>(path, create);
+std::unique_ptr<SqlDatabase> open_sqlite_database(const std::string& path, OpenMode mode) {
+  return std::make_unique<SqliteDatabase>(path, mode);
 }
 
 }  // namespace sift::store
