@@ -124,6 +124,15 @@ int64_t ReviewStore::pair_count() {
   return n;
 }
 
+std::optional<std::pair<std::string, double>> ReviewStore::latest_run() {
+  std::optional<std::pair<std::string, double>> run;
+  db_.query("SELECT artifact_version, threshold FROM runs ORDER BY started_at DESC, run_id DESC LIMIT 1", {},
+            [&](const SqlRow& row) {
+              run.emplace(as_text(row[0], "runs.artifact_version"), as_double(row[1], "runs.threshold"));
+            });
+  return run;
+}
+
 std::vector<Review> ReviewStore::reviews_of(const std::string& member) {
   std::vector<Review> reviews;
   db_.query(fmt::format("SELECT {} FROM reviews WHERE member = ? ORDER BY qualification, reviewer", kReviewColumns),
@@ -147,7 +156,7 @@ Review ReviewStore::review(const std::string& member, const std::string& qualifi
               r.input_hash = as_text(row[5], "members.input_hash");
               seen = std::move(r);
             });
-  if (!seen) fail("member \"{}\" has no judgment of qualification \"{}\"", member, qualification);
+  if (!seen) throw NoSuchJudgment(fmt::format("member \"{}\" has no judgment of qualification \"{}\"", member, qualification));
   Review& r = *seen;
   r.member = member;
   r.qualification = qualification;

@@ -21,11 +21,18 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error.h"
 #include "store/label_store.h"
 
 namespace sift::store {
 
 enum class Verdict { right, wrong };
+
+// A verdict on a pair the store has not judged.
+class NoSuchJudgment : public Error {
+ public:
+  using Error::Error;
+};
 std::string_view verdict_name(Verdict verdict);
 std::optional<Verdict> parse_verdict(std::string_view name);
 
@@ -124,11 +131,13 @@ class ReviewStore {
   FlipCounts flips(double threshold);
   int64_t member_count();
   int64_t pair_count();
+  // The artifact version and threshold of the latest `sift label` run, if any.
+  std::optional<std::pair<std::string, double>> latest_run();
 
   // Every verdict on this member's pairs, by qualification then reviewer.
   std::vector<Review> reviews_of(const std::string& member);
   // Records `reviewer`'s verdict on the stored judgment of (member, qualification), replacing
-  // that reviewer's earlier one; returns the row written. Error when the pair is not judged.
+  // that reviewer's earlier one; returns the row written. NoSuchJudgment when the pair is not judged.
   Review review(const std::string& member, const std::string& qualification, Verdict verdict,
                 const std::string& reviewer, const std::string& reviewed_at);
   // At most n judged pairs that nobody has reviewed, most uncertain (nearest the threshold) first.
