@@ -81,7 +81,8 @@ MemberPage ReviewStore::members(const MemberQuery& query) {
   params.emplace_back(query.offset);
   db_.query(fmt::format("SELECT m.member, m.rounds, m.stop_reason, m.artifact_version, m.threshold, m.margin, "
                         "(SELECT COUNT(*) FROM labels l WHERE l.member = m.member), "
-                        "(SELECT COUNT(*) FROM labels l WHERE l.member = m.member AND l.label = 1), "
+                        // by the primary key (a "label = 1" condition would lead SQLite to labels_flip)
+                        "(SELECT COALESCE(SUM(l.label), 0) FROM labels l WHERE l.member = m.member), "
                         "(SELECT COUNT(DISTINCT r.qualification) FROM reviews r WHERE r.member = m.member) "
                         "FROM members m {} ORDER BY {} LIMIT ? OFFSET ?",
                         where, order),

@@ -71,7 +71,7 @@
     const x = left + t * width;
     nodes.push(sift.svg("line", { class: "cut", x1: x, y1: 20, x2: x, y2: 280 }));
     nodes.push(sift.svg("text", { x: left - 4, y: 300 }, "0"), sift.svg("text", { x: left + width - 6, y: 300 }, "1"));
-    nodes.push(sift.svg("text", { x: left, y: 15 }, `positives (max ${most} per bin)`), sift.svg("text", { x: left, y: 296 }, "negatives"));
+    nodes.push(sift.svg("text", { x: left, y: 15 }, `positives (max ${most} per bin)`), sift.svg("text", { x: left + 16, y: 300 }, "negatives"));
     svg.replaceChildren(...nodes);
   }
 
