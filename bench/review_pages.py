@@ -31,10 +31,11 @@ os.makedirs(work, exist_ok=True)
 store = os.path.join(work, "labels.db")
 threshold = 0.44
 
-# The schema: what sift creates (one empty run of sift review --reviewer creates nothing, so
-# start from sift label's tables by opening the store for review after a seed row).
-if os.path.exists(store):
-    os.unlink(store)
+# The store as the first schema version held it (runs, members, labels), filled in bulk; the
+# first `sift review --reviewer` below upgrades it as it would a user's store.
+for stale in (store, store + "-wal", store + "-shm"):
+    if os.path.exists(stale):
+        os.unlink(stale)
 db = sqlite3.connect(store)
 db.executescript("""
 CREATE TABLE store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -34,8 +34,8 @@ namespace sift::review {
 
 struct ReviewApiOptions {
   std::optional<std::string> reviewer;  // --reviewer: verdicts are recorded as this name; none: read-only
-  nlohmann::json labeler;               // --model's sift.json (null without --model)
-  ReferenceLabels reference;            // --reference
+  nlohmann::json labeler = nullptr;     // --model's sift.json (null without --model)
+  ReferenceLabels reference = {};       // --reference
 };
 
 class ReviewApi {
