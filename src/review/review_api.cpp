@@ -41,7 +41,7 @@ std::string required_text(const json& body, const char* field) {
 
 }  // namespace
 
-const std::vector<std::string_view> ReviewApi::kMembersParams = {"search", "order", "offset", "limit"};
+const std::vector<std::string_view> ReviewApi::kMembersParams = {"id", "text", "order", "offset", "limit"};
 const std::vector<std::string_view> ReviewApi::kMemberParams = {"id"};
 const std::vector<std::string_view> ReviewApi::kFlipsParams = {"threshold"};
 const std::vector<std::string_view> ReviewApi::kQueueParams = {"limit"};
@@ -83,7 +83,8 @@ int64_t ReviewApi::disagreements(const store::MemberLabels& labels) const {
 
 json ReviewApi::members(const QueryParams& params) {
   store::MemberQuery query;
-  query.search = params.text("search", kMaxSearchBytes).value_or("");
+  query.id_prefix = params.text("id", kMaxSearchBytes).value_or("");
+  query.text = params.text("text", kMaxSearchBytes).value_or("");
   const std::string order = params.text("order", 32).value_or("member");
   if (order == "uncertainty") query.order = store::MemberOrder::uncertainty;
   else if (order != "member") throw BadRequest("order", "order: \"" + order.substr(0, 32) + "\" is neither member nor uncertainty");

@@ -5,7 +5,7 @@
 // store's connection.
 //
 //   GET  /api/session                       {reviewer|null, threshold, artifact_version, members, pairs, reference}
-//   GET  /api/members?search&order&offset&limit
+//   GET  /api/members?id&text&order&offset&limit    id: a prefix of the id; text: a substring of the profile
 //                                            {total, offset, limit, members: [{member, rounds, judged, accepted,
 //                                             reviewed, stop_reason, artifact_version, threshold, margin,
 //                                             disagreements|null}]}       order: member | uncertainty

@@ -19,6 +19,17 @@ std::string contains_pattern(std::string_view text) {
   return pattern + "%";
 }
 
+// "(?, ?, ?)" for n values.
+std::string placeholders(size_t n) {
+  std::string list = "(";
+  for (size_t i = 0; i < n; ++i) list += i ? ", ?" : "?";
+  return list + ")";
+}
+
+// U+10FFFF in UTF-8: in byte order after every valid UTF-8 text that starts with a given
+// prefix, so [prefix, prefix + this) holds exactly the ids that start with it.
+constexpr std::string_view kAfterEveryCodePoint = "\xf4\x8f\xbf\xbf";
+
 constexpr const char* kReviewColumns =
     "member, qualification, reviewer, verdict, name, score, label, threshold, artifact_version, input_hash, "
     "reviewed_at";
@@ -67,25 +78,54 @@ ReviewStore::ReviewStore(std::unique_ptr<LabelStore> labels) : labels_(std::move
 MemberPage ReviewStore::members(const MemberQuery& query) {
   if (query.limit < 1 || query.limit > kMaxPage) fail("limit {} is not within 1..{}", query.limit, kMaxPage);
   if (query.offset < 0) fail("offset {} is negative", query.offset);
-  std::string where;
+  const std::string_view bytes = db_.byte_order_collation();
+  const std::string order =
+      query.order == MemberOrder::uncertainty ? fmt::format("m.margin, m.member {}", bytes) : fmt::format("m.member {}", bytes);
+  std::vector<std::string> conditions;
   std::vector<SqlValue> params;
-  if (!query.search.empty()) {
-    where = "WHERE m.member LIKE ? ESCAPE '\\' OR m.profile LIKE ? ESCAPE '\\'";
-    params = {contains_pattern(query.search), contains_pattern(query.search)};
+  if (!query.id_prefix.empty()) {  // a range of the primary key, in byte order
+    conditions.push_back(fmt::format("m.member {0} >= ? AND m.member {0} < ?", bytes));
+    params.emplace_back(query.id_prefix);
+    params.emplace_back(query.id_prefix + std::string(kAfterEveryCodePoint));
   }
+  if (!query.text.empty()) {
+    conditions.push_back("m.profile LIKE ? ESCAPE '\\'");
+    params.emplace_back(contains_pattern(query.text));
+  }
+  std::string where;
+  for (const std::string& condition : conditions) where += (where.empty() ? "WHERE " : " AND ") + condition;
+
   MemberPage page;
-  db_.query("SELECT COUNT(*) FROM members m " + where, params,
-            [&](const SqlRow& row) { page.total = as_int(row[0], "COUNT(*)"); });
-  const char* order = query.order == MemberOrder::uncertainty ? "m.margin, m.member" : "m.member";
-  params.emplace_back(query.limit);
-  params.emplace_back(query.offset);
+  if (query.text.empty()) {  // counted and paged over indexes
+    db_.query("SELECT COUNT(*) FROM members m " + where, params,
+              [&](const SqlRow& row) { page.total = as_int(row[0], "COUNT(*)"); });
+    params.emplace_back(query.limit);
+    params.emplace_back(query.offset);
+    page.members = summaries(fmt::format("{} ORDER BY {} LIMIT ? OFFSET ?", where, order), params);
+    return page;
+  }
+  // A text search reads every profile once: the matching ids in order, then the page's rows.
+  std::vector<std::string> matching;
+  db_.query(fmt::format("SELECT m.member FROM members m {} ORDER BY {}", where, order), params,
+            [&](const SqlRow& row) { matching.push_back(as_text(row[0], "members.member")); });
+  page.total = int64_t(matching.size());
+  if (query.offset >= page.total) return page;
+  const auto first = matching.begin() + query.offset;
+  const std::vector<SqlValue> ids(first, first + std::min<int64_t>(query.limit, page.total - query.offset));
+  page.members = summaries(fmt::format("WHERE m.member IN {} ORDER BY {}", placeholders(ids.size()), order), ids);
+  return page;
+}
+
+std::vector<MemberSummary> ReviewStore::summaries(const std::string& where_order_limit,
+                                                  const std::vector<SqlValue>& params) {
+  std::vector<MemberSummary> members;
   db_.query(fmt::format("SELECT m.member, m.rounds, m.stop_reason, m.artifact_version, m.threshold, m.margin, "
                         "(SELECT COUNT(*) FROM labels l WHERE l.member = m.member), "
                         // by the primary key (a "label = 1" condition would lead SQLite to labels_flip)
                         "(SELECT COALESCE(SUM(l.label), 0) FROM labels l WHERE l.member = m.member), "
                         "(SELECT COUNT(DISTINCT r.qualification) FROM reviews r WHERE r.member = m.member) "
-                        "FROM members m {} ORDER BY {} LIMIT ? OFFSET ?",
-                        where, order),
+                        "FROM members m {}",
+                        where_order_limit),
             params, [&](const SqlRow& row) {
               MemberSummary s;
               s.member = as_text(row[0], "members.member");
@@ -97,9 +137,9 @@ MemberPage ReviewStore::members(const MemberQuery& query) {
               s.judged = as_int(row[6], "judged");
               s.accepted = as_int(row[7], "accepted");
               s.reviewed = as_int(row[8], "reviewed");
-              page.members.push_back(std::move(s));
+              members.push_back(std::move(s));
             });
-  return page;
+  return members;
 }
 
 FlipCounts ReviewStore::flips(double threshold) {

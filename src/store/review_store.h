@@ -12,7 +12,7 @@
 //
 // Every query here is a range scan over an index (members_margin, labels_margin,
 // labels_flip, the primary keys) or a page of at most kMaxPage rows, so a page of a store
-// of 100,000 members answers in milliseconds; a search over profile texts scans them.
+// of 100,000 members answers in milliseconds; a search of profile texts reads them all, once.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -57,14 +57,15 @@ enum class MemberOrder {
 inline constexpr int64_t kMaxPage = 500;
 
 struct MemberQuery {
-  std::string search;  // a substring of the id or of the profile text; empty: every member
+  std::string id_prefix = {};  // members whose id starts with it (a range of the primary key)
+  std::string text = {};       // members whose profile text contains it (reads every profile)
   MemberOrder order = MemberOrder::member;
   int64_t offset = 0;
   int64_t limit = 50;  // 1 .. kMaxPage
 };
 
 struct MemberPage {
-  int64_t total = 0;  // members matching the search
+  int64_t total = 0;  // members matching id_prefix and text
   std::vector<MemberSummary> members;
 };
 
@@ -151,6 +152,9 @@ class ReviewStore {
   explicit ReviewStore(std::unique_ptr<LabelStore> labels);
 
  private:
+  // The members list's rows for "WHERE ... ORDER BY ... [LIMIT]" over members m.
+  std::vector<MemberSummary> summaries(const std::string& where_order_limit, const std::vector<SqlValue>& params);
+
   std::unique_ptr<LabelStore> labels_;
   SqlDatabase& db_;
 };

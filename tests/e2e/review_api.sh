@@ -92,11 +92,18 @@ with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/k
                        if r["qualification"] in ref_label and bool(ref_label[r["qualification"]]) != r["label"])
         check(m["disagreements"] == expected, f"{m['member']}: {m['disagreements']} disagreements, not {expected}")
     hostile_member = list(profiles)[2]
-    found = get("/api/members?search=" + q("window.__pwned = 1"))
+    found = get("/api/members?text=" + q("window.__pwned = 1"))
     check([m["member"] for m in found["members"]] == [hostile_member], f"search a profile text: {found}")
-    found = get("/api/members?search=" + q(list(profiles)[5][-4:]))
-    check(list(profiles)[5] in [m["member"] for m in found["members"]], "search an id")
-    check(get("/api/members?search=" + q("no such text anywhere"))["total"] == 0, "a search matching nothing")
+    for prefix in ("m", "m0", list(profiles)[5][:-1], list(profiles)[5]):
+        found = get("/api/members?limit=500&id=" + q(prefix))
+        check([m["member"] for m in found["members"]] == sorted(p for p in profiles if p.startswith(prefix)),
+              f"ids starting with {prefix}: {found}")
+    check(get("/api/members?id=" + q(list(profiles)[5][1:]))["total"] == 0, "an id prefix, not a substring")
+    check(get("/api/members?text=" + q("no such text anywhere"))["total"] == 0, "a search matching nothing")
+    word = "Python"
+    found = get("/api/members?order=uncertainty&limit=500&text=" + word)
+    check(sorted(m["member"] for m in found["members"]) == sorted(p for p, t in profiles.items() if word in t)
+          and found["total"] == len(found["members"]), f"profiles containing {word}")
 
     # 3. One member as `sift labels get` has it; its profile as given.
     m = get("/api/member?id=" + q(hostile_member))
@@ -176,9 +183,9 @@ with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/k
     # 7. Hostile parameters: 400 naming the parameter; other methods 405; unknown paths 404.
     for path, word in [("/api/members?offset=-1", "offset"), ("/api/members?limit=0", "limit"),
                        ("/api/members?limit=501", "limit"), ("/api/members?limit=abc", "limit"),
-                       ("/api/members?order=random", "order"), ("/api/members?search=%zz", "%"),
-                       ("/api/members?search=%ff", "UTF-8"), ("/api/members?limit=1&limit=2", "twice"),
-                       ("/api/members?x=1", "unknown parameter"), ("/api/members?search=" + "a" * 300, "search"),
+                       ("/api/members?order=random", "order"), ("/api/members?text=%zz", "%"),
+                       ("/api/members?id=%ff", "UTF-8"), ("/api/members?limit=1&limit=2", "twice"),
+                       ("/api/members?x=1", "unknown parameter"), ("/api/members?text=" + "a" * 300, "text"),
                        ("/api/flips", "threshold"), ("/api/flips?threshold=nan", "threshold"),
                        ("/api/flips?threshold=1.5", "threshold"), ("/api/flips?threshold=1e999", "threshold"),
                        ("/api/member", "id"), ("/api/queue?limit=-5", "limit"),

@@ -52,7 +52,9 @@ with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/k
     shot(browser, "members")
 
     # 2. Search the hostile profile's words: one member; open it.
-    browser.evaluate("document.getElementById('search').focus()")
+    browser.evaluate("document.getElementById('field').value = 'text';"
+                     "document.getElementById('field').dispatchEvent(new Event('change'));"
+                     "document.getElementById('search').focus()")
     browser.type_text("window.__pwned")
     browser.wait_for("document.querySelectorAll('#members tbody tr').length === 1", "one member found")
     found = browser.evaluate("document.querySelector('#members tbody a').textContent")

@@ -229,7 +229,7 @@ TEST_P(LabelStoreTest, MembersPageSearchSortAndFlipCounts) {
     auto labels = open();
     for (int i = 0; i < 30; ++i) {
       const double score = 0.379 + 0.01 * (i + 1) * (i % 2 ? 1 : -1);  // member i is 0.01 (i+1) from the threshold
-      MemberLabels m = member_labels(fmt::format("m{:02}", i), "run-a", {judged("q1", score, 1, 1)});
+      MemberLabels m = member_labels(fmt::format("m{:02}", i), "run-a", {judged("q1", score, 1, 1)});  // ids m00..m29
       m.profile = i == 7 ? "knows 100% of SQL_server" : "plain";
       labels->replace_member(m);
     }
@@ -243,11 +243,22 @@ TEST_P(LabelStoreTest, MembersPageSearchSortAndFlipCounts) {
   ASSERT_EQ(page.members.size(), 3u);
   EXPECT_EQ(page.members[0].member, "m00");
   EXPECT_EQ(page.members[2].member, "m02");
-  page = store->members({.search = "0%"});  // LIKE's wildcards are text
+  page = store->members({.text = "0%"});  // LIKE's wildcards are text
   ASSERT_EQ(page.total, 1);
   EXPECT_EQ(page.members[0].member, "m07");
-  EXPECT_EQ(store->members({.search = "S_L"}).total, 0);  // "_" is no wildcard: SQL does not match
-  EXPECT_EQ(store->members({.search = "m2"}).total, 10);
+  EXPECT_EQ(store->members({.text = "S_L"}).total, 0);  // "_" is no wildcard: SQL does not match
+  EXPECT_EQ(store->members({.text = "plain"}).total, 29);
+  page = store->members({.text = "plain", .order = MemberOrder::uncertainty, .offset = 27, .limit = 5});
+  EXPECT_EQ(page.total, 29);
+  ASSERT_EQ(page.members.size(), 2u);  // the last two of 29, most uncertain first: m28, m29
+  EXPECT_EQ(page.members[0].member, "m28");
+  EXPECT_EQ(page.members[1].member, "m29");
+  EXPECT_EQ(store->members({.text = "plain", .offset = 40}).members.size(), 0u);
+  EXPECT_EQ(store->members({.id_prefix = "m2"}).total, 10);
+  EXPECT_EQ(store->members({.id_prefix = "m2", .text = "plain"}).total, 10);
+  EXPECT_EQ(store->members({.id_prefix = "m0", .text = "SQL"}).members.at(0).member, "m07");
+  EXPECT_EQ(store->members({.id_prefix = "2"}).total, 0) << "a prefix, not a substring";
+  EXPECT_EQ(store->members({.id_prefix = "m29"}).total, 1);
   EXPECT_THROW(store->members({.limit = kMaxPage + 1}), sift::Error);
   EXPECT_THROW(store->members({.offset = -1}), sift::Error);
 
