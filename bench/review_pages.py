@@ -37,20 +37,8 @@ for stale in (store, store + "-wal", store + "-shm"):
     if os.path.exists(stale):
         os.unlink(stale)
 db = sqlite3.connect(store)
-db.executescript("""
-CREATE TABLE store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT INTO store_info VALUES ('schema_version', '1');
-CREATE TABLE runs (run_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT, artifact_version TEXT NOT NULL,
-  artifact_fingerprint TEXT NOT NULL, threshold DOUBLE PRECISION NOT NULL, options TEXT NOT NULL, profiles BIGINT,
-  judged BIGINT, skipped_unchanged BIGINT, errors BIGINT, rounds BIGINT, pairs_judged BIGINT, accepted BIGINT);
-CREATE TABLE members (member TEXT PRIMARY KEY, input_hash TEXT NOT NULL, artifact_version TEXT NOT NULL,
-  threshold DOUBLE PRECISION NOT NULL, rounds BIGINT NOT NULL, stop_reason TEXT NOT NULL, run_id TEXT NOT NULL,
-  labeled_at TEXT NOT NULL);
-CREATE TABLE labels (member TEXT NOT NULL, qualification TEXT NOT NULL, name TEXT NOT NULL,
-  score DOUBLE PRECISION NOT NULL, label SMALLINT NOT NULL, round BIGINT NOT NULL, rank BIGINT NOT NULL,
-  artifact_version TEXT NOT NULL, threshold DOUBLE PRECISION NOT NULL, run_id TEXT NOT NULL, labeled_at TEXT NOT NULL,
-  PRIMARY KEY (member, qualification));
-""")
+db.executescript(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e", "lib",
+                                "label_store_v1.sql")).read())
 db.execute("INSERT INTO runs VALUES ('run', '2026-12-02T00:00:00Z', '2026-12-02T01:00:00Z', 'v1', 'f', ?, '{}', "
            "0, 0, 0, 0, 0, 0, 0)", (threshold,))
 rng = random.Random(7)

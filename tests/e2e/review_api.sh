@@ -234,19 +234,7 @@ check(len(export(sift, store, "--reviewed")) == len(rows), "nothing written read
 # 10. A store of the first schema version: read as it is; upgraded in place by --reviewer.
 old = f"{work}/old.db"
 db = sqlite3.connect(old)
-db.executescript("""
-CREATE TABLE store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE runs (run_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT, artifact_version TEXT NOT NULL,
-  artifact_fingerprint TEXT NOT NULL, threshold DOUBLE PRECISION NOT NULL, options TEXT NOT NULL, profiles BIGINT,
-  judged BIGINT, skipped_unchanged BIGINT, errors BIGINT, rounds BIGINT, pairs_judged BIGINT, accepted BIGINT);
-CREATE TABLE members (member TEXT PRIMARY KEY, input_hash TEXT NOT NULL, artifact_version TEXT NOT NULL,
-  threshold DOUBLE PRECISION NOT NULL, rounds BIGINT NOT NULL, stop_reason TEXT NOT NULL, run_id TEXT NOT NULL,
-  labeled_at TEXT NOT NULL);
-CREATE TABLE labels (member TEXT NOT NULL, qualification TEXT NOT NULL, name TEXT NOT NULL,
-  score DOUBLE PRECISION NOT NULL, label SMALLINT NOT NULL, round BIGINT NOT NULL, rank BIGINT NOT NULL,
-  artifact_version TEXT NOT NULL, threshold DOUBLE PRECISION NOT NULL, run_id TEXT NOT NULL, labeled_at TEXT NOT NULL,
-  PRIMARY KEY (member, qualification));
-INSERT INTO store_info VALUES ('schema_version', '1');
+db.executescript(open(f"{src}/tests/e2e/lib/label_store_v1.sql").read() + """
 INSERT INTO members VALUES ('m1', 'h', 'v1', 0.5, 1, 'max_rounds', 'r', '2026-01-01T00:00:00Z');
 INSERT INTO labels VALUES ('m1', 'q1', 'Python', 0.9, 1, 1, 1, 'v1', 0.5, 'r', '2026-01-01T00:00:00Z');
 """)
