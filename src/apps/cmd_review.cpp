@@ -20,17 +20,28 @@
 #include "review/review_api.h"
 #include "review/review_routes.h"
 #include "serve/http_server.h"
+#include "tokenizer/utf8.h"
 
 namespace {
 
 struct ReviewCliOptions {
   std::string store, model, reference, host = "127.0.0.1", port_file, api_key_file, reviewer;
   int port = 8100;
+  bool reviewing = false;  // --reviewer was given
 };
 
 // A request body of the review API is a few ids; a login form, a key.
 constexpr int64_t kMaxBodyBytes = 64 * 1024;
 constexpr int kHttpThreads = 2;
+
+bool is_valid_utf8(const std::string& text) {
+  try {
+    sift::utf8::validate(text);
+    return true;
+  } catch (const sift::Error&) {
+    return false;
+  }
+}
 
 bool is_loopback(const std::string& host) {
   return host == "127.0.0.1" || host == "::1" || host == "localhost" || host.starts_with("127.");
@@ -57,7 +68,8 @@ sift::review::ReferenceLabels read_reference(const std::string& path) {
 }
 
 void review(const ReviewCliOptions& o) {
-  if (o.reviewer.size() > 100) sift::fail_option("--reviewer: at most 100 bytes");
+  if (o.reviewing && (o.reviewer.empty() || o.reviewer.size() > 100 || !is_valid_utf8(o.reviewer)))
+    sift::fail_option("--reviewer: a name of 1 to 100 bytes of UTF-8 is required");
   if (!is_loopback(o.host) && o.api_key_file.empty())
     sift::fail_option("--host {} lets other machines read the store: give --api-key-file too", o.host);
   sigset_t signals;
@@ -69,9 +81,9 @@ void review(const ReviewCliOptions& o) {
 
   using sift::store::ReviewStore;
   std::unique_ptr<ReviewStore> store =
-      ReviewStore::open(o.store, o.reviewer.empty() ? ReviewStore::Access::read : ReviewStore::Access::review);
+      ReviewStore::open(o.store, o.reviewing ? ReviewStore::Access::review : ReviewStore::Access::read);
   sift::review::ReviewApiOptions api_options;
-  if (!o.reviewer.empty()) api_options.reviewer = o.reviewer;
+  if (o.reviewing) api_options.reviewer = o.reviewer;
   api_options.labeler = read_labeler(o.model);
   api_options.reference = read_reference(o.reference);
   sift::review::ReviewApi api(std::move(store), std::move(api_options));
@@ -89,7 +101,7 @@ void review(const ReviewCliOptions& o) {
   server.serve(routes);
   server.bind();
   fmt::print(stderr, "sift review: http://{}:{}/ ({}; {})\n", o.host, server.port(), o.store,
-             o.reviewer.empty() ? "read-only: --reviewer NAME records verdicts" : "verdicts recorded as " + o.reviewer);
+             o.reviewing ? "verdicts recorded as " + o.reviewer : "read-only: --reviewer NAME records verdicts");
   if (!o.port_file.empty()) sift::write_file_atomically(o.port_file, fmt::format("{}\n", server.port()));
 
   std::thread stopper([&] {
@@ -117,8 +129,8 @@ SIFT_COMMAND(review) {
                   "labeled rows {id: member, query, items, labels}: counts disagreements per member and draws the "
                   "PR curve")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--reviewer", o->reviewer,
-                  "record verdicts under this name (opens the store for writing; without it, read-only)");
+  CLI::Option* reviewer = cmd->add_option(
+      "--reviewer", o->reviewer, "record verdicts under this name (opens the store for writing; without it, read-only)");
   cmd->add_option("--host", o->host, "address to listen on (default 127.0.0.1: this machine only; another needs "
                                      "--api-key-file)");
   cmd->add_option("--port", o->port, "port (default 8100); 0: any free port (see --port-file)")
@@ -128,5 +140,8 @@ SIFT_COMMAND(review) {
                   "file holding a key on one line: every page then needs it (the login page sets a cookie), and "
                   "the API \"Authorization: Bearer <key>\" or that cookie")
       ->check(CLI::ExistingFile);
-  cmd->callback([o] { review(*o); });
+  cmd->callback([o, reviewer] {
+    o->reviewing = reviewer->count() > 0;
+    review(*o);
+  });
 }

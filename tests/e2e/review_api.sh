@@ -231,6 +231,12 @@ with Review(sift, store, work) as server:
     check(status == 403 and "--reviewer" in body["message"], f"read-only: {status} {body}")
 check(len(export(sift, store, "--reviewed")) == len(rows), "nothing written read-only")
 
+# Bad command lines are usage errors (exit 2) naming the flag, before the store is opened.
+for flags, word in [(["--reviewer", ""], "--reviewer"), (["--reviewer", "x" * 101], "--reviewer"),
+                    (["--host", "0.0.0.0"], "--api-key-file"), (["--port", "70000"], "--port")]:
+    done = subprocess.run([sift, "review", "--store", store, *flags], capture_output=True, text=True, timeout=60)
+    check(done.returncode == 2 and word in done.stderr, f"{flags}: {done.returncode} {done.stderr}")
+
 # 10. A store of the first schema version: read as it is; upgraded in place by --reviewer.
 old = f"{work}/old.db"
 db = sqlite3.connect(old)
