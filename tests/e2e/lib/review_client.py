@@ -27,10 +27,10 @@ def run(*args, **kw):
     return done.stdout, done.stderr
 
 
-def make_store(sift, src, work, n_profiles=12):
+def make_store(sift, src, work, n_profiles=12, store=None):
     """Labels n_profiles rows of examples/sample.jsonl (the third with HOSTILE before its text)
-    into work/labels.db; writes their reference rows to work/reference.jsonl. Returns
-    (store, profiles {id: text}, reference path)."""
+    into `store` (default work/labels.db); writes their reference rows to work/reference.jsonl.
+    Returns (store, profiles {id: text}, reference path)."""
     run(sift, "synth", "--out", f"{work}/world", "--members", "1")
     rows = [json.loads(line) for line in open(f"{src}/examples/sample.jsonl")][:n_profiles]
     profiles = {}
@@ -41,7 +41,7 @@ def make_store(sift, src, work, n_profiles=12):
     with open(f"{work}/reference.jsonl", "w") as f:
         for r in rows:
             f.write(json.dumps({"id": r["id"], "query": r["query"], "items": r["items"], "labels": r["labels"]}) + "\n")
-    store = f"{work}/labels.db"
+    store = store or f"{work}/labels.db"
     run(sift, "label", "--model", f"{src}/models/default-labeler", "--catalog", f"{work}/world/catalog.jsonl",
         "--profiles", f"{work}/profiles.jsonl", "--store", store, "--k", "10", "--max-rounds", "3",
         "--stop-below", "0.2", "--quiet", env=dict(os.environ, OMP_NUM_THREADS="1"))
