@@ -8,7 +8,7 @@ APT_PACKAGES := build-essential cmake ninja-build pkg-config git \
   libspdlog-dev libfmt-dev libopenblas-dev libpcre2-dev libutf8proc-dev \
   libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev gnuplot-nox \
   libsqlite3-dev libpq-dev libssl-dev postgresql \
-  libcpp-httplib-dev libboost-dev libzstd-dev zlib1g-dev zstd strace pybind11-dev python3-dev python3-pytest \
+  libcpp-httplib-dev libboost-dev libzstd-dev zlib1g-dev zstd nettle-dev strace curl pybind11-dev python3-dev python3-pytest \
   python3-setuptools python3-pip python3-dask python3-distributed python3-pandas \
   chromium python3-websocket
 
@@ -38,7 +38,10 @@ test: build
 test-all: build
 	cd build && ctest --output-on-failure -j $(JOBS)
 
-demo: build
+# The demo builds only the sift binary it runs; `make test` builds the rest.
+demo: .setup-done
+	cmake --preset release >/dev/null
+	cmake --build build -j $(JOBS) --target sift
 	bash tools/demo.sh
 
 # libFuzzer targets, each run for a bounded time (`make test` gives each TEST_FUZZ_SECONDS,

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
     std::vector<sift::PendingRow> rows;
     std::string line;
     const double read_cpu_start = process_cpu_seconds();
-    for (int64_t n = 1; std::getline(in, line); ++n) rows.push_back(sift::read_pending_row(*engine, line, n, options.mode));
+    for (int64_t n = 1; std::getline(in, line); ++n) rows.push_back(sift::read_pending_row(*engine, line, n, options));
     const double read_cpu_seconds = process_cpu_seconds() - read_cpu_start;  // parsing + tokenizing, one thread
 
     sift::Session session(engine->model(), threads);

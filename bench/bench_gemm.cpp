@@ -5,7 +5,7 @@
 //   OMP_NUM_THREADS=1 build/bench/bench_gemm [--benchmark_filter=...]
 //
 // Rates are GFLOP per second of process CPU time (all threads), so a loaded machine moves
-// them less than wall time; the ratios between rows of one run are what bench/README.md
+// them less than wall time; the ratios between rows of one run are what bench/results/
 // reports. Shapes (M rows of activations, N outputs, K inputs): qkv (M, 2048, 1024),
 // gate_up (M, 6144, 1024), down (M, 1024, 3072), for M = 512 (a prefill) and 28 (one item).
 #include <benchmark/benchmark.h>

@@ -1,5 +1,5 @@
 // Prefill speed of the CPU forward pass, next to a plain large sgemm (OpenBLAS) measured in
-// the same run: the ratio is what bench/README.md reports, since absolute numbers move with
+// the same run: the ratio is what bench/results/ reports, since absolute numbers move with
 // the machine.
 //
 //   bench_prefill MODEL_DIR [--tokens 128,512,2048] [--repeats 3] [--weights auto|f32|bf16|q8]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The query-KV reuse of `sift label`'s rounds (issue 14): the same profiles labeled by this
+# The query-KV reuse of `sift label`'s rounds: the same profiles labeled by this
 # tree's sift and by OLD_SIFT (a sift that prefills the profile again every round, e.g. one
 # built from commit 0b5ae54), in one run, interleaved, each into a fresh SQLite store, with
 # every round judged (--stop-below 0, --max-rounds 5, --k 20). Prints prefill tokens and

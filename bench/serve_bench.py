@@ -29,12 +29,13 @@ import argparse
 import json
 import os
 import random
+import shutil
 import signal
-import socket
 import statistics
 import threading
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -48,24 +49,23 @@ def sh(*args, **kw):
     return subprocess.run(args, check=True, capture_output=True, text=True, **kw).stdout
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     def __init__(self, sift, model, *args):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen([sift, "serve", "--model", model, "--port", str(self.port), *args],
+        # --port 0: the server binds a free port itself and writes it to --port-file.
+        self.dir = tempfile.mkdtemp(prefix="sift-serve-bench-")
+        port_file = os.path.join(self.dir, "port")
+        self.proc = subprocess.Popen([sift, "serve", "--model", model, "--port", "0", "--port-file", port_file, *args],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                      env={**os.environ, "OMP_WAIT_POLICY": "passive"})  # idle threads sleep: CPU time is work
         for _ in range(600):
+            if self.proc.poll() is not None:
+                break
             try:
+                self.port = int(open(port_file).read())
+                self.url = f"http://127.0.0.1:{self.port}"
                 if urllib.request.urlopen(self.url + "/health", timeout=1).status == 200:
                     return
-            except OSError:
+            except OSError:  # no port file yet, or still loading (503)
                 time.sleep(0.1)
         raise RuntimeError("sift serve did not start")
 
@@ -85,6 +85,7 @@ class Server:
     def __exit__(self, *exc):
         self.proc.send_signal(signal.SIGTERM)
         self.proc.wait(timeout=600)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def tokens_per_word(sift, tokenizer):

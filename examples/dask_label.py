@@ -20,10 +20,17 @@ import pathlib
 import sys
 import time
 
-import dask.bag
-from distributed import Client, LocalCluster
-
-import sift.dask
+try:
+    import sift.dask  # when dask is missing, its error says what to install
+    import dask.bag
+    from distributed import Client, LocalCluster
+except ModuleNotFoundError as missing:
+    if missing.name == "sift":
+        sys.exit("dask_label.py: no module sift: build it (make python) and run with PYTHONPATH=build/python")
+    if missing.name == "distributed":
+        sys.exit("dask_label.py needs distributed, which this Python cannot import: apt-get install "
+                 "python3-distributed on Debian, elsewhere pip install distributed")
+    sys.exit(f"dask_label.py: {missing}")
 
 REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
 
@@ -53,8 +60,14 @@ def main():
     results = [json.loads(line) for line in written]
     labels = sum(len(r["scores"]) for r in results if "scores" in r)
     errors = sum("error" in r for r in results)
-    print(f"dask_label: {len(results)} rows ({errors} errors), {labels} labels in {lines.npartitions} partitions "
-          f"on {workers} workers in {seconds:.1f} s ({labels / seconds:.0f} labels/s)", file=sys.stderr)
+    print(f"dask_label: {counted(len(results), 'row')} ({counted(errors, 'error')}), {counted(labels, 'label')} in "
+          f"{counted(lines.npartitions, 'partition')} on {counted(workers, 'worker')} in {seconds:.1f} s "
+          f"({labels / seconds:.0f} labels/s)", file=sys.stderr)
+
+
+def counted(n, noun):
+    """1 row, 2 rows."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 // crash, a sanitizer report, another exception, a hang or an allocation past the fuzzer's
 // limit) is a bug. The parsed fields obey what the server then relies on.
 //
-// The seeds (fuzz/corpus/fuzz_serve_request/) are the request bodies of the README's curl
+// The seeds (fuzz/corpus/fuzz_serve_request/) are the request bodies of docs/serving.md's curl
 // examples and of SGLang's documentation, each behind its route byte.
 #include <cstddef>
 #include <cstdint>

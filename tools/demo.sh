@@ -33,26 +33,20 @@ for row, out in list(zip(rows, scored))[:3]:
     print("accepted: " + (", ".join(accepted) if accepted else "(none)"))
 PY
 
-# The labeling loop: profiles in, BM25 candidates from the catalog judged in rounds of K,
+# The labeling loop: profiles in (examples/profiles.jsonl: the sample's first 5 profiles), BM25
+# candidates from the catalog (examples/catalog.jsonl, `sift synth`'s) judged in rounds of K,
 # stopping after a round that accepts less than --stop-below, labels stored in SQLite; a
 # second run finds nothing changed and does no model work.
-profiles=$work/loop_profiles.jsonl
+profiles=examples/profiles.jsonl
+catalog=examples/catalog.jsonl
 store=$work/labels.db
-"$sift" synth --out "$work/world" --members 1 2>/dev/null  # writes the catalog (catalog.jsonl)
-/usr/bin/python3 - "$sample" "$profiles" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])][:5]
-with open(sys.argv[2], "w") as f:
-    for r in rows:
-        f.write(json.dumps({"id": r["id"], "text": r["query"]}) + "\n")
-PY
 rm -f "$store" "$store-wal" "$store-shm"
 echo
 echo "demo: sift label: 5 profiles, rounds of 10 candidates, stop after a round accepting < 20%, store $store"
-"$sift" label --model "$labeler" --catalog "$work/world/catalog.jsonl" --profiles "$profiles" --store "$store" \
+"$sift" label --model "$labeler" --catalog "$catalog" --profiles "$profiles" --store "$store" \
   --k 10 --max-rounds 5 --stop-below 0.2 >/dev/null
 echo "demo: the same command again:"
-"$sift" label --model "$labeler" --catalog "$work/world/catalog.jsonl" --profiles "$profiles" --store "$store" \
+"$sift" label --model "$labeler" --catalog "$catalog" --profiles "$profiles" --store "$store" \
   --k 10 --max-rounds 5 --stop-below 0.2 >/dev/null
 member=$(/usr/bin/python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['id'])" "$profiles")
 echo "demo: sift labels get --store $store --member $member"

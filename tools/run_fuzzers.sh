@@ -3,7 +3,8 @@
 #   tools/run_fuzzers.sh BUILD_DIR SECONDS      (make fuzz: BUILD_DIR=build-fuzz)
 # Each target <build>/fuzz/fuzz_X starts from the committed seeds fuzz/corpus/fuzz_X/ (read
 # only: new inputs go to <build>/fuzz-work/fuzz_X/corpus/) and the dictionary fuzz/fuzz_X.dict
-# if there is one. A crashing input is kept in <build>/fuzz-work/fuzz_X/artifacts/.
+# if there is one. Every fuzz/fuzz_X.cpp must have seeds: a target without any fails the run
+# before anything is fuzzed. A crashing input is kept in <build>/fuzz-work/fuzz_X/artifacts/.
 # Allocations over 256 MB count as crashes: broken input must never cause a huge allocation.
 # One input running past FUZZ_UNIT_TIMEOUT seconds (default 60: a target's first input may
 # load a large tokenizer, slowly under ASan) counts as a hang.
@@ -23,6 +24,16 @@ if [ ${#targets[@]} -eq 0 ]; then
   exit 1
 fi
 
+without_seeds=()
+for source in "$root"/fuzz/fuzz_*.cpp; do
+  name=$(basename "$source" .cpp)
+  [ -n "$(ls -A "$root/fuzz/corpus/$name" 2>/dev/null)" ] || without_seeds+=("$name")
+done
+if [ ${#without_seeds[@]} -gt 0 ]; then
+  echo "run_fuzzers: no seed corpus in fuzz/corpus/<target>/ for: ${without_seeds[*]}" >&2
+  exit 1
+fi
+
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 failed=()
@@ -34,8 +45,7 @@ for target in "${targets[@]}"; do
   args=(-max_total_time="$seconds" -timeout="${FUZZ_UNIT_TIMEOUT:-60}" -rss_limit_mb=2048 -malloc_limit_mb=256
         -print_final_stats=1 -artifact_prefix="$work/artifacts/")
   [ -f "$root/fuzz/$name.dict" ] && args+=(-dict="$root/fuzz/$name.dict")
-  corpora=("$work/corpus")
-  [ -d "$root/fuzz/corpus/$name" ] && corpora+=("$root/fuzz/corpus/$name")
+  corpora=("$work/corpus" "$root/fuzz/corpus/$name")
   echo "run_fuzzers: $name for ${seconds}s"
   if "$target" "${args[@]}" "${corpora[@]}" >"$work/log" 2>&1; then
     grep -E "stat::number_of_executed_units|stat::new_units_added" "$work/log" | sed "s/^/  /" || true

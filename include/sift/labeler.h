@@ -34,6 +34,21 @@ enum class ScoringMode { Mis, Independent, Prefix, Generate };
 std::optional<ScoringMode> parse_scoring_mode(std::string_view name);  // "mis", "independent", ...
 std::string_view scoring_mode_name(ScoringMode mode);
 
+// What a row too long for a request (its query with one of its items over the request limit)
+// gives up, as TEI's `truncate` and `truncation_direction`: by default nothing (the row's
+// error); else user text, never template text, until every item fits with its query:
+//   Query : the query's text (shared by every item), down to what the longest item leaves
+//   Items : the text of each item that does not fit, down to what the query leaves it
+// Right cuts the end of the text (keeps its beginning), Left its beginning. The cut text is
+// rendered and tokenized like any other (the scoring contract holds); RowResult's
+// truncated_tokens counts the prompt tokens cut. Not in mode generate.
+enum class Truncate { None, Query, Items };
+enum class TruncationDirection { Right, Left };
+std::optional<Truncate> parse_truncate(std::string_view name);  // "query", "items" ("none")
+std::optional<TruncationDirection> parse_truncation_direction(std::string_view name);  // "right", "left"
+std::string_view truncate_name(Truncate truncate);
+std::string_view truncation_direction_name(TruncationDirection direction);
+
 struct ScoringOptions {
   ScoringMode mode = ScoringMode::Mis;
   std::optional<double> threshold;            // overrides sift.json's
@@ -42,6 +57,8 @@ struct ScoringOptions {
   // the request limit (default_call_tokens, src/scoring/request_sizing.h); a longer row runs
   // alone. Given, it also caps each request, as --max-batch-tokens does.
   std::optional<int64_t> max_batch_tokens;
+  Truncate truncate = Truncate::None;  // a row too long for a request: its error, or cut (above)
+  TruncationDirection truncation_direction = TruncationDirection::Right;
 };
 
 // One row's result. When `error` is set the row failed and nothing else is filled in.
@@ -52,6 +69,7 @@ struct RowResult {
   int64_t prefill_tokens = 0;                 // usage: tokens run through the model for this row
   int64_t generated_tokens = 0;               // usage: generate mode's decoded tokens
   int64_t requests = 0;                       // usage: prompts in the mode's own sense
+  int64_t truncated_tokens = 0;               // usage: prompt tokens cut by ScoringOptions::truncate
   std::vector<std::string> generated_texts;   // generate: what the model wrote, one per request
   std::string error;                          // what was wrong with the row
 };
@@ -96,7 +114,9 @@ class Labeler {
   // its other fields passed through) gives the line `sift batch` writes for it (no "\n"), in
   // order: the scored line, the row's other fields and "artifact": {"version", "threshold"},
   // or the error line {"error", "id"?, "line"}. Rows share forward calls as in score_rows.
-  std::vector<std::string> score_lines(std::span<const NumberedLine> lines, const ScoringOptions& options = {}) const;
+  // echo: the lines of `sift batch --echo` (the whole row as read, then its scores).
+  std::vector<std::string> score_lines(std::span<const NumberedLine> lines, const ScoringOptions& options = {},
+                                       bool echo = false) const;
 
   const std::string& version() const;  // sift.json "version"
   double threshold() const;            // sift.json "threshold"

@@ -11,7 +11,7 @@
 //   q8   : every matrix quantized to int8 blocks of 32 with a scale (like GGUF Q8_0) and
 //          multiplied with int8 dot products (activations are quantized the same way):
 //          about 1.19 bytes per weight (~30% of F32's memory) and faster, at the cost of
-//          scores that differ from F32's (README.md: "Weights in memory"). Every score is
+//          scores that differ from F32's (docs/models.md: "Weights in memory"). Every score is
 //          still exact and reproducible within q8: modes, order, splits, rows sharing a call
 //          and threads do not change it.
 #include <optional>

@@ -10,9 +10,10 @@
 - sift.ScoreBatches: the batch callable of Ray Data's map_batches and Spark's mapInPandas.
 - sift.dask.label: a dask DataFrame or bag labeled with one Labeler per worker process
   (import sift.dask; it needs dask).
+- sift.__version__: the version of the engine, as `sift --version` prints it.
 """
-from sift._native import Labeler, Result
+from sift._native import Labeler, Result, __version__
 from sift.batches import ScoreBatches
 from sift.shared import shared_labeler
 
-__all__ = ["Labeler", "Result", "ScoreBatches", "shared_labeler"]
+__all__ = ["Labeler", "Result", "ScoreBatches", "shared_labeler", "__version__"]

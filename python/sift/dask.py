@@ -20,10 +20,16 @@ import collections.abc
 import operator
 import os
 
-import dask
-import dask.bag
-import dask.dataframe
-import pandas
+try:
+    import dask
+    import dask.bag
+    import dask.dataframe
+    import pandas
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(
+        f"sift.dask needs {missing.name}, which this Python cannot import. On Debian: apt-get install python3-dask "
+        f"python3-distributed python3-pandas (and run Debian's python3, or a venv made with --system-site-packages); "
+        f"elsewhere: pip install 'dask[dataframe]' distributed", name=missing.name) from missing
 
 from sift.batches import RESULT_COLUMNS, check_batch_columns, score_frame
 from sift.shared import shared_labeler
@@ -50,11 +56,12 @@ def label(data, model_dir, **options):
     raise TypeError(f"sift.dask.label takes a dask DataFrame or bag, got {type(data).__name__}")
 
 
-def label_lines(lines, model_dir, **options):
+def label_lines(lines, model_dir, echo=False, **options):
     """A dask bag of JSON lines (as dask.bag.read_text gives them, newlines and all), each a
     row as `sift score` reads it, gives a bag of the lines `sift batch` writes for them, byte
     for byte (str, no newline; other fields passed through, the artifact stamp, an error line
-    for a bad line), in order, the lines numbered from 1 across the partitions:
+    for a bad line), in order, the lines numbered from 1 across the partitions (with echo=True,
+    those of `sift batch --echo`: each the row as read, then its scores):
 
         sift.dask.label_lines(dask.bag.read_text("rows.jsonl", blocksize="64MiB"), model_dir)
             .to_textfiles("labels/*.jsonl", last_endline=True)
@@ -65,7 +72,7 @@ def label_lines(lines, model_dir, **options):
     model_dir = os.fspath(model_dir)
     scored, first_line = [], 1
     for part in lines.map_partitions(list).to_delayed():  # lists: counted and then scored
-        scored.append(dask.delayed(_score_lines)(part, first_line, model_dir, options))
+        scored.append(dask.delayed(_score_lines)(part, first_line, model_dir, options, echo))
         first_line = dask.delayed(operator.add)(first_line, dask.delayed(len)(part))
     return dask.bag.from_delayed(scored)
 
@@ -92,5 +99,5 @@ def _score_records(records, model_dir, options):
                  scores=r.scores, labels=r.labels, error=r.error) for record, r in zip(records, results)]
 
 
-def _score_lines(lines, first_line, model_dir, options):
-    return _worker_labeler(model_dir, options).score_lines(lines, first_line)
+def _score_lines(lines, first_line, model_dir, options, echo):
+    return _worker_labeler(model_dir, options).score_lines(lines, first_line, echo=echo)

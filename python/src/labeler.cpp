@@ -14,7 +14,8 @@ namespace sift::python {
 namespace {
 
 ScoringOptions scoring_options(const std::string& mode, std::optional<int> threads, std::optional<double> threshold,
-                               std::optional<int64_t> max_request_tokens, std::optional<int64_t> max_batch_tokens) {
+                               std::optional<int64_t> max_request_tokens, std::optional<int64_t> max_batch_tokens,
+                               const std::string& truncate, const std::string& truncation_direction) {
   ScoringOptions options;
   const std::optional<ScoringMode> parsed = parse_scoring_mode(mode);
   if (!parsed) throw py::value_error(fmt::format("mode must be mis, independent, prefix or generate, got '{}'", mode));
@@ -23,6 +24,13 @@ ScoringOptions scoring_options(const std::string& mode, std::optional<int> threa
   options.threshold = threshold;  // the threshold and token limits: checked by the engine once loaded
   options.max_request_tokens = max_request_tokens;
   options.max_batch_tokens = max_batch_tokens;
+  const std::optional<Truncate> cut = parse_truncate(truncate);
+  if (!cut) throw py::value_error(fmt::format("truncate must be none, query or items, got '{}'", truncate));
+  options.truncate = *cut;
+  const std::optional<TruncationDirection> direction = parse_truncation_direction(truncation_direction);
+  if (!direction)
+    throw py::value_error(fmt::format("truncation_direction must be right or left, got '{}'", truncation_direction));
+  options.truncation_direction = *direction;
   return options;
 }
 
@@ -47,18 +55,21 @@ Labeler load_labeler(const std::filesystem::path& dir, const LoadOptions& option
 
 PyLabeler::PyLabeler(const std::filesystem::path& model_dir, const std::string& mode, std::optional<int> threads,
                      std::optional<double> threshold, std::optional<int64_t> max_request_tokens,
-                     std::optional<int64_t> max_batch_tokens, const std::string& weights)
+                     std::optional<int64_t> max_batch_tokens, const std::string& weights, const std::string& truncate,
+                     const std::string& truncation_direction)
     : model_dir_(model_dir),
-      options_(scoring_options(mode, threads, threshold, max_request_tokens, max_batch_tokens)),
+      options_(scoring_options(mode, threads, threshold, max_request_tokens, max_batch_tokens, truncate,
+                               truncation_direction)),
       load_(load_options(threads, weights)),
       labeler_(load_labeler(model_dir, load_)) {
-  labeler_.score_rows({}, options_);  // the engine checks the threshold and token limits
+  labeler_.score_rows({}, options_);  // the engine checks the threshold, token limits and truncation
 }
 
 Result PyLabeler::score(py::handle query, py::handle items) const {
   Row row;
+  py::list item_ids;
   try {
-    row = {text_from_python(query, "the query"), items_from_python(items)};
+    row = {text_from_python(query, "the query"), items_from_python(items, &item_ids)};
   } catch (const RowTypeError& e) {
     throw py::type_error(e.what());
   } catch (const RowError& e) {
@@ -69,7 +80,7 @@ Result PyLabeler::score(py::handle query, py::handle items) const {
     const py::gil_scoped_release release;
     scored = labeler_.score(row.query, row.items, options_);
   }
-  return result_from_row(scored);
+  return result_from_row(scored, std::move(item_ids));
 }
 
 py::list PyLabeler::score_rows(py::iterable rows) const {
@@ -82,11 +93,12 @@ py::list PyLabeler::score_rows(py::iterable rows) const {
   py::list results(converted.errors.size());
   for (size_t i = 0; i < converted.errors.size(); ++i)
     if (!converted.errors[i].empty()) results[i] = py::cast(result_from_error(converted.errors[i]));
-  for (size_t k = 0; k < scored.size(); ++k) results[converted.positions[k]] = py::cast(result_from_row(scored[k]));
+  for (size_t k = 0; k < scored.size(); ++k)
+    results[converted.positions[k]] = py::cast(result_from_row(scored[k], converted.item_ids[k]));
   return results;
 }
 
-py::list PyLabeler::score_lines(py::iterable lines, int64_t first_line) const {
+py::list PyLabeler::score_lines(py::iterable lines, int64_t first_line, bool echo) const {
   if (first_line < 1) throw py::value_error(fmt::format("first_line counts from 1, got {}", first_line));
   std::vector<std::string> texts;
   for (py::handle line : lines) {
@@ -99,7 +111,7 @@ py::list PyLabeler::score_lines(py::iterable lines, int64_t first_line) const {
   std::vector<std::string> written;
   {
     const py::gil_scoped_release release;
-    written = labeler_.score_lines(numbered, options_);
+    written = labeler_.score_lines(numbered, options_, echo);
   }
   py::list out(written.size());
   for (size_t i = 0; i < written.size(); ++i) out[i] = py::str(written[i]);
@@ -117,21 +129,26 @@ void bind_labeler(py::module_& module) {
   using namespace pybind11::literals;
   py::class_<PyLabeler>(module, "Labeler", "A labeler directory loaded once; scores (query, items) rows.")
       .def(py::init<const std::filesystem::path&, const std::string&, std::optional<int>, std::optional<double>,
-                    std::optional<int64_t>, std::optional<int64_t>, const std::string&>(),
+                    std::optional<int64_t>, std::optional<int64_t>, const std::string&, const std::string&,
+                    const std::string&>(),
            "model_dir"_a, "mode"_a = "mis", "threads"_a = py::none(), "threshold"_a = py::none(), py::kw_only(),
            "max_request_tokens"_a = py::none(), "max_batch_tokens"_a = py::none(), "weights"_a = "auto",
+           "truncate"_a = "none", "truncation_direction"_a = "right",
            "Loads model_dir (config.json, weights, tokenizer.json, sift.json). mode: mis | independent | prefix | "
            "generate; threads: OpenMP threads (None: OMP_NUM_THREADS or all cores); threshold: overrides "
            "sift.json's; max_request_tokens / max_batch_tokens: as sift score's options; weights: auto | f32 | "
-           "bf16 | q8, how weight matrices are held (sift score --weights).")
+           "bf16 | q8, how weight matrices are held (sift score --weights); truncate: none | query | items, "
+           "truncation_direction: right | left, what a row too long for a request gives up (sift score "
+           "--truncate; Result.truncated_tokens counts the tokens cut).")
       .def("score", &PyLabeler::score, "query"_a, "items"_a,
            "Scores one row: a Result with .scores and .labels. Raises ValueError for a row that cannot be scored.")
       .def("score_rows", &PyLabeler::score_rows, "rows"_a,
            "Scores many rows ((query, items) pairs or mappings), packed into forward calls: one Result per row, in "
            "order; a bad row gets Result.error and the others are scored.")
-      .def("score_lines", &PyLabeler::score_lines, "lines"_a, "first_line"_a = 1,
+      .def("score_lines", &PyLabeler::score_lines, "lines"_a, "first_line"_a = 1, py::kw_only(), "echo"_a = false,
            "JSON lines (str or bytes, a trailing newline dropped), numbered from first_line: the lines `sift batch` "
-           "writes for them, byte for byte (str, no newline), in order; a bad line gives its error line.")
+           "writes for them, byte for byte (str, no newline), in order; a bad line gives its error line. echo: "
+           "those of `sift batch --echo`, each the row as read, then its scores.")
       .def_property_readonly("model_dir", &PyLabeler::model_dir)
       .def_property_readonly("version", &PyLabeler::version, "sift.json's version")
       .def_property_readonly("threshold", &PyLabeler::threshold, "the threshold labels use (the option or sift.json's)")
@@ -141,6 +158,8 @@ void bind_labeler(py::module_& module) {
       .def_property_readonly("max_request_tokens", &PyLabeler::max_request_tokens)
       .def_property_readonly("max_batch_tokens", &PyLabeler::max_batch_tokens)
       .def_property_readonly("weights", &PyLabeler::weights, "how weight matrices are held: auto, f32, bf16 or q8")
+      .def_property_readonly("truncate", &PyLabeler::truncate, "none, query or items")
+      .def_property_readonly("truncation_direction", &PyLabeler::truncation_direction, "right or left")
       .def("__repr__", &PyLabeler::repr);
 }
 

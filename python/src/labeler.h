@@ -21,14 +21,15 @@ class PyLabeler {
  public:
   PyLabeler(const std::filesystem::path& model_dir, const std::string& mode, std::optional<int> threads,
             std::optional<double> threshold, std::optional<int64_t> max_request_tokens,
-            std::optional<int64_t> max_batch_tokens, const std::string& weights);
+            std::optional<int64_t> max_batch_tokens, const std::string& weights, const std::string& truncate,
+            const std::string& truncation_direction);
 
   // One row; a bad row raises (TypeError for a wrong type, ValueError with the engine's message).
   Result score(py::handle query, py::handle items) const;
   // Many rows, packed into forward calls; a bad row gets its Result.error, never an exception.
   py::list score_rows(py::iterable rows) const;
   // `sift batch`'s output lines (str, no newline) for JSON lines numbered from first_line.
-  py::list score_lines(py::iterable lines, int64_t first_line) const;
+  py::list score_lines(py::iterable lines, int64_t first_line, bool echo) const;
 
   std::string model_dir() const { return model_dir_.string(); }
   const std::string& version() const { return labeler_.version(); }
@@ -39,6 +40,8 @@ class PyLabeler {
   std::optional<int64_t> max_request_tokens() const { return options_.max_request_tokens; }
   std::optional<int64_t> max_batch_tokens() const { return options_.max_batch_tokens; }
   std::string_view weights() const { return weight_storage_name(load_.weights); }
+  std::string_view truncate() const { return truncate_name(options_.truncate); }
+  std::string_view truncation_direction() const { return truncation_direction_name(options_.truncation_direction); }
   std::string repr() const;
 
  private:

@@ -8,6 +8,7 @@
 
 PYBIND11_MODULE(_native, module) {
   module.doc() = "sift's scoring engine (use the package sift)";
+  module.attr("__version__") = SIFT_VERSION;  // the version `sift --version` prints
   pybind11::register_exception_translator([](std::exception_ptr error) {
     try {
       if (error) std::rethrow_exception(error);

@@ -17,15 +17,17 @@ py::list list_of_optionals(const std::vector<std::optional<T>>& values) {
 
 }  // namespace
 
-Result result_from_row(const RowResult& row) {
+Result result_from_row(const RowResult& row, py::list item_ids) {
   if (!row.error.empty()) return result_from_error(row.error);
   Result result;
+  result.item_ids = std::move(item_ids);
   result.scores = list_of_optionals(row.scores);
   result.labels = list_of_optionals(row.labels);
   for (int64_t item : row.unparsed) result.unparsed.append(item);
   result.prefill_tokens = row.prefill_tokens;
   result.generated_tokens = row.generated_tokens;
   result.requests = row.requests;
+  result.truncated_tokens = row.truncated_tokens;
   return result;
 }
 
@@ -40,10 +42,14 @@ void bind_result(py::module_& module) {
       .def_readonly("scores", &Result::scores, "P(yes) per item (None: generate mode, unparsed); None for an error row")
       .def_readonly("labels", &Result::labels, "score >= threshold per item; None for an error row")
       .def_readonly("error", &Result::error, "None, or what was wrong with the row")
+      .def_readonly("item_ids", &Result::item_ids,
+                    "per item, the id it was given with ({\"id\", \"text\"}) or None; None for an error row")
       .def_readonly("unparsed", &Result::unparsed, "generate mode: the items whose answer was not parsed")
       .def_readonly("prefill_tokens", &Result::prefill_tokens, "tokens run through the model for this row")
       .def_readonly("generated_tokens", &Result::generated_tokens, "generate mode: tokens decoded for this row")
       .def_readonly("requests", &Result::requests, "prompts in the mode's own sense")
+      .def_readonly("truncated_tokens", &Result::truncated_tokens,
+                    "prompt tokens cut by the labeler's truncate option (0 when nothing was cut)")
       .def("__repr__", [](const Result& r) {
         if (!r.error.is_none()) return fmt::format("sift.Result(error={})", py::repr(r.error).cast<std::string>());
         return fmt::format("sift.Result(scores={}, labels={})", py::repr(r.scores).cast<std::string>(),

@@ -4,7 +4,8 @@
 //   scores : list of float, P(yes) per item (mode generate: 1.0 / 0.0, None = unparsed)
 //   labels : list of bool, score >= threshold (None = unparsed)
 //   error  : None, or what was wrong with the row; then scores and labels are None
-//   unparsed, prefill_tokens, generated_tokens, requests : as in sift::RowResult
+//   item_ids : per item, the id it was given with ({"id", "text"}) or None; None for an error row
+//   unparsed, prefill_tokens, generated_tokens, requests, truncated_tokens : as in sift::RowResult
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
@@ -17,12 +18,13 @@ namespace sift::python {
 namespace py = pybind11;
 
 struct Result {
-  py::object scores = py::none(), labels = py::none(), error = py::none();
+  py::object scores = py::none(), labels = py::none(), error = py::none(), item_ids = py::none();
   py::list unparsed;
-  int64_t prefill_tokens = 0, generated_tokens = 0, requests = 0;
+  int64_t prefill_tokens = 0, generated_tokens = 0, requests = 0, truncated_tokens = 0;
 };
 
-Result result_from_row(const RowResult& row);  // an engine error in row.error becomes .error
+// An engine error in row.error becomes .error; `item_ids` (one per item) are kept for a scored row.
+Result result_from_row(const RowResult& row, py::list item_ids);
 Result result_from_error(const std::string& message);
 
 void bind_result(py::module_& module);

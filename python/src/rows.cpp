@@ -61,11 +61,14 @@ struct PythonFormat {
 
 }  // namespace
 
-std::vector<std::string> items_from_python(py::handle items) {
+std::vector<std::string> items_from_python(py::handle items, py::list* ids) {
   std::vector<std::string> texts;
   try {
-    for_each_row_item<PythonFormat>(items, "items", [&](std::string text, const py::handle*) {
+    for_each_row_item<PythonFormat>(items, "items", [&](std::string text, const py::handle* object) {
       texts.push_back(std::move(text));
+      if (!ids) return;
+      const py::dict item = object ? py::reinterpret_borrow<py::dict>(*object) : py::dict();
+      ids->append(item.contains("id") ? py::object(item["id"]) : py::none());
     });
   } catch (const RowItemsError& e) {  // a value of the wrong type: TypeError where one row is scored
     throw RowTypeError(e.what());
@@ -73,24 +76,26 @@ std::vector<std::string> items_from_python(py::handle items) {
   return texts;
 }
 
-Row row_from_python(py::handle row) {
+Row row_from_python(py::handle row, py::list* item_ids) {
   if (py::isinstance<py::tuple>(row) || py::isinstance<py::list>(row)) {
     const py::sequence pair = py::reinterpret_borrow<py::sequence>(row);
     if (pair.size() != 2)
       throw RowTypeError(fmt::format("a row given as a sequence must be (query, items), got {} values", pair.size()));
-    return {text_from_python(pair[0], "the query"), items_from_python(pair[1])};
+    return {text_from_python(pair[0], "the query"), items_from_python(pair[1], item_ids)};
   }
   if (is_text(row) || !py::hasattr(row, "__getitem__"))
     throw RowTypeError(fmt::format("a row must be a (query, items) pair or a mapping with \"query\" and \"items\", got {}",
                                type_name(row)));
-  return {text_from_python(field(row, "query"), "field \"query\""), items_from_python(field(row, "items"))};
+  return {text_from_python(field(row, "query"), "field \"query\""), items_from_python(field(row, "items"), item_ids)};
 }
 
 ConvertedRows rows_from_python(py::iterable rows) {
   ConvertedRows converted;
   for (py::handle row : rows) {
     try {
-      converted.rows.push_back(row_from_python(row));
+      py::list ids;
+      converted.rows.push_back(row_from_python(row, &ids));
+      converted.item_ids.push_back(std::move(ids));
       converted.positions.push_back(converted.errors.size());
       converted.errors.emplace_back();
     } catch (const RowError& e) {

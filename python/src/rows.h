@@ -30,13 +30,15 @@ class RowTypeError : public RowError {
 
 // `what` names the value in the error ("field \"query\"", "items[3]").
 std::string text_from_python(py::handle text, std::string_view what);
-std::vector<std::string> items_from_python(py::handle items);
-Row row_from_python(py::handle row);
+// The items' texts; `ids`, when given, gets each item's id ({"id", "text"}) or None.
+std::vector<std::string> items_from_python(py::handle items, py::list* ids = nullptr);
+Row row_from_python(py::handle row, py::list* item_ids = nullptr);
 
 // Rows converted one by one: the good ones in order, with their positions in the input, and
 // an error message for every input row that could not be converted (empty for good rows).
 struct ConvertedRows {
   std::vector<Row> rows;
+  std::vector<py::list> item_ids;  // per good row: each item's id, or None
   std::vector<size_t> positions;
   std::vector<std::string> errors;  // one per input row
 };

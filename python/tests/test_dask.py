@@ -1,19 +1,21 @@
 """sift.dask.label on a real distributed.LocalCluster of 2 worker processes: the CLI's bits in
-input order, one labeler per worker process, and a worker killed mid-job changing nothing."""
+input order, one labeler per worker process, and a worker killed mid-job changing nothing
+(the job held at a distributed.Event until the kill, so the kill cannot come too late)."""
 import os
 import signal
 import time
+import uuid
 
 import dask.bag
 import dask.dataframe
 import pandas
 import pytest
-from distributed import Client, LocalCluster, futures_of
+from distributed import Client, Event, LocalCluster, Lock, futures_of, rejoin, secede, wait
 
 import sift
 import sift.dask
-from conftest import (MODEL_DIR, assert_bitwise_equal, batch_input_lines, has_sift_batch, reference_outputs,
-                      sift_batch_output, synthetic_rows)
+from conftest import (MODEL_DIR, assert_bitwise_equal, batch_input_lines, reference_outputs, sift_batch_output,
+                      synthetic_rows)
 
 TIMEOUT = 240  # seconds: generous, for a loaded 2-core machine
 
@@ -65,7 +67,6 @@ def test_a_bag_of_dicts_is_labeled(client, rows, reference):
                           [r["error"] for r in scored]), reference[:300])
 
 
-@pytest.mark.skipif(not has_sift_batch(), reason="this build's sift has no batch subcommand")
 def test_lines_come_out_as_sift_batch_writes_them(client, rows, tmp_path):
     # A file read as a bag of lines in several blocks: the joined result is sift batch's file.
     input_bytes = b"".join(line + b"\n" for line in batch_input_lines(rows[:1200]))
@@ -75,29 +76,47 @@ def test_lines_come_out_as_sift_batch_writes_them(client, rows, tmp_path):
     assert lines.npartitions >= 4
     written = client.compute(sift.dask.label_lines(lines, MODEL_DIR)).result(timeout=TIMEOUT)
     assert "".join(line + "\n" for line in written).encode() == expected
+    # echo=True: sift batch --echo's file, each line the row as read, then its scores
+    expected = sift_batch_output(input_bytes, tmp_path, "--echo")
+    written = client.compute(sift.dask.label_lines(lines, MODEL_DIR, echo=True)).result(timeout=TIMEOUT)
+    assert "".join(line + "\n" for line in written).encode() == expected
+
+
+def held_until(gate, first):
+    """A partition function: the first partition to reach it goes on, every other one waits
+    until the distributed.Event `gate` is set (the distributed.Lock `first` is never released,
+    so whatever the order the workers take partitions in, exactly one passes). A waiting task
+    secedes from its worker's thread pool, so the one that passed is never starved of a thread."""
+    def hold(partition):
+        if not Lock(first).acquire(blocking=False):
+            secede()
+            Event(gate).wait()
+            rejoin()
+        return partition
+    return hold
 
 
 def test_a_worker_killed_mid_job_changes_nothing(client, rows, reference):
     # Runs last: the killed worker's nanny starts a new one, which loads its own labeler.
     rows, reference = rows[:1600], reference[:1600]
-    scored = client.persist(sift.dask.label(dask_frame(rows, npartitions=32), MODEL_DIR))
+    names = {"gate": f"sift-kill-gate-{uuid.uuid4()}", "first": f"sift-kill-first-{uuid.uuid4()}"}
+    frame = dask_frame(rows, npartitions=32)
+    frame = frame.map_partitions(held_until(**names), meta=frame._meta)
+    scored = client.persist(sift.dask.label(frame, MODEL_DIR))
     futures = futures_of(scored)
+    wait(futures, timeout=TIMEOUT, return_when="FIRST_COMPLETED")  # the one partition let through
     deadline = time.monotonic() + TIMEOUT
-    while True:  # kill a worker that holds unfinished partitions once the job is under way
-        assert time.monotonic() < deadline, "no moment to kill a worker in"
-        done = sum(f.done() for f in futures)
-        busy = [address for address, keys in client.processing().items() if keys]
-        if done == len(futures):
-            pytest.fail("the job finished before a worker could be killed: give it more rows")
-        if done >= 1 and busy:
-            break
+    while not (busy := [address for address, keys in client.processing().items() if keys]):
+        assert time.monotonic() < deadline, "no worker holds a partition"  # a hang detector only
         time.sleep(0.05)
+    done = sum(f.done() for f in futures)
+    assert done == 1, f"{done} partitions finished while the job was held"
     victim = busy[0]
     pid = client.run(os.getpid, workers=[victim])[victim]
     os.kill(pid, signal.SIGKILL)
+    Event(names["gate"], client=client).set()  # the rest of the job may run now
 
     result = client.compute(scored).result(timeout=TIMEOUT)
     assert victim not in client.scheduler_info()["workers"]  # it really died
-    assert done < len(futures)
     assert list(result["member_id"]) == list(range(len(rows)))
     assert_bitwise_equal(columns(result), reference)

@@ -45,14 +45,15 @@ std::vector<RowResult> Labeler::score_rows(std::span<const Row> rows, const Scor
   return impl_->engine->score_rows(impl_->session, views, options);
 }
 
-std::vector<std::string> Labeler::score_lines(std::span<const NumberedLine> lines, const ScoringOptions& options) const {
+std::vector<std::string> Labeler::score_lines(std::span<const NumberedLine> lines, const ScoringOptions& options,
+                                              bool echo) const {
   const ScoringEngine& engine = *impl_->engine;
   engine.limits(options);  // a bad option is the caller's error, not every line's
   std::vector<PendingRow> rows;  // read and tokenized as `sift batch` reads its input lines
   rows.reserve(lines.size());
   for (const NumberedLine& line : lines) {
     std::string text(line.text);
-    rows.push_back(read_pending_row(engine, text, line.number, options.mode));
+    rows.push_back(read_pending_row(engine, text, line.number, options));
   }
   std::vector<RowResult> results;
   {
@@ -63,7 +64,8 @@ std::vector<std::string> Labeler::score_lines(std::span<const NumberedLine> line
   std::vector<std::string> out;
   out.reserve(rows.size());
   for (size_t r = 0; r < rows.size(); ++r)
-    out.push_back(batch_output_line(rows[r].line_number, rows[r].row, results[r], options.mode, provenance));
+    out.push_back(batch_output_line(rows[r].line_number, rows[r].row, results[r], options.mode, provenance,
+                                    echo ? BatchLine::Echo : BatchLine::PassThrough));
   return out;
 }
 

@@ -2,9 +2,11 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "core/error.h"
 #include "core/log.h"
 
 namespace sift::apps {
@@ -69,6 +71,29 @@ void print_report(const nlohmann::ordered_json& report) {
 }
 
 void print_report(const nlohmann::json& report) { print_report(nlohmann::ordered_json(report)); }
+
+std::string output_rows(std::string_view lines) {
+  if (!global_options().pretty) return std::string(lines);
+  std::string out;
+  for (size_t start = 0; start < lines.size();) {
+    const size_t end = std::min(lines.find('\n', start), lines.size());
+    const nlohmann::ordered_json row = nlohmann::ordered_json::parse(lines.substr(start, end - start));
+    out += row.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string counted(int64_t n, std::string_view noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); }
+
+void add_strict_flag(CLI::App* command, bool& strict, std::string_view failed_row) {
+  command->add_flag("--strict", strict, fmt::format("exit 1 when any row {} (default: 0, the run going on)", failed_row));
+}
+
+void check_strict(bool strict, int64_t failed, int64_t rows, std::string_view where) {
+  if (strict && failed > 0)
+    fail("{} of {} failed ({}); --strict makes that a failed run", failed, counted(rows, "row"), where);
+}
 
 ProgressReporter progress_reporter(std::string task, std::string unit, std::optional<int64_t> total) {
   return ProgressReporter::to_stderr(std::move(task), std::move(unit), total, global_options().quiet);

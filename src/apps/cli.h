@@ -62,6 +62,23 @@ int thread_count(std::string_view flag, const std::optional<int>& given);
 void print_report(const nlohmann::ordered_json& report);
 void print_report(const nlohmann::json& report);
 
+// Output rows (JSON lines) as the command writes them: as they are, or, with --pretty, each
+// row indented over several lines (for reading; the result is no longer JSON lines).
+std::string output_rows(std::string_view lines);
+
+// A count with its noun, singular for exactly one: counted(1, "row") is "1 row",
+// counted(3, "error") "3 errors".
+std::string counted(int64_t n, std::string_view noun);
+
+// --strict of a command whose rows can fail one by one (each an error line or a warning, the
+// run going on): `failed` of `rows` failed makes the run fail (exit 1). A command whose rows
+// are its output (score, batch) checks once its output is complete, `where` saying where the
+// error lines are ("their error lines are in out.jsonl"); a command that writes a report or
+// files of all rows (cost, eval, calibrate) checks before it prints or writes anything, so a
+// strict run writes a report of all its rows or nothing.
+void add_strict_flag(CLI::App* command, bool& strict, std::string_view failed_row);
+void check_strict(bool strict, int64_t failed, int64_t rows, std::string_view where);
+
 // The progress reporter of a long command (core/progress.h), quiet with --quiet.
 ProgressReporter progress_reporter(std::string task, std::string unit, std::optional<int64_t> total);
 

@@ -13,6 +13,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/truncate_option.h"
 #include "apps/weights_option.h"
 #include "batch/merge_shards.h"
 #include "batch/run_batch.h"
@@ -28,7 +29,8 @@ struct BatchArgs {
   std::optional<int> threads;
   int tokenize_threads = 1;
   double checkpoint_seconds = 2.0;
-  bool resume = false;
+  bool resume = false, strict = false, echo = false;
+  sift::apps::TruncateFlags truncation;
 };
 
 // The longest --checkpoint-seconds: a day between checkpoints.
@@ -42,6 +44,10 @@ struct MergeArgs {
 void run_batch_command(const BatchArgs& args) {
   for (const auto& [value, flag] : {std::pair{&args.model, "--model"}, {&args.input, "--input"}, {&args.output, "--output"}})
     if (value->empty()) sift::apps::usage_error("{} is required (or `sift batch merge` to join shard outputs)", flag);
+  if (args.input == "-")
+    sift::apps::usage_error("--input -: sift batch reads a file, not stdin: a job is resumable because it can read its "
+                            "input again from the position its checkpoint records, which a pipe cannot give. Write the "
+                            "rows to a file first, or score a stream with `sift score`, which reads stdin");
   sift::batch::BatchOptions options;
   options.model_dir = args.model;
   options.input = args.input;
@@ -50,8 +56,10 @@ void run_batch_command(const BatchArgs& args) {
   options.scoring.threshold = args.threshold;
   options.scoring.max_request_tokens = args.max_request_tokens;
   options.scoring.max_batch_tokens = args.max_batch_tokens;
+  sift::apps::apply_truncate_flags(args.truncation, options.scoring);
   options.shard = sift::label::Shard::parse(args.shard);
   options.resume = args.resume;
+  options.line = args.echo ? sift::BatchLine::Echo : sift::BatchLine::PassThrough;
   options.weights = sift::apps::weight_storage_of(args.weights);
   options.inference_threads = sift::apps::thread_count("--threads", args.threads);
   options.tokenize_threads = sift::apps::capped_threads("--tokenize-threads", args.tokenize_threads);
@@ -62,16 +70,20 @@ void run_batch_command(const BatchArgs& args) {
 
   sift::ProgressReporter progress = sift::apps::progress_reporter("sift batch", "rows", std::nullopt);
   const sift::batch::BatchSummary summary = sift::batch::run_batch(options, progress);
+  using sift::apps::counted;
   if (summary.already_complete)
-    progress.finish(fmt::format("{} is complete ({} rows, {} errors): nothing to do", args.output, summary.job.rows,
-                                summary.job.errors));
+    progress.finish(fmt::format("{} is complete ({}, {}): nothing to do", args.output, counted(summary.job.rows, "row"),
+                                counted(summary.job.errors, "error")));
   else
-    progress.finish(fmt::format("{} rows ({} errors), {} labels in {}, {:.0f} labels/s; {} holds {} rows{}",
-                                summary.run.rows, summary.run.errors, summary.run.labels,
-                                sift::format_duration(summary.seconds),
+    progress.finish(fmt::format("{} ({}), {} in {}, {:.0f} labels/s; {} holds {} ({}){}",
+                                counted(summary.run.rows, "row"), counted(summary.run.errors, "error"),
+                                counted(summary.run.labels, "label"), sift::format_duration(summary.seconds),
                                 summary.seconds > 0 ? double(summary.run.labels) / summary.seconds : 0.0, args.output,
-                                summary.job.rows, summary.resumed ? " (resumed)" : ""));
+                                counted(summary.job.rows, "row"), counted(summary.job.errors, "error"),
+                                summary.resumed ? " (resumed)" : ""));
   sift::apps::print_report(summary.to_json(args.output));
+  sift::apps::check_strict(args.strict, summary.job.errors, summary.job.rows,
+                           "their error lines are in " + args.output);
 }
 
 }  // namespace
@@ -95,8 +107,11 @@ SIFT_COMMAND(batch) {
   cmd->add_option("--shard", args->shard, "K/N: label input lines K, K+N, K+2N, ... (from 1); merge with `sift batch merge`")
       ->capture_default_str();
   cmd->add_flag("--resume", args->resume,
-                "continue the job in OUT from OUT.progress (refused if the labeler, threshold, mode, --weights, shard or input "
-                "differ); a complete job is left as it is");
+                "continue the job in OUT from OUT.progress (refused if the labeler, threshold, mode, --weights, --truncate, "
+                "--echo, shard or input differ); a complete job is left as it is");
+  cmd->add_flag("--echo", args->echo,
+                "write each row as read (query, items and its other fields), then its scores: sift score --echo's "
+                "lines, rows again for eval, calibrate and train");
   cmd->add_option("--threads", args->threads,
                   "inference threads, >= 1 (default: the global --threads, else all cores; capped as --threads)")
       ->check(sift::apps::kThreadCount);
@@ -117,7 +132,9 @@ SIFT_COMMAND(batch) {
                   "longest time between checkpoints (OUT synced, OUT.progress replaced); 0: after every batch")
       ->capture_default_str()
       ->check(sift::apps::decimal_in(0, kMaxCheckpointSeconds));
+  sift::apps::add_truncate_options(cmd, args->truncation);
   sift::apps::add_weights_option(cmd, args->weights);
+  sift::apps::add_strict_flag(cmd, args->strict, "of the job failed (checked when the job is complete; its error line is in OUT)");
 
   CLI::App* merge_cmd = cmd->add_subcommand(
       "merge", "Join the outputs of `sift batch --shard K/N` (K = 1..N) into one output in input order");

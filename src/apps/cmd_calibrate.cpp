@@ -47,7 +47,6 @@ void check_write_mode(const CalibrateArgs& args) {
         "say how to write the calibration: --dry-run (print the chosen threshold, write nothing), --out NEW_DIR (a "
         "calibrated copy of the labeler) or --in-place (rewrite {}/sift.json); exactly one of them",
         args.model);
-  if (args.dry_run && !args.out_dir.empty()) sift::apps::usage_error("--out-dir: --dry-run writes nothing");
 }
 
 void run_calibrate(const CalibrateArgs& args) {
@@ -56,7 +55,12 @@ void run_calibrate(const CalibrateArgs& args) {
   sift::ScoringOptions scoring;
   scoring.mode = *sift::parse_scoring_mode(args.mode);
   scoring.max_request_tokens = args.max_request_tokens;
-  if (!args.dry_run) sift::require_gnuplot();  // fail before the long part
+  if (!args.dry_run || !args.out_dir.empty()) {  // fail before the long part
+    sift::require_gnuplot();
+    sift::check_calibration_destinations(
+        args.dry_run || args.out.empty() ? std::nullopt : std::optional<fs::path>(args.out),
+        args.out_dir.empty() ? std::nullopt : std::optional<fs::path>(args.out_dir));
+  }
 
   const fs::path model_dir = args.model;
   // Held from before sift.json is read until it is written, so no concurrent run loses it.
@@ -89,8 +93,11 @@ void run_calibrate(const CalibrateArgs& args) {
     }
   }
   const int64_t errors = static_cast<int64_t>(input.errors.size() + scored.errors.size());
-  progress.finish(fmt::format("{} rows scored, {} items, {} rows left out", input.rows.size() - scored.errors.size(),
-                              scores.size(), errors));
+  progress.finish(fmt::format("{} scored, {}, {} left out",
+                              sift::apps::counted(int64_t(input.rows.size() - scored.errors.size()), "row"),
+                              sift::apps::counted(int64_t(scores.size()), "item"), sift::apps::counted(errors, "row")));
+  sift::apps::check_strict(args.strict, errors, errors + int64_t(input.rows.size() - scored.errors.size()),
+                           "left out, with the warnings above");  // before sift.json, the copy or the curves
   if (scores.empty()) sift::fail("{}: the rows hold no items to calibrate on", input_name);
   const sift::PrCurve curve = sift::precision_recall_curve(scores, reference);
   const sift::PrPoint chosen = sift::choose_operating_point(curve, target);
@@ -130,13 +137,19 @@ void run_calibrate(const CalibrateArgs& args) {
                                     {"old_version", update.old_version},
                                     {"dry_run", args.dry_run}};
   std::string written = "nothing written (--dry-run)";
+  const sift::ScoreHistogram histogram = sift::score_histogram(scores, reference, sift::kHistogramBins);
+  const sift::CalibrationCurves curves{
+      curve, chosen, histogram,
+      fmt::format("{}: {} on {} (target {}{})", model_dir.filename().string(), update.new_version,
+                  fs::path(input_name).filename().string(), target.name(), args.dry_run ? ", a dry run" : "")};
+  const std::optional<fs::path> curve_dir = args.out_dir.empty() ? std::nullopt : std::optional<fs::path>(args.out_dir);
+  if (args.dry_run && curve_dir) {
+    sift::write_calibration_curves(*curve_dir, curves);
+    summary["curve"] = (*curve_dir / "pr_curve.tsv").string();
+    summary["plot"] = (*curve_dir / "pr_curve.png").string();
+    written = fmt::format("only the curves written, to {} (--dry-run)", curve_dir->string());
+  }
   if (!args.dry_run) {
-    const sift::ScoreHistogram histogram = sift::score_histogram(scores, reference, sift::kHistogramBins);
-    const sift::CalibrationCurves curves{
-        curve, chosen, histogram,
-        fmt::format("{}: {} on {} (target {})", model_dir.filename().string(), update.new_version,
-                    fs::path(input_name).filename().string(), target.name())};
-    const std::optional<fs::path> curve_dir = args.out_dir.empty() ? std::nullopt : std::optional<fs::path>(args.out_dir);
     const sift::WrittenCalibration files =
         args.in_place ? sift::write_calibration_in_place(model_dir, update, curves, curve_dir)
                       : sift::write_calibrated_copy(model_dir, args.out, update, curves, curve_dir);
@@ -148,10 +161,10 @@ void run_calibrate(const CalibrateArgs& args) {
   sift::apps::print_report(summary);
   fmt::print(stderr,
              "sift calibrate: threshold {:.6g} -> {:.6g} ({}): precision {:.4f}, recall {:.4f}, F1 {:.4f}, average "
-             "precision {:.4f} on {} items; version {} -> {}, {}\n",
+             "precision {:.4f} on {} items; version {} -> {}, {}; {} left out\n",
              update.old_threshold, chosen.threshold, target.name(), chosen.precision, chosen.recall, chosen.f1,
-             average_precision, curve.n_items, update.old_version, update.new_version, written);
-  if (args.strict && errors > 0) sift::fail("{} rows were left out; --strict makes that a failed run", errors);
+             average_precision, curve.n_items, update.old_version, update.new_version, written,
+             sift::apps::counted(errors, "row"));
 }
 
 }  // namespace
@@ -169,7 +182,8 @@ SIFT_COMMAND(calibrate) {
                   "f1 (highest F1) | precision=P (most recall with precision >= P) | recall=R (most precision "
                   "with recall >= R)")
       ->capture_default_str();
-  cmd->add_flag("--dry-run", args->dry_run, "print the chosen operating point; write nothing");
+  cmd->add_flag("--dry-run", args->dry_run,
+                "print the chosen operating point; write nothing but, with --out-dir, the curve files");
   cmd->add_option("--out", args->out, "write a calibrated copy of the labeler to this new folder");
   cmd->add_flag("--in-place", args->in_place, "rewrite MODEL/sift.json (the old version stays in its history)");
   cmd->add_option("--mode", args->mode,
@@ -177,10 +191,11 @@ SIFT_COMMAND(calibrate) {
       ->check(CLI::IsMember({"mis", "independent", "prefix"}))
       ->capture_default_str();
   sift::apps::add_weights_option(cmd, args->weights);
-  cmd->add_option("--out-dir", args->out_dir, "where the curve files go (default: the labeler's calibration/)");
+  cmd->add_option("--out-dir", args->out_dir,
+                  "where the curve files go (default: the labeler's calibration/; with --dry-run, only they are written)");
   cmd->add_option("--max-request-tokens", args->max_request_tokens, "as in `sift score`")
       ->check(CLI::PositiveNumber);
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
-  cmd->add_flag("--strict", args->strict, "exit 1 when any row was left out");
+  sift::apps::add_strict_flag(cmd, args->strict, "was left out");
   cmd->callback([args] { run_calibrate(*args); });
 }

@@ -49,9 +49,11 @@ void run_cost(const CostArgs& args) {
       ++totals.errors;
     }
   }
+  if (!sift::apps::global_options().quiet)
+    fmt::print(stderr, "sift cost: {} priced, {} left out\n", sift::apps::counted(totals.rows, "row"),
+               sift::apps::counted(totals.errors, "row"));
+  sift::apps::check_strict(args.strict, totals.errors, totals.rows + totals.errors, "left out, with the warnings above");
   sift::apps::print_report(sift::cost_report_json(totals));
-  if (args.strict && totals.errors > 0)
-    sift::fail("{} rows were left out; --strict makes that a failed run", totals.errors);
 }
 
 }  // namespace
@@ -65,6 +67,6 @@ SIFT_COMMAND(cost) {
   cmd->add_option("--max-request-tokens", args->max_request_tokens, "request limit, as for sift score")
       ->check(CLI::PositiveNumber);
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
-  cmd->add_flag("--strict", args->strict, "exit 1 when any row was left out");
+  sift::apps::add_strict_flag(cmd, args->strict, "was left out");
   cmd->callback([args] { run_cost(*args); });
 }

@@ -29,12 +29,12 @@ struct EvalArgs {
   bool strict = false;
 };
 
-void print_readable(const sift::EvalReport& r) {
+void print_readable(const sift::EvalReport& r, int64_t rows_left_out) {
   const sift::LabelCounts& c = r.reference;
   const std::string threshold =
       r.mode == sift::ScoringMode::Generate ? std::string("hard decisions") : fmt::format("threshold {:.6g}", r.threshold);
-  fmt::print(stderr, "mode {}, {}: {} rows, {} items\n", sift::scoring_mode_name(r.mode), threshold, r.n_rows,
-             c.n_items);
+  fmt::print(stderr, "mode {}, {}: {}, {}\n", sift::scoring_mode_name(r.mode), threshold,
+             sift::apps::counted(r.n_rows, "row"), sift::apps::counted(c.n_items, "item"));
   fmt::print(stderr, "agreement: {:.4f}   precision {:.4f}  recall {:.4f}  F1 {:.4f}\n", c.agreement(),
              c.precision(), c.recall(), c.f1());
   if (r.truth) fmt::print(stderr, "truth agreement: {:.4f} ({} items)\n", r.truth->agreement(), r.truth->n_items);
@@ -42,7 +42,8 @@ void print_readable(const sift::EvalReport& r) {
   if (r.shuffles > 0)
     fmt::print(stderr, "order inconsistency: {:.6f} ({} of {} labels changed over {} shuffles per row)\n",
                r.order.rate(), r.order.n_changed, r.order.n_compared, r.shuffles);
-  fmt::print(stderr, "{:.1f} labels/s ({} labels in {:.2f} s)\n", r.labels_per_second(), r.n_labels, r.seconds);
+  fmt::print(stderr, "{:.1f} labels/s ({} in {:.2f} s); {} left out\n", r.labels_per_second(),
+             sift::apps::counted(r.n_labels, "label"), r.seconds, sift::apps::counted(rows_left_out, "row"));
 }
 
 void run_eval(const EvalArgs& args) {
@@ -68,10 +69,11 @@ void run_eval(const EvalArgs& args) {
   for (const sift::RowError& e : report.errors)
     progress.message(fmt::format("sift eval: warning: {}:{}: {} (row left out)", input_name, e.line, e.message));
   const int64_t errors = static_cast<int64_t>(input.errors.size() + report.errors.size());
-  progress.finish(fmt::format("{} rows evaluated, {} left out", report.n_rows, errors));
+  progress.finish(fmt::format("{} evaluated, {} left out", sift::apps::counted(report.n_rows, "row"),
+                              sift::apps::counted(errors, "row")));
+  sift::apps::check_strict(args.strict, errors, errors + report.n_rows, "left out, with the warnings above");
   sift::apps::print_report(sift::eval_report_to_json(report, static_cast<int64_t>(input.errors.size())));
-  print_readable(report);
-  if (args.strict && errors > 0) sift::fail("{} rows were left out; --strict makes that a failed run", errors);
+  print_readable(report, errors);
 }
 
 }  // namespace
@@ -98,6 +100,6 @@ SIFT_COMMAND(eval) {
       ->check(CLI::PositiveNumber);
   sift::apps::add_weights_option(cmd, args->weights);
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
-  cmd->add_flag("--strict", args->strict, "exit 1 when any row was left out");
+  sift::apps::add_strict_flag(cmd, args->strict, "was left out");
   cmd->callback([args] { run_eval(*args); });
 }

@@ -20,6 +20,7 @@
 #include "model/checkpoint_match.h"
 #include "model/config.h"
 #include "scoring/artifact.h"
+#include "scoring/engine.h"
 #include "scoring/prompt.h"
 #include "tokenizer/tokenizer.h"
 #include "workflows/artifact_presets.h"
@@ -46,6 +47,7 @@ std::string existing_version(const fs::path& sift_json) {
 void run_init(const InitArgs& args) {
   const fs::path dir = args.model;
   if (!fs::is_directory(dir)) sift::fail("{}: not a directory (give the Hugging Face checkpoint's folder)", args.model);
+  sift::check_labeler_files(dir, /*need_sift_json=*/false);
   const fs::path sift_json = dir / "sift.json";
   const sift::PathLock lock(sift_json);
   if (fs::exists(sift_json) && !args.force)

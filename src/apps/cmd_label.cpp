@@ -12,6 +12,7 @@
 #include "apps/cli.h"
 #include "apps/command.h"
 #include "apps/weights_option.h"
+#include "core/error.h"
 #include "core/progress.h"
 #include "label/jsonl_file.h"
 #include "label/label_run.h"
@@ -21,6 +22,7 @@ namespace {
 struct LabelArgs {
   sift::label::LabelRunOptions run;
   std::string model, catalog, profiles, shard = "1/1", weights = "auto";
+  bool strict = false;
 };
 
 void run_label_command(LabelArgs& args) {
@@ -38,14 +40,16 @@ void run_label_command(LabelArgs& args) {
   const sift::store::RunCounts& c = summary.counts;
   const double labels_per_second = summary.seconds > 0 ? double(c.pairs_judged) / summary.seconds : 0.0;
 
+  using sift::apps::counted;
   if (c.judged == 0 && c.skipped_unchanged > 0)
-    progress.finish(fmt::format("nothing to judge: all {} profiles are unchanged since their stored labels, no model "
-                                "work done (--refresh judges them again); {} errors",
-                                c.skipped_unchanged, c.errors));
+    progress.finish(fmt::format("nothing to judge: all {} are unchanged since their stored labels, no model work done "
+                                "(--refresh judges them again); {}",
+                                counted(c.skipped_unchanged, "profile"), counted(c.errors, "error")));
   else
-    progress.finish(fmt::format("{} profiles: {} judged in {} rounds, {} unchanged, {} errors; {} pairs judged, {} "
-                                "accepted; {:.0f} labels/s; {} (model {:.1f}s)",
-                                c.profiles, c.judged, c.rounds, c.skipped_unchanged, c.errors, c.pairs_judged,
+    progress.finish(fmt::format("{}: {} judged in {}, {} unchanged, {}; {} judged, {} accepted; {:.0f} labels/s; {} "
+                                "(model {:.1f}s)",
+                                counted(c.profiles, "profile"), c.judged, counted(c.rounds, "round"),
+                                c.skipped_unchanged, counted(c.errors, "error"), counted(c.pairs_judged, "pair"),
                                 c.accepted, labels_per_second, sift::format_duration(summary.seconds),
                                 summary.model_seconds));
   nlohmann::ordered_json j;
@@ -62,6 +66,12 @@ void run_label_command(LabelArgs& args) {
   j["model_seconds"] = summary.model_seconds;
   j["labels_per_second"] = labels_per_second;
   sift::apps::print_report(j);
+  // Rows that failed and nothing labeled is a failed run, not an empty success.
+  if (c.errors > 0 && c.judged == 0 && c.skipped_unchanged == 0)
+    sift::fail("no profile was labeled, and {} failed (the reasons are above, file:line)", counted(c.errors, "row"));
+  if (args.strict && c.errors > 0)
+    sift::fail("{} left out (the reasons are above, file:line); --strict makes that a failed run",
+               counted(c.errors, "row"));
 }
 
 }  // namespace
@@ -89,6 +99,11 @@ SIFT_COMMAND(label) {
   cmd->add_flag("--refresh", args->run.refresh, "judge every profile again, even those whose labels are current");
   cmd->add_option("--shard", args->shard, "K/N: label only the members of shard K of N (by a hash of the id)")
       ->capture_default_str();
+  cmd->add_option("--threshold", args->run.threshold,
+                  "label = score >= T (ties YES); default: sift.json's. Stored with each member: a member labeled "
+                  "under another threshold is judged again")
+      ->check(sift::apps::kProbability);
   sift::apps::add_weights_option(cmd, args->weights);
+  sift::apps::add_strict_flag(cmd, args->strict, "of the catalog or profiles was left out");
   cmd->callback([args] { run_label_command(*args); });
 }

@@ -77,12 +77,12 @@ void export_store(const std::string& store_location, const std::string& output) 
     batch += dump_line(j);
     batch += '\n';
     if (batch.size() >= (1 << 20)) {
-      out.write(batch);
+      out.write(sift::apps::output_rows(batch));
       batch.clear();
     }
     ++rows;
   });
-  out.write(batch);
+  out.write(sift::apps::output_rows(batch));
   out.commit();
   if (!output.empty()) fmt::print(stderr, "sift labels export: {} judged pairs to {}\n", rows, output);
 }

@@ -30,7 +30,7 @@ struct LoadgenCliOptions {
   double rate = 1, duration = 10, p99_ms = 1000;
   int connections = 32, bisect_steps = 4;
   uint64_t seed = 1;
-  bool find_max = false, closed_loop = false;
+  bool find_max = false, closed_loop = false, strict = false;
   std::vector<int32_t> label_token_ids;
   std::optional<int64_t> timeout_ms;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
@@ -120,6 +120,7 @@ SIFT_COMMAND(loadgen) {
   cmd->add_flag("--find-max", o->find_max, "search the highest rate whose p99 stays within --p99-ms")->excludes(closed_loop);
   cmd->add_option("--p99-ms", o->p99_ms, "p99 target of --find-max in ms (default 1000)")
       ->check(sift::apps::positive_decimal());
+  sift::apps::add_strict_flag(cmd, o->strict, "of --rows was left out (checked before any request is sent)");
   cmd->add_option("--bisect-steps", o->bisect_steps, "--find-max: halvings between the last rate that held and the first "
                   "that missed (default 4)")->check(CLI::Range(0, 20));
   cmd->callback([o] {
@@ -136,10 +137,17 @@ SIFT_COMMAND(loadgen) {
     sift::serve::check_load_options(load);  // before the rows are read
     int64_t rows_left_out = 0;
     load.requests = read_requests(*o, rows_left_out);
+    const int64_t rows_read = static_cast<int64_t>(load.requests.size()) + rows_left_out;
+    // Before any load is sent: a run of minutes on part of the rows is not what --strict asks for.
+    sift::apps::check_strict(o->strict, rows_left_out, rows_read, "left out of --rows, with the warnings above");
     if (!o->api_key_file.empty()) load.api_key = read_key(o->api_key_file);
     nlohmann::json out = o->find_max ? sift::serve::find_max_rate(load, o->p99_ms, o->bisect_steps).to_json(o->p99_ms)
                                      : sift::serve::run_load(load).to_json();
     out["rows_left_out"] = rows_left_out;
     sift::apps::print_report(out);
+    if (!sift::apps::global_options().quiet)
+      fmt::print(stderr, "sift loadgen: {} of --rows sent as requests, {} left out\n",
+                 sift::apps::counted(static_cast<int64_t>(load.requests.size()), "row"),
+                 sift::apps::counted(rows_left_out, "row"));
   });
 }

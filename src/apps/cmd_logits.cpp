@@ -65,7 +65,7 @@ SIFT_COMMAND(logits) {
     const sift::ForwardResult result = model->forward(request);
     for (int64_t r = 0; r < result.n_rows; ++r) {
       nlohmann::json line = {{"pos", rows[r]}, {"logits", result.row(r)}};
-      std::printf("%s\n", line.dump().c_str());
+      std::fputs(sift::apps::output_rows(line.dump() + "\n").c_str(), stdout);
     }
   });
 }

@@ -5,6 +5,7 @@
 //   {"line", "id", "query_text", "query_ids", "item_texts", "item_ids", "yes", "no"}
 // where item i's prompt is query_ids ++ item_ids[i] (scoring/prompt.h), or
 // {"line", "error"} for a row that cannot be read or encoded.
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <exception>
@@ -29,6 +30,7 @@ namespace {
 struct PromptArgs {
   std::string model, input, output;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
+  bool strict = false;
 };
 
 nlohmann::ordered_json prompt_line(const sift::PromptEncoder& encoder, const sift::ScoringArtifact& artifact,
@@ -60,19 +62,24 @@ void run_prompt(const PromptArgs& args) {
   inputs.push_back(input.as_input());
   sift::LineReader reader(input.stream(), args.max_line_bytes);
   sift::LineOutput output(args.output, inputs);
-  for (sift::InputLine line; reader.next(line);) {
+  int64_t rows = 0, errors = 0;
+  for (sift::InputLine line; reader.next(line); ++rows) {
     nlohmann::ordered_json out;
     try {
       if (line.too_long) sift::fail("{}", sift::too_long_line_message(line, args.max_line_bytes));
       out = prompt_line(encoder, artifact, answer, sift::parse_scoring_row(line.text));
     } catch (const std::exception& e) {
       out = {{"error", e.what()}};
+      ++errors;
     }
     nlohmann::ordered_json with_line = {{"line", line.number}};
     with_line.update(out);
-    output.write(with_line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+    output.write(sift::apps::output_rows(sift::output_line_text(with_line) + "\n"));
   }
   output.commit();
+  if (!sift::apps::global_options().quiet)
+    fmt::print(stderr, "sift prompt: {} ({})\n", sift::apps::counted(rows, "row"), sift::apps::counted(errors, "error"));
+  sift::apps::check_strict(args.strict, errors, rows, "their error lines are in " + output.name());
 }
 
 }  // namespace
@@ -85,5 +92,6 @@ SIFT_COMMAND(prompt) {
   cmd->add_option("--input", args->input, "JSON-lines rows, as for sift score (default, or -: stdin)");
   cmd->add_option("--output", args->output, "JSON-lines output (default, or -: stdout)");
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is that row's error line, not parsed");
+  sift::apps::add_strict_flag(cmd, args->strict, "failed (its error line is in the output)");
   cmd->callback([args] { run_prompt(*args); });
 }

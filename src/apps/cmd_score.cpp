@@ -5,15 +5,18 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "apps/cli.h"
 #include "apps/command.h"
 #include "apps/max_line_bytes_option.h"
+#include "apps/truncate_option.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "io/atomic_file.h"
 #include "io/input_file.h"
 #include "io/line_output.h"
 #include "scoring/engine.h"
@@ -29,7 +32,8 @@ struct ScoreArgs {
   std::optional<double> threshold;
   std::optional<int64_t> max_request_tokens, max_batch_tokens;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
-  bool strict = false;
+  bool strict = false, echo = false;
+  sift::apps::TruncateFlags truncation;
 };
 
 // {"line", "id", "generations": [what the model wrote, per request], "unparsed": [items]}
@@ -56,9 +60,12 @@ void run_score(const ScoreArgs& args) {
   scoring.threshold = args.threshold;
   scoring.max_request_tokens = args.max_request_tokens;
   scoring.max_batch_tokens = args.max_batch_tokens;
+  sift::apps::apply_truncate_flags(args.truncation, scoring);
   if (!args.dump_generations.empty() && scoring.mode != sift::ScoringMode::Generate)
     sift::apps::usage_error("--dump-generations: only mode generate generates text (add --mode generate)");
-  if (!args.dump_generations.empty() && args.dump_generations == args.output)
+  // Two outputs of one run in one regular file would replace each other; a device takes both.
+  if (!args.dump_generations.empty() && args.dump_generations == args.output &&
+      sift::output_kind(args.output) != sift::OutputKind::stream)
     sift::apps::usage_error("--dump-generations and --output name the same file");
 
   // Everything that can fail before the run does, before any output is opened.
@@ -77,22 +84,29 @@ void run_score(const ScoreArgs& args) {
   hooks.progress = [&progress](const sift::StreamStats& s) {
     progress.update(s.lines, fmt::format("{} errors, {:.0f} labels/s", s.errors, s.labels / std::max(s.seconds, 1e-9)));
   };
-  if (generations)
-    hooks.scored_row = [&](int64_t line, const sift::ScoringRow& row, const sift::RowResult& result) {
-      generations->write(generations_line(line, row, result));
-    };
+  std::set<std::string> dropped;  // --echo: input fields that have no name in the output, said once each
+  hooks.scored_row = [&](int64_t line, const sift::ScoringRow& row, const sift::RowResult& result) {
+    if (generations) generations->write(generations_line(line, row, result));
+    if (args.echo)
+      for (const std::string& field : sift::shadowed_passthrough_fields(row))
+        if (dropped.insert(field).second)
+          sift::apps::warn("sift score", fmt::format("--echo: input field \"{}\" is left out: the output has \"{}\" "
+                                                     "and \"input_{}\" already",
+                                                     field, field, field));
+  };
   const sift::StreamStats stats =
-      sift::score_stream(*labeler, reader, [&output](std::string_view lines) { output.write(lines); }, scoring, hooks);
+      sift::score_stream(
+          *labeler, reader, [&output](std::string_view lines) { output.write(sift::apps::output_rows(lines)); }, scoring,
+          hooks, args.echo);
   output.commit();
   if (generations) generations->commit();
   spdlog::debug("sift score: {} labels scored in {:.3f} s after the model load", stats.labels, stats.seconds);
-  progress.finish(fmt::format("{} rows ({} errors), {} labels in {:.1f} s, {:.0f} labels/s{}", stats.lines,
-                              stats.errors, stats.labels, stats.seconds, stats.labels / std::max(stats.seconds, 1e-9),
+  progress.finish(fmt::format("{} ({}), {} in {:.1f} s, {:.0f} labels/s{}", sift::apps::counted(stats.lines, "row"),
+                              sift::apps::counted(stats.errors, "error"), sift::apps::counted(stats.labels, "label"),
+                              stats.seconds, stats.labels / std::max(stats.seconds, 1e-9),
                               args.output.empty() ? "" : " -> " + args.output));
   if (scoring.mode == sift::ScoringMode::Generate) warn_if_many_unparsed(stats);
-  if (args.strict && stats.errors > 0)
-    sift::fail("{} of {} rows failed (their error lines are in {}); --strict makes that a failed run", stats.errors,
-               stats.lines, output.name());
+  sift::apps::check_strict(args.strict, stats.errors, stats.lines, "their error lines are in " + output.name());
 }
 
 }  // namespace
@@ -119,12 +133,17 @@ SIFT_COMMAND(score) {
                   "requests never exceed it). Default: calls of about 64 MiB of activations, at most the request limit "
                   "(a longer row runs alone)")
       ->check(CLI::PositiveNumber);
+  sift::apps::add_truncate_options(cmd, args->truncation);
   sift::apps::add_weights_option(cmd, args->weights);
   cmd->add_option("--input", args->input, "JSON-lines input (default, or -: stdin)");
   cmd->add_option("--output", args->output,
                   "JSON-lines output, replaced when the run completes (default, or -: stdout)");
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is that row's error line, not parsed");
-  cmd->add_flag("--strict", args->strict, "exit 1 when any row failed (default: 0, with the rows' error lines)");
+  cmd->add_flag("--echo", args->echo,
+                "each output line carries its row: id, query, items as given and the row's other fields (one named "
+                "like an output field as input_<name>: \"labels\" -> \"input_labels\"), then the scores and "
+                "labels; a row again, for review or as labeled rows for eval, calibrate and train");
+  sift::apps::add_strict_flag(cmd, args->strict, "failed (its error line is in the output)");
   cmd->add_option("--dump-generations", args->dump_generations,
                   "mode generate: write what the model generated for each row to this JSON-lines file");
   cmd->callback([args] { run_score(*args); });

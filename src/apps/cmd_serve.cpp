@@ -2,6 +2,9 @@
 // (SGLang-compatible), /v1/rerank, /health, /v1/models, /metrics. SIGTERM or SIGINT stops
 // accepting connections, finishes what is in flight, and exits 0 within
 // --shutdown-grace-seconds.
+//
+// Start-up: bind (--port 0: any free port; a port in use is an error, never shared), log the
+// bound port as the first line, write --port-file, then load the model while /health answers 503.
 #include <fmt/format.h>
 
 #include <atomic>
@@ -17,6 +20,7 @@
 #include "apps/command.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
+#include "io/atomic_file.h"
 #include "scoring/engine.h"
 #include "serve/http_server.h"
 #include "serve/service.h"
@@ -24,7 +28,7 @@
 namespace {
 
 struct ServeCliOptions {
-  std::string model, host = "127.0.0.1", api_key_file, weights = "auto";
+  std::string model, host = "127.0.0.1", api_key_file, weights = "auto", port_file;
   std::optional<int> threads;
   int port = 8000, http_threads = 4, max_connections = 10'000, max_connections_per_address = 256;
   int64_t max_batch_tokens = 8192, max_queue_tokens = 262144, max_items = 10'000, max_scores = 1'000'000;
@@ -67,9 +71,13 @@ void serve(const ServeCliOptions& o) {
   sift::serve::Metrics metrics;
   sift::serve::HttpServer server(http_options(o), metrics);
   server.bind();  // before the model loads: a port in use fails at once
+  // Before the model loads, so a client (a test on --port 0) can find the port at once and see
+  // /health say "loading"; the log line first, so it is there once the port file is.
+  fmt::print(stderr, "sift serve: listening on http://{}:{}; loading {}\n", o.host, server.port(), o.model);
   if (server.max_connections() < o.max_connections)
     fmt::print(stderr, "sift serve: warning: --max-connections {} lowered to {} (the open-file limit)\n",
                o.max_connections, server.max_connections());
+  if (!o.port_file.empty()) sift::write_file_atomically(o.port_file, fmt::format("{}\n", server.port()));
   std::thread listener([&] { server.listen(); });
 
   // The stopper: on the first signal, stop; the listener then finishes in-flight requests and returns.
@@ -107,7 +115,7 @@ void serve(const ServeCliOptions& o) {
     throw;
   }
   server.attach(*service);
-  fmt::print(stderr, "sift serve: {} (version {}) on http://{}:{}\n", o.model, engine->artifact().version, o.host,
+  fmt::print(stderr, "sift serve: ready: {} (version {}) on http://{}:{}\n", o.model, engine->artifact().version, o.host,
              server.port());
   listener.join();  // returns once stopped: in-flight requests answered, or the grace period over
   stop_everything();
@@ -122,8 +130,12 @@ SIFT_COMMAND(serve) {
   CLI::App* cmd = app.add_subcommand("serve", "Serve a labeler over HTTP: /v1/label, /v1/score, /v1/rerank, /metrics");
   cmd->add_option("--model", o->model, "labeler directory: config.json, weights, tokenizer.json, sift.json")->required();
   cmd->add_option("--host", o->host, "address to listen on (default 127.0.0.1: this machine only)");
-  cmd->add_option("--port", o->port, "port (default 8000); one in use is an error, never shared")
-      ->check(CLI::Range(1, 65535));
+  cmd->add_option("--port", o->port,
+                  "port (default 8000); 0: any free port (see --port-file; the log's first line says which). "
+                  "One in use is an error, never shared")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--port-file", o->port_file,
+                  "write the port listened on to this file (atomically, once bound, before the model loads)");
   cmd->add_option("--threads", o->threads,
                   "compute threads of the engine, >= 1 (default: the global --threads, else all cores; capped as "
                   "--threads)")

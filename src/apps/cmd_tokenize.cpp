@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/cli.h"
 #include "apps/command.h"
 #include "apps/max_line_bytes_option.h"
 #include "core/error.h"
@@ -27,6 +28,7 @@ struct TokenizeOptions {
   bool no_special = false;    // tokenize: leave out the post-processor's tokens
   bool skip_special = false;  // detokenize: drop special tokens
   int64_t max_line_bytes = kDefaultMaxLineBytes;
+  bool strict = false;
 };
 
 std::string error_line(int64_t line_number, const std::string& message) {
@@ -38,15 +40,19 @@ std::string error_line(int64_t line_number, const std::string& message) {
 // feeding one line at a time gets its answer at once), lines split by the one line rule
 // (io/line_reader.h), maps each line with `process` spread over threads, and writes the
 // results in order. `process` throws on a bad line; a line over --max-line-bytes is that
-// line's error without being parsed.
+// line's error without being parsed. Ends with a line on stderr counting the lines and their
+// errors (and, with --strict, a failed run when any line failed).
 template <typename Process>
-void map_json_lines(int64_t max_line_bytes, Process&& process) {
+void map_json_lines(std::string_view command, const TokenizeOptions& options, Process&& process) {
+  const int64_t max_line_bytes = options.max_line_bytes;
   constexpr size_t kBatch = 1024;
   std::ios::sync_with_stdio(false);
   InputFile input("");
   LineReader reader(input.stream(), max_line_bytes);
   std::vector<InputLine> lines(kBatch);
   std::vector<std::string> outputs(kBatch);
+  std::vector<char> failed(kBatch);
+  int64_t n_read = 0, n_failed = 0;
   while (true) {
     size_t n_lines = 0;
     while (n_lines < kBatch && reader.next(lines[n_lines])) {
@@ -56,16 +62,25 @@ void map_json_lines(int64_t max_line_bytes, Process&& process) {
     if (n_lines == 0) break;
     parallel_for(static_cast<int64_t>(n_lines), [&](int64_t i) {
       const InputLine& line = lines[i];
+      failed[i] = 0;
       try {
         if (line.too_long) fail("{}", too_long_line_message(line, max_line_bytes));
         outputs[i] = process(parse_json(line.text, ""));
       } catch (const std::exception& e) {
         outputs[i] = error_line(line.number, e.what());
+        failed[i] = 1;
       }
     });
-    for (size_t i = 0; i < n_lines; ++i) std::cout << outputs[i] << '\n';
+    for (size_t i = 0; i < n_lines; ++i) {
+      std::cout << output_rows(outputs[i] + '\n');
+      n_failed += failed[i];
+    }
+    n_read += static_cast<int64_t>(n_lines);
     std::cout.flush();
   }
+  if (!global_options().quiet)
+    fmt::print(stderr, "{}: {} ({})\n", command, counted(n_read, "line"), counted(n_failed, "error"));
+  check_strict(options.strict, n_failed, n_read, "their error lines are on stdout");
 }
 
 // stdout redirected over the tokenizer file would destroy it before it is read.
@@ -78,7 +93,7 @@ void run_tokenize(const TokenizeOptions& options) {
   refuse_stdout_over_tokenizer(options);
   const auto tokenizer = Tokenizer::load(options.tokenizer_path);
   const EncodeOptions encode_options{!options.no_special, SpecialText::Recognise};
-  map_json_lines(options.max_line_bytes, [&](const nlohmann::json& input) {
+  map_json_lines("sift tokenize", options, [&](const nlohmann::json& input) {
     if (!input.is_object() || !input.contains("text") || !input["text"].is_string()) {
       fail("expected {{\"text\": \"...\"}}");
     }
@@ -89,7 +104,7 @@ void run_tokenize(const TokenizeOptions& options) {
 void run_detokenize(const TokenizeOptions& options) {
   refuse_stdout_over_tokenizer(options);
   const auto tokenizer = Tokenizer::load(options.tokenizer_path);
-  map_json_lines(options.max_line_bytes, [&](const nlohmann::json& input) {
+  map_json_lines("sift detokenize", options, [&](const nlohmann::json& input) {
     if (!input.is_object() || !input.contains("ids") || !input["ids"].is_array()) fail("expected {{\"ids\": [...]}}");
     std::vector<int32_t> ids;
     const nlohmann::json& list = input["ids"];
@@ -121,6 +136,7 @@ SIFT_COMMAND(tokenize) {
                      "leave out the post-processor's tokens (BOS/EOS), like add_special_tokens=False");
   sift::apps::add_max_line_bytes_option(tokenize, options->max_line_bytes,
                                         "a longer line gives its error line, not parsed");
+  sift::apps::add_strict_flag(tokenize, options->strict, "failed (its error line is in the output)");
   tokenize->callback([options] { sift::apps::run_tokenize(*options); });
 
   auto* detokenize = app.add_subcommand(
@@ -135,5 +151,6 @@ SIFT_COMMAND(tokenize) {
   detokenize->add_flag("--skip-special", options->skip_special, "drop special tokens, like skip_special_tokens=True");
   sift::apps::add_max_line_bytes_option(detokenize, options->max_line_bytes,
                                         "a longer line gives its error line, not parsed");
+  sift::apps::add_strict_flag(detokenize, options->strict, "failed (its error line is in the output)");
   detokenize->callback([options] { sift::apps::run_detokenize(*options); });
 }

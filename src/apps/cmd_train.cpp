@@ -55,6 +55,7 @@ SIFT_COMMAND(train) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   sift::apps::add_max_line_bytes_option(cmd, o->max_line_bytes, "a longer line is left out, with a warning naming it");
+  sift::apps::add_strict_flag(cmd, o->strict, "was left out (checked before any training)");
   cmd->callback([o] {
     o->quiet = sift::apps::global_options().quiet;
     const sift::train::TrainRunResult r = sift::train::run_training(*o);

@@ -42,6 +42,19 @@ void add_global_options(CLI::App& app, GlobalOptions& global) {
       ->check(kThreadCount);
 }
 
+// An option given an empty value (`--artifact-version ''`, `--output ""`) is a usage error
+// naming it, in every command and before its required options are looked at: an empty value
+// never silently means the default. One check on every option of every command.
+void refuse_empty_values(CLI::App& app) {
+  static const CLI::Validator non_empty(
+      [](const std::string& value) {
+        return value.empty() ? std::string("the value is empty; leave the option out for its default") : std::string();
+      },
+      "", "NON_EMPTY");
+  for (CLI::Option* option : app.get_options()) option->check(non_empty);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*sub);
+}
+
 // Applies the global options once parsing is done, before the command runs.
 void apply_global_options(const GlobalOptions& global) {
   init_logging(global.verbose);
@@ -80,6 +93,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", version_text(), "print version and build information");
   add_global_options(app, global_options());
   for (auto& register_command : command_registry()) register_command(app);
+  refuse_empty_values(app);
   app.parse_complete_callback([] { apply_global_options(global_options()); });
   // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
   // instead of killing the process without a word.

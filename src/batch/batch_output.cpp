@@ -20,7 +20,7 @@ class PlainOutput final : public BatchOutput {
   }
   void sync() override { file_.sync(); }
   void finish() override { file_.sync(); }
-  OutputState state() const override { return {file_.length(), 0}; }
+  OutputState state() const override { return {file_.checkpoint(), empty_file_checkpoint()}; }
 
  private:
   AppendFile file_;
@@ -59,7 +59,7 @@ class ZstdOutput final : public BatchOutput {
   bool frame_closed() const override { return frame_closed_; }
   void checkpoint_done() override {
     if (!frame_closed_) return;
-    tail_.truncate(0);  // the checkpoint has the closed frame in OUT and no pending lines
+    tail_.clear();  // the checkpoint has the closed frame in OUT and no pending lines
     frame_closed_ = false;
   }
   void finish() override {
@@ -70,7 +70,11 @@ class ZstdOutput final : public BatchOutput {
     std::error_code ignored;
     std::filesystem::remove(tail_.path(), ignored);
   }
-  OutputState state() const override { return {file_.length(), int64_t(frame_.size())}; }
+  // Until checkpoint_done() empties it after a frame closed, the tail file holds the closed
+  // frame's lines, which are in OUT: none pending. Else it holds exactly the open frame's.
+  OutputState state() const override {
+    return {file_.checkpoint(), frame_closed_ ? empty_file_checkpoint() : tail_.checkpoint()};
+  }
 
  private:
   void close_frame() {
@@ -112,19 +116,21 @@ std::unique_ptr<BatchOutput> create_batch_output(const std::filesystem::path& pa
   return std::make_unique<ZstdOutput>(std::move(file), AppendFile::create(tail), std::string());
 }
 
-std::unique_ptr<BatchOutput> resume_batch_output(const std::filesystem::path& path, bool zstd, const OutputState& state) {
-  AppendFile file = AppendFile::open_at(path, state.output_bytes);
-  if (!zstd) {
-    if (state.pending_bytes != 0) fail("{}: the progress file records zstd frame lines for a plain output", path.string());
-    return std::make_unique<PlainOutput>(std::move(file));
-  }
+std::unique_ptr<BatchOutput> resume_batch_output(const std::filesystem::path& path, bool zstd, const OutputState& state,
+                                                 const std::filesystem::path& record) {
   const std::filesystem::path tail = tail_file_path(path);
-  if (!std::filesystem::exists(tail)) {
-    if (state.pending_bytes > 0) fail("{}: missing, but the progress file records {} bytes in it", tail.string(), state.pending_bytes);
-    return std::make_unique<ZstdOutput>(std::move(file), AppendFile::create(tail), std::string());
-  }
-  AppendFile tail_file = AppendFile::open_at(tail, state.pending_bytes);
-  return std::make_unique<ZstdOutput>(std::move(file), std::move(tail_file), read_prefix(tail, state.pending_bytes));
+  if (!zstd && state.pending != empty_file_checkpoint())
+    fail("{}: records zstd frame lines for the plain output {}", record.string(), path.string());
+  const bool tail_exists = std::filesystem::exists(tail);
+  if (zstd && !tail_exists && state.pending.bytes > 0)
+    fail("{}: missing, but {} records {} bytes in it", tail.string(), record.string(), state.pending.bytes);
+  // Both files are checked before either is cut.
+  if (zstd && tail_exists) FileDigest::resume(tail, state.pending, record);
+  AppendFile file = AppendFile::resume(path, state.file, record);
+  if (!zstd) return std::make_unique<PlainOutput>(std::move(file));
+  if (!tail_exists) return std::make_unique<ZstdOutput>(std::move(file), AppendFile::create(tail), std::string());
+  AppendFile tail_file = AppendFile::resume(tail, state.pending, record);
+  return std::make_unique<ZstdOutput>(std::move(file), std::move(tail_file), read_prefix(tail, state.pending.bytes));
 }
 
 }  // namespace sift::batch

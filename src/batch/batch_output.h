@@ -10,11 +10,16 @@
 // in OUT.progress.tail (appended as they come), so a checkpoint need not wait for a frame
 // to fill. When a frame closes, the caller checkpoints at once (frame_closed()) and then calls
 // checkpoint_done(), which empties the tail file: at every checkpoint the tail file's first
-// pending_bytes() bytes are exactly the open frame's lines.
+// pending bytes are exactly the open frame's lines.
+//
+// Both files keep their SHA-256 as they grow (file_digest.h): a checkpoint records each
+// file's length and digest, and a resume checks them before it cuts anything.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string_view>
+
+#include "batch/file_digest.h"
 
 namespace sift::batch {
 
@@ -22,8 +27,9 @@ inline constexpr int64_t kZstdFrameBytes = int64_t(1) << 20;
 
 // What a checkpoint records of the output.
 struct OutputState {
-  int64_t output_bytes = 0;   // OUT's length
-  int64_t pending_bytes = 0;  // zstd: the open frame's lines in OUT.progress.tail
+  FileCheckpoint file = empty_file_checkpoint();     // OUT
+  FileCheckpoint pending = empty_file_checkpoint();  // zstd: the open frame's lines in OUT.progress.tail
+  bool operator==(const OutputState&) const = default;
 };
 
 class BatchOutput {
@@ -41,9 +47,12 @@ class BatchOutput {
 bool is_zstd_output(const std::filesystem::path& path);  // the name ends in ".zst"
 std::filesystem::path tail_file_path(const std::filesystem::path& output);  // OUT.progress.tail
 
-// A new output (an Error if it exists), or the output of a checkpoint, cut back to it; zstd
-// or plain as `zstd` says (is_zstd_output of the name the user gave).
+// A new output (an Error if it exists), or the output of a checkpoint (recorded in `record`,
+// the progress file), checked against it and cut back to it; zstd or plain as `zstd` says
+// (is_zstd_output of the name the user gave). An Error naming the file and the record when
+// OUT or its tail file does not match what the checkpoint records: nothing is cut then.
 std::unique_ptr<BatchOutput> create_batch_output(const std::filesystem::path& path, bool zstd);
-std::unique_ptr<BatchOutput> resume_batch_output(const std::filesystem::path& path, bool zstd, const OutputState& state);
+std::unique_ptr<BatchOutput> resume_batch_output(const std::filesystem::path& path, bool zstd, const OutputState& state,
+                                                 const std::filesystem::path& record);
 
 }  // namespace sift::batch

@@ -59,7 +59,8 @@ void BatchWriter::write_row(const PendingRow& row, const RowResult& result, cons
         progress_.message(fmt::format("sift batch: input field \"{}\" is not passed through: the output's own \"{}\" "
                                       "takes its place",
                                       field, field));
-  const std::string line = batch_output_line(row.line_number, row.row, result, settings_.mode, settings_.artifact);
+  const std::string line = batch_output_line(row.line_number, row.row, result, settings_.mode, settings_.artifact,
+                                             settings_.line);
   write_or_explain([&] { output_.append_line(line); });
   for (JobTotals* totals : {&state_.totals, &run_}) {
     totals->rows += 1;

@@ -23,6 +23,7 @@ struct WriterSettings {
   std::filesystem::path output;  // for messages
   nlohmann::ordered_json artifact;  // artifact_provenance_json: the labeler behind every line
   ScoringMode mode = ScoringMode::Mis;
+  BatchLine line = BatchLine::PassThrough;
   std::optional<int64_t> errors_max;  // bad rows allowed in the whole job; none: no limit
   double checkpoint_seconds = 2.0;    // 0: after every batch of rows
   int64_t input_file_size = 0;

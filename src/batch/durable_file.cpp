@@ -33,31 +33,36 @@ void fsync_or_fail(int fd, const std::filesystem::path& path) {
 
 }  // namespace
 
-AppendFile::AppendFile(std::filesystem::path path, int fd, int64_t length)
-    : path_(std::move(path)), fd_(fd), written_(length) {}
+AppendFile::AppendFile(std::filesystem::path path, int fd, int64_t length, FileDigest digest)
+    : path_(std::move(path)), fd_(fd), written_(length), digest_(std::move(digest)) {}
 
 AppendFile AppendFile::create(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) fail_io(path, "create");
-  return AppendFile(path, fd, 0);
+  return AppendFile(path, fd, 0, FileDigest());
 }
 
-AppendFile AppendFile::open_at(const std::filesystem::path& path, int64_t length) {
+AppendFile AppendFile::resume(const std::filesystem::path& path, const FileCheckpoint& recorded,
+                              const std::filesystem::path& record) {
+  FileDigest digest = FileDigest::resume(path, recorded, record);  // before anything is cut
   const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) fail_io(path, "open for appending");
-  AppendFile file(path, fd, 0);
   struct stat info{};
-  if (::fstat(fd, &info) != 0) fail_io(path, "stat");
-  if (info.st_size < length)
-    fail("{}: {} bytes, but its progress file records {}: it was changed outside sift batch", path.string(),
-         info.st_size, length);
-  file.written_ = info.st_size;
-  file.truncate(length);
+  if (::fstat(fd, &info) != 0) {
+    ::close(fd);
+    fail_io(path, "stat");
+  }
+  AppendFile file(path, fd, info.st_size, std::move(digest));
+  file.truncate(recorded.bytes);
   return file;
 }
 
 AppendFile::AppendFile(AppendFile&& other) noexcept
-    : path_(std::move(other.path_)), fd_(other.fd_), written_(other.written_), buffer_(std::move(other.buffer_)) {
+    : path_(std::move(other.path_)),
+      fd_(other.fd_),
+      written_(other.written_),
+      buffer_(std::move(other.buffer_)),
+      digest_(std::move(other.digest_)) {
   other.fd_ = -1;
 }
 
@@ -68,6 +73,7 @@ AppendFile& AppendFile::operator=(AppendFile&& other) noexcept {
     fd_ = other.fd_;
     written_ = other.written_;
     buffer_ = std::move(other.buffer_);
+    digest_ = std::move(other.digest_);
     other.fd_ = -1;
   }
   return *this;
@@ -78,6 +84,7 @@ AppendFile::~AppendFile() {
 }
 
 void AppendFile::append(std::string_view bytes) {
+  digest_.add(bytes);
   buffer_.append(bytes);
   if (buffer_.size() >= kWriteBufferBytes) write_buffer();
 }
@@ -97,6 +104,11 @@ void AppendFile::truncate(int64_t length) {
   write_buffer();
   if (::ftruncate(fd_, length) != 0) fail_io(path_, "truncate");
   written_ = length;
+}
+
+void AppendFile::clear() {
+  truncate(0);
+  digest_ = FileDigest();
 }
 
 void sync_parent_directory(const std::filesystem::path& path) {

@@ -39,7 +39,7 @@ LineEnd read_shard_lines(ResumableLineReader& reader, const label::Shard& shard,
   return end;
 }
 
-void tokenize_chunks(const ScoringEngine& engine, ScoringMode mode, BoundedQueue<LineChunk>& chunks,
+void tokenize_chunks(const ScoringEngine& engine, const ScoringOptions& options, BoundedQueue<LineChunk>& chunks,
                      InOrderGate& gate, BoundedQueue<BatchRow>& rows, const std::atomic<bool>& stop) {
   const ThreadCount one_thread(1);  // parallel across chunks, not within one
   for (std::vector<LineChunk> taken; !stop && !(taken = chunks.pop_batch(0)).empty();) {
@@ -51,7 +51,7 @@ void tokenize_chunks(const ScoringEngine& engine, ScoringMode mode, BoundedQueue
       row.end = end_of(line);
       row.pending = line.too_long ? pending_error_row(line.number, fmt::format("line longer than {} MiB",
                                                                                kDefaultMaxLineBytes >> 20))
-                                  : read_pending_row(engine, line.text, line.number, mode);
+                                  : read_pending_row(engine, line.text, line.number, options);
       const int64_t cost = queue_cost(row.pending, line.text.size());
       read.emplace_back(std::move(row), cost);
     }

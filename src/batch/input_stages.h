@@ -8,6 +8,7 @@
 #include "batch/in_order_gate.h"
 #include "batch/resumable_line_reader.h"
 #include "batch/pipeline_rows.h"
+#include "batch/shard_lines.h"
 #include "core/bounded_queue.h"
 #include "label/shard.h"
 #include "scoring/engine.h"
@@ -19,11 +20,6 @@ namespace sift::batch {
 // the input that is in memory at any time.
 inline constexpr int64_t kLineQueueBytes = int64_t(256) << 10;
 
-// Shard K/N holds the input lines K, K + N, K + 2N, ... (numbered from 1).
-inline bool shard_holds_line(const label::Shard& shard, int64_t line_number) {
-  return (line_number - 1) % shard.count == shard.index - 1;
-}
-
 // Reads every line, queues this shard's in chunks (of at most 64 lines or about 64 KiB; a
 // chunk costs its bytes in the queue) and closes the queue at the end.
 // Returns where the input ended: the last line's end (`start` when there was none).
@@ -34,7 +30,7 @@ LineEnd read_shard_lines(ResumableLineReader& reader, const label::Shard& shard,
 // over the length limit is an error row), waits for the chunk's turn at the gate, pushes
 // its rows to `rows` (each costing queue_cost). Returns when the chunks run out or
 // the gate or `rows` is closed.
-void tokenize_chunks(const ScoringEngine& engine, ScoringMode mode, BoundedQueue<LineChunk>& chunks,
+void tokenize_chunks(const ScoringEngine& engine, const ScoringOptions& options, BoundedQueue<LineChunk>& chunks,
                      InOrderGate& gate, BoundedQueue<BatchRow>& rows, const std::atomic<bool>& stop);
 
 }  // namespace sift::batch

@@ -33,7 +33,7 @@ nlohmann::ordered_json input_identity(const std::filesystem::path& input) {
 }
 
 nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const ScoringEngine& engine,
-                                       const ScoringOptions& options, WeightStorage weights,
+                                       const ScoringOptions& options, WeightStorage weights, BatchLine line,
                                        const label::Shard& shard, const std::filesystem::path& input) {
   const PlanLimits limits = engine.limits(options);
   nlohmann::ordered_json job = {{"artifact", label::artifact_fingerprint(model_dir)},
@@ -43,6 +43,10 @@ nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, c
                                 {"request_tokens", std::min(limits.max_request_tokens, limits.max_call_tokens)}};
   if (weights == WeightStorage::BF16 || weights == WeightStorage::Q8)
     job["weights"] = std::string(weight_storage_name(weights));
+  if (options.truncate != Truncate::None)  // cut rows score differently; absent when off (as in older jobs)
+    job["truncate"] = fmt::format("{} {}", truncate_name(options.truncate),
+                                  truncation_direction_name(options.truncation_direction));
+  if (line == BatchLine::Echo) job["echo"] = true;  // other lines; absent when off (as in older jobs)
   job["shard"] = shard.to_string();
   job["input"] = input_identity(input);
   return job;
@@ -63,7 +67,7 @@ void check_same_job(const nlohmann::ordered_json& recorded, const nlohmann::orde
                                  field.key(), field.value().dump());
   if (!differences.empty())
     fail("{}: this run is not the job being resumed: {}. --resume continues the same job only (same labeler files, "
-         "version, threshold, mode, request size, weights, shard and input); write a new job to another output",
+         "version, threshold, mode, request size, weights, truncation, --echo, shard and input); write a new job to another output",
          where.string(), differences);
 }
 

@@ -23,13 +23,14 @@
 
 #include "label/shard.h"
 #include "scoring/engine.h"
+#include "scoring/score_io.h"
 
 namespace sift::batch {
 
 nlohmann::ordered_json input_identity(const std::filesystem::path& input);
 
 nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const ScoringEngine& engine,
-                                       const ScoringOptions& options, WeightStorage weights,
+                                       const ScoringOptions& options, WeightStorage weights, BatchLine line,
                                        const label::Shard& shard, const std::filesystem::path& input);
 
 // An Error when `recorded` (from `where`) differs from `current`, naming each field that does.

@@ -1,8 +1,10 @@
 #include "batch/merge_shards.h"
 
 #include <algorithm>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,8 +14,10 @@
 #include "batch/resumable_line_reader.h"
 #include "batch/output_guard.h"
 #include "batch/progress_file.h"
+#include "batch/shard_lines.h"
 #include "core/error.h"
 #include "io/json_parse.h"
+#include "io/path_lock.h"
 #include "label/shard.h"
 
 namespace sift::batch {
@@ -27,6 +31,23 @@ struct ShardFile {
   label::Shard shard;
 };
 
+// Every byte of the shard against the SHA-256 its progress file records (one read of it,
+// before anything is written): an edit that keeps its length is refused too.
+void check_whole_shard(const ShardFile& file, const std::filesystem::path& progress_path) {
+  std::ifstream in(file.path, std::ios::binary);
+  if (!in) fail("{}: cannot open the shard", file.path.string());
+  FileDigest digest;
+  std::vector<char> block(size_t(1) << 20);
+  while (in) {
+    in.read(block.data(), std::streamsize(block.size()));
+    digest.add({block.data(), size_t(in.gcount())});
+  }
+  if (in.bad()) fail("{}: read error", file.path.string());
+  if (digest.checkpoint() != file.progress.output.file)
+    fail("{}: its bytes do not have the SHA-256 its progress file {} records: it was changed after its job completed",
+         file.path.string(), progress_path.string());
+}
+
 ShardFile open_shard(const std::filesystem::path& path) {
   const std::filesystem::path progress_path = progress_file_path(path);
   std::optional<JobProgress> progress = read_checkpoint(progress_path);
@@ -37,15 +58,13 @@ ShardFile open_shard(const std::filesystem::path& path) {
     fail("{}: its job is not complete ({} rows so far): finish it with sift batch --resume, then merge", path.string(),
          progress->totals.rows);
   ShardFile file{path, std::move(*progress), {}};
-  const auto shard = file.progress.job.find("shard");
-  if (shard == file.progress.job.end() || !shard->is_string())
-    fail("{}: the job has no \"shard\"", progress_path.string());
-  file.shard = label::Shard::parse(shard->get<std::string>());
+  file.shard = label::Shard::parse(file.progress.job.at("shard").get<std::string>());  // read_checkpoint checked it
   std::error_code error;
   const auto size = std::filesystem::file_size(path, error);
-  if (error || int64_t(size) != file.progress.output.output_bytes)
+  if (error || int64_t(size) != file.progress.output.file.bytes)
     fail("{}: {} bytes, but its progress file records {}: it was changed after its job completed", path.string(),
-         error ? 0 : size, file.progress.output.output_bytes);
+         error ? 0 : size, file.progress.output.file.bytes);
+  check_whole_shard(file, progress_path);
   return file;
 }
 
@@ -77,8 +96,7 @@ void check_shards(std::vector<ShardFile>& shards) {
       fail("shard {}/{} is missing: merge needs all {} shards of the job", k, n, n);
   const int64_t lines = shards.front().progress.lines_read;
   for (const ShardFile& file : shards) {
-    const int64_t k = file.shard.index;
-    const int64_t expected = lines >= k ? (lines - k) / n + 1 : 0;
+    const int64_t expected = shard_rows(file.shard, lines);
     if (file.progress.totals.rows != expected)
       fail("{}: {} rows, but shard {} of {} input lines holds {}", file.path.string(), file.progress.totals.rows,
            file.shard.to_string(), lines, expected);
@@ -103,18 +121,19 @@ void check_line_number(const std::string& text, int64_t line_number, const std::
 
 MergeSummary merge_shards(const std::vector<std::filesystem::path>& shard_outputs, const std::filesystem::path& output) {
   if (shard_outputs.empty()) fail("sift batch merge: no shard outputs given");
-  std::vector<ShardFile> shards;
   std::vector<std::filesystem::path> protected_files;
   for (const std::filesystem::path& path : shard_outputs) {
-    shards.push_back(open_shard(path));
     protected_files.push_back(path);
     protected_files.push_back(progress_file_path(path));
   }
-  check_shards(shards);
   check_output_paths(output, protected_files);
+  const PathLock lock(output);  // two merges never write one OUT (and its OUT.merging) at once
   const std::filesystem::path progress_path = progress_file_path(output);
   for (const std::filesystem::path& path : {output, progress_path})
     if (std::filesystem::exists(path)) fail("{}: exists already; sift batch merge never overwrites an output", path.string());
+  std::vector<ShardFile> shards;
+  for (const std::filesystem::path& path : shard_outputs) shards.push_back(open_shard(path));
+  check_shards(shards);
 
   std::filesystem::path merging = output;
   merging += ".merging";  // renamed to OUT once whole
@@ -138,6 +157,7 @@ MergeSummary merge_shards(const std::vector<std::filesystem::path>& shard_output
     if (line.too_long) fail("{}: line {} is longer than 1 GiB", shards[k].path.string(), line.number);
     check_line_number(line.text, number, shards[k].path);
     out->append_line(line.text);
+    if (out->frame_closed()) out->checkpoint_done();  // no checkpoints here: the tail file need not keep the frame
   }
   for (size_t k = 0; k < shards.size(); ++k)
     if (readers[k]->next(line))

@@ -4,15 +4,17 @@
 // line). OUT is byte-identical to the output of one unsharded run: the same lines, and for a
 // ".zst" OUT the same frames (batch_output.h).
 //
-// Checked before anything is written, from each shard's progress file: every shard is
-// complete, all are shards of one job (the same fingerprint but for the shard), K = 1..N
-// each once, each saw the same number of input lines, holds the rows its lines give and
-// has the length its progress file records. While merging: each shard runs out exactly
-// when its rows do, and every error line's "line" is the input line it stands for. So no
-// row is missing, repeated or out of place.
+// Checked before anything is written, from each shard's progress file (itself checked:
+// progress_file.h): every shard is complete, all are shards of one job (the same fingerprint
+// but for the shard), K = 1..N each once, each saw the same number of input lines, holds the
+// rows its lines give, and has the length and the SHA-256 its progress file records (each
+// shard is read once for it: an edit that keeps the length is refused too). While merging:
+// each shard runs out exactly when its rows do, and every error line's "line" is the input
+// line it stands for. So no row is missing, repeated, out of place or altered.
 //
 // OUT is written as OUT.merging and renamed when complete, with OUT.progress: the
-// checkpoint of the complete unsharded job, so `sift batch --resume` recognises it as done.
+// checkpoint of the complete unsharded job (with the merged OUT's SHA-256), so
+// `sift batch --resume` recognises it as done. OUT is locked for the merge (path_lock.h).
 #include <cstdint>
 #include <filesystem>
 #include <vector>

@@ -13,8 +13,12 @@
 // scored bit-identically whatever rows share their forward calls.
 //
 // Without --resume an existing OUT (or OUT.progress) is an Error, never overwritten. With
-// --resume: OUT.progress must record the same job (job_fingerprint.h); a complete job is
-// left as it is; a job never started (no OUT, or an empty OUT without progress file) starts.
+// --resume: OUT.progress must be intact (progress_file.h) and record the same job
+// (job_fingerprint.h), and OUT, its tail file and the input must be as it records them
+// (batch_output.h, file_digest.h; a resume position inside a line is refused), all checked
+// before anything is written or cut; a complete job is left as it is; a job never started
+// (no OUT, or an empty OUT without progress file) starts. OUT is locked for the run
+// (path_lock.h), and must be a regular file or absent (output_guard.h).
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -24,6 +28,7 @@
 #include "batch/progress_file.h"
 #include "core/progress.h"
 #include "label/shard.h"
+#include "scoring/score_io.h"
 #include "sift/labeler.h"
 
 namespace sift::batch {
@@ -32,6 +37,7 @@ struct BatchOptions {
   std::filesystem::path model_dir, input, output;
   ScoringOptions scoring;  // mode mis, independent or prefix; threshold; request and call limits
   WeightStorage weights = WeightStorage::Auto;  // how the labeler's matrices are held (--weights)
+  BatchLine line = BatchLine::PassThrough;      // --echo: each line holds the whole row (score_io.h)
   label::Shard shard;
   bool resume = false;
   int inference_threads = 0;  // <= 0: the process default (--threads)

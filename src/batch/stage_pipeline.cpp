@@ -87,7 +87,7 @@ LineEnd run_stages(const ScoringEngine& engine, const BatchOptions& options, int
   std::atomic<int> tokenizers_left{n_tokenizers};
   for (int t = 0; t < n_tokenizers; ++t)
     start([&] {
-      tokenize_chunks(engine, options.scoring.mode, chunks, gate, rows, errors.stop_flag());
+      tokenize_chunks(engine, options.scoring, chunks, gate, rows, errors.stop_flag());
       if (--tokenizers_left == 0) rows.close();
     });
   start([&] {

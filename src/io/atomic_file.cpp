@@ -36,6 +36,15 @@ size_t write_fully(int fd, std::string_view bytes, int& error) {
   return written;
 }
 
+void create_output_directory(const std::filesystem::path& dir, std::string_view flag) {
+  const OutputKind kind = output_kind(dir);
+  if (kind == OutputKind::regular || kind == OutputKind::stream)
+    fail("{}: exists and is not a folder; {} names the folder to write into", dir.string(), flag);
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) fail("{}: cannot create the folder ({}): {}", dir.string(), flag, error.message());
+}
+
 void sync_directory(const std::filesystem::path& dir) {
   const std::filesystem::path path = dir.empty() ? std::filesystem::path(".") : dir;
   const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -56,18 +65,38 @@ void sync_file(const std::filesystem::path& path) {
   if (status != 0) fail("{}: cannot flush to disk: {}", path.string(), std::strerror(error));
 }
 
-AtomicFile::AtomicFile(std::filesystem::path target, mode_t mode)
-    : target_(std::move(target)), temporary_(temporary_beside(target_)) {
+OutputKind output_kind(const std::filesystem::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return OutputKind::absent;  // (or unreachable: opening it says why)
+  if (S_ISREG(info.st_mode)) return OutputKind::regular;
+  if (S_ISDIR(info.st_mode)) return OutputKind::directory;
+  return OutputKind::stream;
+}
+
+AtomicFile::AtomicFile(std::filesystem::path target, mode_t mode) : target_(std::move(target)), replaced_(target_) {
+  const OutputKind kind = output_kind(target_);
+  if (kind == OutputKind::directory) fail("{}: is a directory; the output must name a file", target_.string());
+  if (kind == OutputKind::stream) {
+    fd_ = ::open(target_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd_ < 0) fail("{}: cannot open for writing: {}", target_.string(), std::strerror(errno));
+    return;
+  }
+  std::error_code error;
+  if (kind == OutputKind::regular) {
+    const std::filesystem::path resolved = std::filesystem::canonical(target_, error);  // a link stays a link
+    if (!error) replaced_ = resolved;
+  }
+  temporary_ = temporary_beside(replaced_);
   fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd_ < 0) fail("{}: cannot create a file beside it to write into: {}", target_.string(), std::strerror(errno));
   struct stat existing {};
-  if (::stat(target_.c_str(), &existing) == 0) ::fchmod(fd_, existing.st_mode & 07777);  // a replacement keeps the mode
+  if (::stat(replaced_.c_str(), &existing) == 0) ::fchmod(fd_, existing.st_mode & 07777);  // a replacement keeps the mode
 }
 
 AtomicFile::~AtomicFile() {
   if (done_) return;
   if (fd_ >= 0) ::close(fd_);
-  ::unlink(temporary_.c_str());
+  if (!writes_directly()) ::unlink(temporary_.c_str());
 }
 
 size_t AtomicFile::append(std::string_view bytes, int& error) {
@@ -83,6 +112,7 @@ void AtomicFile::write(std::string_view bytes) {
 }
 
 void AtomicFile::truncate(int64_t size) {
+  if (writes_directly()) fail("{}: is not a regular file: what was written to it cannot be cut back", target_.string());
   if (::ftruncate(fd_, size) != 0 || ::lseek(fd_, size, SEEK_SET) < 0)
     fail("{}: cannot cut the output back to {} bytes: {}", target_.string(), size, std::strerror(errno));
   size_ = size;
@@ -104,11 +134,19 @@ void AtomicFile::move_to(const std::filesystem::path& path) {
 }
 
 void AtomicFile::commit() {
+  if (writes_directly()) {  // a device or FIFO: nothing to flush to disk, nothing to rename
+    const int status = ::close(fd_);
+    fd_ = -1;
+    done_ = true;
+    if (status != 0) fail("{}: write failed: {}", target_.string(), std::strerror(errno));
+    return;
+  }
   flush_and_close();
-  move_to(target_);
+  move_to(replaced_);
 }
 
 void AtomicFile::keep_as(const std::filesystem::path& path) {
+  if (writes_directly()) fail("{}: is not a regular file: what was written went to it directly", target_.string());
   flush_and_close();
   move_to(path);
 }

@@ -31,7 +31,11 @@ std::optional<FileId> file_id_of_descriptor(int fd) {
 }
 
 void refuse_output_over_inputs(const std::filesystem::path& output, std::span<const NamedInput> inputs) {
-  refuse(file_id(output), output.string(), inputs);
+  // Only a regular file is destroyed by writing it; a device or FIFO that is also read (a
+  // terminal as --input /dev/stdin and --output /dev/stdout) is not.
+  struct stat info {};
+  if (::stat(output.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return;
+  refuse(FileId{info.st_dev, info.st_ino}, output.string(), inputs);
 }
 
 void refuse_descriptor_over_inputs(int output_fd, const std::string& output_name, std::span<const NamedInput> inputs) {

@@ -28,8 +28,8 @@ struct NamedInput {
   std::string role;  // "--input", "the model's weights", ...
 };
 
-// Error when the file at `output` (when it exists) or the descriptor `output_fd` (>= 0: e.g.
-// stdout redirected to a file) is one of `inputs`:
+// Error when the regular file at `output` (when it exists) or the descriptor `output_fd`
+// (>= 0: e.g. stdout redirected to a file) is one of `inputs`:
 //   "out.jsonl: the output is the same file as --input rows.jsonl; refusing to overwrite what
 //    the command reads"
 void refuse_output_over_inputs(const std::filesystem::path& output, std::span<const NamedInput> inputs);

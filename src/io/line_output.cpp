@@ -46,7 +46,7 @@ void LineOutput::fail_after_partial_write(std::string_view lines, size_t written
   const int64_t kept_lines = lines_ + std::count(lines.begin(), lines.begin() + whole, '\n');
   const int64_t kept_bytes = bytes_ + static_cast<int64_t>(whole);
   const std::string why = std::strerror(error);
-  if (file_) {
+  if (file_ && !file_->writes_directly()) {
     const std::filesystem::path partial = target_.string() + ".partial";
     try {
       file_->truncate(kept_bytes);
@@ -58,6 +58,7 @@ void LineOutput::fail_after_partial_write(std::string_view lines, size_t written
     fail("{}: write failed after {} whole lines ({}); they are kept in {}, {} is unchanged", name(), kept_lines, why,
          partial.string(), target_.string());
   }
+  if (file_) fail("{}: write failed after {} whole lines ({})", name(), kept_lines, why);
   if (stdout_start_ && ::ftruncate(STDOUT_FILENO, *stdout_start_ + kept_bytes) == 0)
     fail("stdout: write failed after {} whole lines ({}); the file is cut back to them", kept_lines, why);
   fail("stdout: write failed after {} whole lines ({})", kept_lines, why);

@@ -3,7 +3,8 @@
 // destroys data:
 //  - a file target is refused when it is one of the command's inputs (file_identity.h), is
 //    locked against a second run (path_lock.h), and is written through an AtomicFile: the
-//    target is replaced only by commit(), at the end of a run that succeeded;
+//    target is replaced only by commit(), at the end of a run that succeeded. A device or
+//    FIFO target (/dev/null, a named pipe) is written directly, as stdout is (atomic_file.h);
 //  - when a write fails (a full disk), what was written is cut back to its last whole line
 //    and kept: a file's lines go to "<target>.partial" (the target is left as it was),
 //    stdout redirected to a file is truncated to them. The Error says how many lines that is.

@@ -42,8 +42,14 @@ std::string read_holder(int fd) {
 }  // namespace
 
 PathLock::PathLock(const std::filesystem::path& target) {
-  // "dir/", "./dir" and "dir" are one path: the lock lives beside its last component.
-  std::filesystem::path absolute = std::filesystem::absolute(target).lexically_normal();
+  // A device or FIFO is written directly, by any number of runs at once, and is no file a
+  // run could leave half-written: nothing to lock (and no lock file in /dev).
+  if (output_kind(target) == OutputKind::stream) return;
+  // "dir/", "./dir" and "dir" are one path, and so is a symbolic link to it: the lock lives
+  // beside the last component of the path the links lead to.
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::weakly_canonical(std::filesystem::absolute(target), error);
+  if (error) absolute = std::filesystem::absolute(target).lexically_normal();
   if (absolute.filename().empty()) absolute = absolute.parent_path();
   lock_file_ = absolute.parent_path() / fmt::format(".{}.lock", absolute.filename().string());
   // A releasing holder removes the file: a lock taken on the removed inode is retried on the new one.

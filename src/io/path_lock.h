@@ -5,7 +5,10 @@
 // fails at once, naming the holder:
 //   "out.jsonl: another run is writing it (pid 1234: sift score --output out.jsonl ...)"
 // The kernel drops the lock when its holder exits, even after kill -9, so a stale lock file
-// never blocks anyone; a released lock's file is removed.
+// never blocks anyone; a released lock's file is removed. Symbolic links are followed (two
+// names of one file take one lock). A device, FIFO or socket (/dev/null, a named pipe) is
+// not locked: it is written directly (atomic_file.h), several runs may share it as they
+// share a terminal, and no lock file is made beside it (none in /dev).
 #include <filesystem>
 
 namespace sift {
@@ -17,7 +20,7 @@ class PathLock {
   PathLock(const PathLock&) = delete;
   PathLock& operator=(const PathLock&) = delete;
 
-  const std::filesystem::path& lock_file() const { return lock_file_; }
+  const std::filesystem::path& lock_file() const { return lock_file_; }  // empty: nothing locked
 
  private:
   std::filesystem::path lock_file_;

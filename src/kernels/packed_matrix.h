@@ -15,7 +15,7 @@
 //                    so one 32-byte load is 8 columns x 4 consecutive k (the AVX2 lanes);
 //                    scales: q8_scales(p)[b * 16 + c]; the block's sum of q (for the kernel
 //                    that offsets activations by 128): q8_column_sums(p)[b * 16 + c].
-//                    Quantizing is lossy: see README.
+//                    Quantizing is lossy: see docs/models.md, "Weights in memory".
 #include <cstddef>
 #include <cstdint>
 #include <functional>

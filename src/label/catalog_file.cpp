@@ -1,6 +1,7 @@
 #include "label/catalog_file.h"
 
 #include "core/error.h"
+#include "io/row_shape.h"
 #include "label/jsonl_file.h"
 #include "label/row_fields.h"
 
@@ -17,6 +18,9 @@ std::vector<std::vector<std::string>> surface_forms_of(const std::vector<Catalog
 
 CatalogEntry parse_entry(const nlohmann::json& object) {
   CatalogEntry entry;
+  if (object.is_object() && !object.contains("name"))
+    if (const std::string hint = row_mixup_hint(object, RowShape::CatalogEntry); !hint.empty())
+      fail("missing field \"name\": {}", hint);
   entry.id = id_field(object, "id");
   entry.name = non_empty_string_field(object, "name");
   entry.surface_forms.push_back(entry.name);

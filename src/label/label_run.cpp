@@ -54,7 +54,7 @@ class LabelRun {
                          "version \"{}\" ({} now, {} then); labels stored under that version are kept. Give the "
                          "labeler a new version in sift.json, or use --refresh",
                          artifact_.version, fingerprint, *other));
-    store_->begin_run({run_id_, utc_timestamp(), artifact_.version, fingerprint, artifact_.threshold, options_json()});
+    store_->begin_run({run_id_, utc_timestamp(), artifact_.version, fingerprint, threshold(), options_json()});
 
     JsonlFile file(options_.profiles);
     std::vector<PendingProfile> chunk;
@@ -94,6 +94,7 @@ class LabelRun {
     j["refresh"] = options_.refresh;
     j["shard"] = options_.shard.to_string();
     j["weights"] = std::string(weight_storage_name(options_.weights));
+    if (options_.threshold) j["threshold"] = *options_.threshold;
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
 
@@ -128,7 +129,8 @@ class LabelRun {
       auto stored = states.find(p.row.member);
       const bool current = !options_.refresh && stored != states.end() &&
                            stored->second.input_hash == p.input_hash &&
-                           stored->second.artifact_version == artifact_.version;
+                           stored->second.artifact_version == artifact_.version &&
+                           stored->second.threshold == threshold();
       if (current) counts_.skipped_unchanged += 1;
       else label_member(p);
       lines_done_ = p.line;
@@ -167,6 +169,9 @@ class LabelRun {
     prefill_tokens_ += outcome.prefill_tokens;
   }
 
+  // The threshold labels use: --threshold, else sift.json's.
+  double threshold() const { return options_.threshold.value_or(artifact_.threshold); }
+
   // Given candidates (catalog ids, in order) or BM25 over the catalog.
   std::vector<Candidate> candidates_of(const ProfileRow& row) const {
     std::vector<Candidate> ranked;
@@ -189,7 +194,7 @@ class LabelRun {
       if (labeler_->artifact().version != artifact_.version)
         fail("{}: sift.json changed while the run started (version \"{}\", now \"{}\")",
              options_.model_dir.string(), artifact_.version, labeler_->artifact().version);
-      judge_ = std::make_unique<RoundJudge>(*labeler_);
+      judge_ = std::make_unique<RoundJudge>(*labeler_, options_.threshold);
     }
     return *judge_;
   }

@@ -4,13 +4,14 @@
 //
 // A member is judged when it has no stored labels, when its input changed (profile_row.h:
 // text and given candidates, by hash), when the stored labels came from another artifact
-// version (sift.json "version"), or with refresh. Its rows are replaced in one transaction,
+// version (sift.json "version") or another threshold, or with refresh. Its rows are replaced in one transaction,
 // so a killed run re-run continues where it stopped and ends with what one uninterrupted
 // run stores. Malformed catalog and profile rows (and profiles the model cannot score) are
 // reported as "file:line: what" and counted; the rest is labeled. The labeler is loaded only
 // when a first profile needs judging.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "core/progress.h"
@@ -28,6 +29,7 @@ struct LabelRunOptions {
   std::string store;  // SQLite file path or postgresql:// URI
   RoundOptions rounds;
   WeightStorage weights = WeightStorage::Auto;  // how the labeler's matrices are held (--weights)
+  std::optional<double> threshold;              // label = score >= this (--threshold); else sift.json's
   bool refresh = false;
   Shard shard;
 };

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "io/row_shape.h"
 #include "label/content_hash.h"
 #include "label/row_fields.h"
 
@@ -10,6 +11,9 @@ namespace sift::label {
 
 ProfileRow parse_profile_row(const nlohmann::json& object) {
   ProfileRow row;
+  if (object.is_object() && !object.contains("text"))
+    if (const std::string hint = row_mixup_hint(object, RowShape::Profile); !hint.empty())
+      fail("missing field \"text\": {}", hint);
   row.member = id_field(object, "id");
   row.text = string_field(object, "text");
   if (object.contains("candidates")) {

@@ -7,11 +7,14 @@
 
 namespace sift::label {
 
-RoundJudge::RoundJudge(const ScoringEngine& labeler) : labeler_(labeler), session_(labeler.model()) {
+RoundJudge::RoundJudge(const ScoringEngine& labeler, std::optional<double> threshold)
+    : labeler_(labeler), session_(labeler.model()) {
   options_.mode = ScoringMode::Mis;
+  options_.threshold = threshold;
+  labeler_.limits(options_);  // a threshold outside [0, 1] is an OptionError here
 }
 
-double RoundJudge::threshold() const { return labeler_.artifact().threshold; }
+double RoundJudge::threshold() const { return labeler_.threshold(options_); }
 
 RoundJudge::Verdicts RoundJudge::judge(std::string_view profile, const std::vector<std::string>& candidates) {
   const auto start = std::chrono::steady_clock::now();

@@ -8,6 +8,7 @@
 // [profile; c_i] alone (candidate i sees exactly those keys at the same positions); the test
 // RoundJudge.EveryRoundScoresAsScoringItAlone holds it to that.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,11 +19,12 @@ namespace sift::label {
 
 class RoundJudge {
  public:
-  explicit RoundJudge(const ScoringEngine& labeler);
+  // `threshold`: the labels' threshold (sift label --threshold), else the labeler's.
+  explicit RoundJudge(const ScoringEngine& labeler, std::optional<double> threshold = std::nullopt);
 
   struct Verdicts {
     std::vector<double> scores;  // P(yes) per candidate, in order
-    std::vector<bool> labels;    // score >= the labeler's threshold (ties YES)
+    std::vector<bool> labels;    // score >= threshold() (ties YES)
     int64_t prefill_tokens = 0;  // the candidates, plus the profile in its first round
   };
   // Rounds of one profile come one after another, each with the same `profile` (a new

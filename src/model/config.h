@@ -11,7 +11,7 @@
 
 namespace sift {
 
-// Upper bounds on config.json sizes (README, "Limits and failure behaviour"): far above any
+// Upper bounds on config.json sizes (docs/limits.md): far above any
 // released model of these families, and low enough that every product sift forms from them
 // (num_attention_heads x head_dim x hidden_size, vocab_size x hidden_size, tokens x
 // (q_dim + 2 kv_dim), ...) fits in int64 many times over. A config past one is an Error

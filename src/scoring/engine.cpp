@@ -1,19 +1,32 @@
 #include "scoring/engine.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "scoring/generate_mode.h"
 #include "scoring/plan.h"
 #include "scoring/readout.h"
 #include "scoring/request_sizing.h"
+#include "scoring/truncation.h"
 
 namespace sift {
 
-std::unique_ptr<ScoringEngine> ScoringEngine::load(const std::filesystem::path& dir, WeightStorage weights) {
+void check_labeler_files(const std::filesystem::path& dir, bool need_sift_json) {
   if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
+  if (!std::filesystem::exists(dir / "tokenizer.json"))
+    fail("{}: no tokenizer.json: a labeler needs the tokenizer its weights were trained with. A Hugging Face model "
+         "ships it beside the weights (download it with them); `sift tokenizer train` makes one for a new model, and "
+         "`sift make-checkpoint --tokenizer FILE` puts one into a random checkpoint",
+         dir.string());
+  if (need_sift_json && !std::filesystem::exists(dir / "sift.json"))
+    fail("{}: no sift.json, the labeler artifact (prompt templates, answer tokens, threshold): a bare checkpoint is "
+         "not a labeler yet; make it one with `sift init --model {} --preset qwen3-reranker|chat|compact`",
+         dir.string(), dir.string());
+}
+
+std::unique_ptr<ScoringEngine> ScoringEngine::load(const std::filesystem::path& dir, WeightStorage weights) {
+  check_labeler_files(dir);
   const std::filesystem::path sift_json = dir / "sift.json";
-  if (!std::filesystem::exists(sift_json))
-    fail("{}: no sift.json, the labeler artifact (prompt templates, answer tokens, threshold); a bare "
-         "checkpoint is not a labeler", dir.string());
   ScoringArtifact artifact = load_scoring_artifact(sift_json);
   std::unique_ptr<Tokenizer> tokenizer = Tokenizer::load(dir / "tokenizer.json");
   std::unique_ptr<Model> model = Model::load(dir, weights);
@@ -48,6 +61,9 @@ PlanLimits ScoringEngine::limits(const ScoringOptions& options) const {
     fail_option("--max-request-tokens must be positive, got {}", limits.max_request_tokens);
   limits.max_call_tokens = options.max_batch_tokens.value_or(limits.max_request_tokens);
   if (limits.max_call_tokens <= 0) fail_option("--max-batch-tokens must be positive, got {}", limits.max_call_tokens);
+  if (options.truncate != Truncate::None && options.mode == ScoringMode::Generate)
+    fail_option("--truncate: mode generate scores one whole prompt per request, not a query and its items; truncation "
+                "is for mis, independent and prefix");
   return limits;
 }
 
@@ -62,6 +78,22 @@ TokenizedRow ScoringEngine::tokenize(std::string_view query, std::span<const std
   try {
     row.query = prompts_.query_tokens(query);
     row.items = prompts_.item_tokens_batch({items.begin(), items.end()});
+  } catch (const Error& e) {
+    row = TokenizedRow{};
+    row.error = e.what();
+  }
+  return row;
+}
+
+TokenizedRow ScoringEngine::tokenize(std::string_view query, std::span<const std::string> items,
+                                     const ScoringOptions& options) const {
+  TokenizedRow row = tokenize(query, items);
+  if (!row.error.empty() || options.truncate == Truncate::None) return row;
+  const PlanLimits plan_limits = limits(options);
+  const int64_t limit = std::min({plan_limits.max_request_tokens, plan_limits.max_call_tokens,
+                                  model_->config().max_position_embeddings});
+  try {
+    truncate_to_fit(prompts_, query, items, limit, options.truncate, options.truncation_direction, row);
   } catch (const Error& e) {
     row = TokenizedRow{};
     row.error = e.what();
@@ -114,6 +146,7 @@ std::vector<RowResult> ScoringEngine::score_tokenized(Session& session, std::spa
     }
     row.prefill_tokens = scored[k].prefill_tokens;
     row.requests = scored[k].requests;
+    if (row.error.empty()) row.truncated_tokens = rows[runnable_index[k]].truncated_tokens;
   }
   return results;
 }
@@ -152,7 +185,7 @@ std::vector<RowResult> ScoringEngine::score_rows(Session& session, std::span<con
   }
   std::vector<TokenizedRow> tokenized;
   tokenized.reserve(rows.size());
-  for (const TextRow& row : rows) tokenized.push_back(tokenize(row.query, row.items));
+  for (const TextRow& row : rows) tokenized.push_back(tokenize(row.query, row.items, options));
   return score_tokenized(session, tokenized, options);
 }
 

@@ -34,8 +34,15 @@ struct TokenizedRow {
   TokenIds query;
   std::vector<TokenIds> items;
   std::string error;
+  int64_t truncated_tokens = 0;  // prompt tokens cut (ScoringOptions::truncate)
   TokenRow tokens() const { return {query, items}; }
 };
+
+// A labeler directory's files beyond the checkpoint: tokenizer.json, and sift.json unless
+// `need_sift_json` is false. A missing one is an Error saying where it comes from (`sift init`
+// writes sift.json; a tokenizer ships with a Hugging Face model, or `sift tokenizer train` /
+// `sift make-checkpoint --tokenizer` make one).
+void check_labeler_files(const std::filesystem::path& dir, bool need_sift_json = true);
 
 class ScoringEngine {
  public:
@@ -63,6 +70,10 @@ class ScoringEngine {
 
   // The row's prompt ids; an encoding failure (invalid UTF-8) is the row's error. Thread-safe.
   TokenizedRow tokenize(std::string_view query, std::span<const std::string> items) const;
+  // The same, cut to fit a request as options.truncate says (scoring/truncation.h) when the
+  // row is too long for one; a row that cannot be cut to fit gets its error.
+  TokenizedRow tokenize(std::string_view query, std::span<const std::string> items,
+                        const ScoringOptions& options) const;
 
   // Scores rows in order on `session`; a row that cannot be encoded or does not fit gets its
   // error, the others their scores (bit-identical to scoring each row alone).

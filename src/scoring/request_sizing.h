@@ -29,7 +29,7 @@ int64_t default_max_request_tokens(const ModelConfig& config);
 // layer), but a call's activations grow with its tokens, and once a layer's no longer fit the
 // CPU's last-level cache every token costs more: on the small shape (hidden 512, 30 KiB of
 // activations per token), the same rows of 1,302 tokens took 5.6 / 5.8 / 6.0 / 8.2 CPU-seconds
-// in calls of 1,302 / 2,604 / 5,208 / 15,624 tokens (bench/README.md, "Batch labeling"). So a
+// in calls of 1,302 / 2,604 / 5,208 / 15,624 tokens (bench/results/2026-12-01-epyc-2vcpu.md, "Batch labeling"). So a
 // call holds about kDefaultCallActivationBytes of activations:
 //
 //   call tokens = max(1, min(max_request_tokens, kDefaultCallActivationBytes / activation_bytes_per_token))

@@ -11,7 +11,8 @@
 //   {"id": ..., "scores": [...], "labels": [...], "usage": {"prefill_tokens": n, "requests": k},
 //    "artifact": {"version": "...", "threshold": t}}
 // plus "item_ids": [...] (null for items given without one) when any item had an id, and,
-// in mode generate, "unparsed": [item indices] and usage.generated_tokens. "artifact" says
+// in mode generate, "unparsed": [item indices] and usage.generated_tokens; usage.truncated_tokens
+// when --truncate cut any of the row's prompt tokens. "artifact" says
 // what made the labels: sift.json's version and the threshold applied (--threshold when
 // given; null in mode generate, whose decisions are hard). A line that cannot be scored
 // becomes {"line": n, "error": "..."} (n counts from 1; "id" is added when the row's id was
@@ -19,10 +20,13 @@
 //
 // `sift batch` (and the Python package, which must write the same bytes) writes one line per
 // input line with batch_output_line: the `sift score` line's fields, then the row's
-// pass-through fields, then "artifact":
+// pass-through fields (one named like a field of sift's line as "input_<name>": the input's
+// "labels" as "input_labels"), then "artifact":
 //   {"id": ..., "item_ids"?, "scores": [...], "labels": [...], "usage": {...},
 //    "member_id": ..., <other input fields>, "artifact": {"version": "...", "threshold": t}}
-// A bad row is the error line {"line": n, "id"?: ..., "error": "..."} as in `sift score`.
+// or, with --echo, `sift score --echo`'s line (the row as read, query and items included,
+// then its scores). A bad row is the error line {"line": n, "id"?: ..., "error": "..."} as in
+// `sift score`.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -69,14 +73,29 @@ std::string output_line_text(const Json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// `sift score --echo`'s line: the row as it was read, then what scoring added, so the line
+// is a row again (for review, and as labeled rows for eval, calibrate and train, the
+// labeler's labels being its "labels"):
+//   {"id", "query", "items": [str | {"id", "text"}], <pass-through fields>, "item_ids"?,
+//    "scores", "labels", "unparsed"?, "usage", "artifact"}
+nlohmann::ordered_json echoed_row_to_json(const ScoringRow& row, const RowResult& result, ScoringMode mode,
+                                          const nlohmann::ordered_json& provenance);
+
+// What a `sift batch` line holds beside the scores: the row's pass-through fields, or (--echo)
+// the whole row as read, as `sift score --echo` writes it.
+enum class BatchLine { PassThrough, Echo };
+
 // The `sift batch` line (no newline) of input line `line_number` (from 1): result.error set
 // gives the error line, else the scored line with pass-through fields and `provenance`
-// (artifact_provenance_json) last. A pass-through field named like a field of sift's line
-// (shadowed_passthrough_fields) is left out: sift's own field keeps its place.
+// (artifact_provenance_json) last, or with BatchLine::Echo echoed_row_to_json's line.
 std::string batch_output_line(int64_t line_number, const ScoringRow& row, const RowResult& result, ScoringMode mode,
-                              const nlohmann::ordered_json& provenance);
+                              const nlohmann::ordered_json& provenance, BatchLine kind = BatchLine::PassThrough);
 
-// The row's pass-through fields that batch_output_line leaves out ("labels", "scores", ...).
+// The name a pass-through field has in an output line: its own, or "input_<name>" when sift's
+// line has a field of that name (the input's "labels" become "input_labels", beside the
+// labeler's "labels"); "" when that name is taken as well, and the field is left out.
+std::string passthrough_name(const ScoringRow& row, const std::string& field);
+// The row's pass-through fields that have no name in an output line (passthrough_name "").
 std::vector<std::string> shadowed_passthrough_fields(const ScoringRow& row);
 
 }  // namespace sift

@@ -56,6 +56,7 @@ EngineLoop::EngineLoop(const ScoringEngine& engine, const EngineLoopOptions& opt
       cache_(cache),
       metrics_(metrics),
       session_(engine.model(), options.threads),
+      gate_(EngineGate::from_environment()),
       queue_(options.max_queue_tokens) {
   thread_ = std::thread([this] { loop(); });
 }
@@ -105,6 +106,9 @@ void EngineLoop::run_batch(std::vector<std::shared_ptr<Job>>& batch) {
       case ScoringMode::Generate: generate.push_back(job.get()); break;
     }
   }
+
+  if (!shared_yes.empty() || !shared_labels.empty() || !independent.empty() || !prefix.empty() || !generate.empty())
+    gate_.pass();
 
   const RunnerContext context{limits_, engine_.answer_ids(), cache_, metrics_};
   guarded(shared_yes, [&] { run_shared_query_jobs(session_, shared_yes, context); });

@@ -12,13 +12,15 @@
 //   generate                    ScoringEngine::score_rows on the text
 //
 // Each job is finished as soon as its work is done. close() stops taking new jobs, runs
-// everything already queued, and joins the thread.
+// everything already queued, and joins the thread. (Tests can hold the loop before each
+// batch: engine_gate.h.)
 #include <memory>
 #include <thread>
 
 #include "core/bounded_queue.h"
 #include "model/session.h"
 #include "scoring/engine.h"
+#include "serve/engine_gate.h"
 #include "serve/job.h"
 #include "serve/metrics.h"
 #include "serve/query_kv_cache.h"
@@ -55,6 +57,7 @@ class EngineLoop {
   QueryKvCache& cache_;
   Metrics& metrics_;
   Session session_;
+  EngineGate gate_;
   BoundedQueue<std::shared_ptr<Job>> queue_;
   std::thread thread_;
 };

@@ -45,11 +45,11 @@ Judgment judgment_of(const SqlRow& row, size_t first) {
 
 std::unique_ptr<LabelStore> LabelStore::open(const std::string& location, Access access) {
   if (access == Access::read) {
-    std::unique_ptr<SqlDatabase> db = open_sql_database(location, OpenMode::read_only);
+    std::unique_ptr<SqlDatabase> db = open_sql_database(location, DatabaseAccess::read);
     const int version = check_label_schema(*db);
     return std::make_unique<LabelStore>(std::move(db), version);
   }
-  std::unique_ptr<SqlDatabase> db = open_sql_database(location, OpenMode::create);
+  std::unique_ptr<SqlDatabase> db = open_sql_database(location, DatabaseAccess::write);
   create_label_schema(*db);
   return std::make_unique<LabelStore>(std::move(db), kLabelStoreSchemaVersion);
 }
@@ -84,11 +84,12 @@ std::unordered_map<std::string, MemberState> LabelStore::member_states(const std
   for (size_t begin = 0; begin < members.size(); begin += kRowsPerStatement) {
     const size_t end = std::min(members.size(), begin + kRowsPerStatement);
     std::vector<SqlValue> ids(members.begin() + std::ptrdiff_t(begin), members.begin() + std::ptrdiff_t(end));
-    db_->query(fmt::format("SELECT member, input_hash, artifact_version FROM members WHERE member IN {}",
+    db_->query(fmt::format("SELECT member, input_hash, artifact_version, threshold FROM members WHERE member IN {}",
                            placeholders(1, ids.size())),
                ids, [&](const SqlRow& row) {
                  states[as_text(row[0], "members.member")] = {as_text(row[1], "members.input_hash"),
-                                                              as_text(row[2], "members.artifact_version")};
+                                                              as_text(row[2], "members.artifact_version"),
+                                                              as_double(row[3], "members.threshold")};
                });
   }
   return states;

@@ -1,7 +1,7 @@
 #pragma once
 // The label store of `sift label`: what was judged for each member, by which labeler, in
 // which run. One interface over SqlDatabase (SQLite file or PostgreSQL), the schema in
-// label_schema.cpp (documented in the README):
+// label_schema.cpp (documented in docs/labeling.md, "Stores"):
 //
 //   runs    one row per `sift label` run: artifact version and fingerprint, threshold,
 //           options (JSON), counts, started_at / finished_at (NULL: running or killed)
@@ -62,6 +62,7 @@ struct MemberLabels {
 struct MemberState {
   std::string input_hash;
   std::string artifact_version;
+  double threshold = 0.5;
 };
 
 struct RunCounts {

@@ -8,10 +8,10 @@ bool is_postgres_location(std::string_view location) {
   return location.starts_with("postgresql://") || location.starts_with("postgres://");
 }
 
-std::unique_ptr<SqlDatabase> open_sql_database(const std::string& location, OpenMode mode) {
+std::unique_ptr<SqlDatabase> open_sql_database(const std::string& location, DatabaseAccess access) {
   if (location.empty()) fail("--store: a SQLite file path or a postgresql:// URI is required");
-  if (is_postgres_location(location)) return open_postgres_database(location, mode);
-  return open_sqlite_database(location, mode);
+  if (is_postgres_location(location)) return open_postgres_database(location, access);
+  return open_sqlite_database(location, access);
 }
 
 namespace {

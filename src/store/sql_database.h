@@ -40,17 +40,20 @@ class SqlDatabase {
   virtual const std::string& where() const = 0;
 };
 
-enum class OpenMode {
-  read_only,  // every write fails (SQLite: opened read-only; PostgreSQL: read-only transactions)
-  write,      // the store must exist
-  create,     // a missing SQLite file is created (a missing PostgreSQL database is always an error)
+enum class DatabaseAccess {
+  write,  // a missing SQLite file is created (a missing PostgreSQL database is always an error)
+  read,   // the database must exist; a SQLite file is opened read-only (sqlite_database.cpp), so
+          // a store the user may only read (a shared file, a read-only folder) can be read
 };
 
-// Throws sift::Error naming the location.
-std::unique_ptr<SqlDatabase> open_sqlite_database(const std::string& path, OpenMode mode);
-std::unique_ptr<SqlDatabase> open_postgres_database(const std::string& uri, OpenMode mode);
+// Throws sift::Error naming the location. A SQLite path that is not a regular file (a
+// directory, a device such as /dev/null, a FIFO) is refused: SQLite would write its journal
+// beside it.
+std::unique_ptr<SqlDatabase> open_sqlite_database(const std::string& path, DatabaseAccess access);
+// DatabaseAccess::read: every transaction is read-only, so nothing can be written.
+std::unique_ptr<SqlDatabase> open_postgres_database(const std::string& uri, DatabaseAccess access);
 // postgresql://... or postgres://... opens PostgreSQL; anything else is a SQLite file path.
-std::unique_ptr<SqlDatabase> open_sql_database(const std::string& location, OpenMode mode);
+std::unique_ptr<SqlDatabase> open_sql_database(const std::string& location, DatabaseAccess access);
 bool is_postgres_location(std::string_view location);
 
 // Rolls back on scope exit unless commit() was called: an exception never leaves half a

@@ -2,8 +2,18 @@
 // never block the writer; synchronous=NORMAL: a commit survives a killed process (a power
 // cut may lose the last commits, never leave half of one). Statements are prepared once
 // and cached by their text.
+//
+// Reading (DatabaseAccess::read) opens the file read-only and changes nothing, so a store
+// the user may not write is read. A WAL store needs its shared-memory index "<file>-shm"
+// beside it, which the first reader creates; in a folder the reader may not write, with no
+// "<file>-wal" there (no writer has the store open: the last one to close folded its log
+// into the file), the file is read as immutable (SQLite's immutable=1: no index, no locks).
+// That reading assumes no writer opens the store meanwhile, which the folder's permissions
+// say the reader cannot do; a writer of another user could, and would not be seen.
 #include <sqlite3.h>
+#include <sys/stat.h>
 
+#include <cctype>
 #include <filesystem>
 #include <unordered_map>
 
@@ -16,26 +26,32 @@ namespace {
 
 constexpr int kBusyTimeoutMs = 60'000;  // another writer (a second process) holds the lock
 
+// "file:<path>?immutable=1", the path percent-encoded (SQLite's URI filenames).
+std::string immutable_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (const unsigned char c : path)
+    uri += std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~' ? std::string(1, char(c))
+                                                                                         : fmt::format("%{:02X}", c);
+  return uri + "?immutable=1";
+}
+
 class SqliteDatabase final : public SqlDatabase {
  public:
-  SqliteDatabase(const std::string& path, OpenMode mode) : where_(path) {
-    if (mode != OpenMode::create && !std::filesystem::exists(path)) fail("{}: no such label store", path);
-    const int access = mode == OpenMode::read_only ? SQLITE_OPEN_READONLY
-                       : mode == OpenMode::write   ? SQLITE_OPEN_READWRITE
-                                                   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    const int flags = access | SQLITE_OPEN_NOMUTEX;
-    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
-      std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
-      sqlite3_close_v2(db_);
-      fail("{}: cannot open the SQLite store: {}", path, message);
+  SqliteDatabase(const std::string& path, DatabaseAccess access) : where_(path) {
+    struct stat info {};
+    const bool exists = ::stat(path.c_str(), &info) == 0;
+    if (exists && !S_ISREG(info.st_mode))
+      fail("{}: is not a regular file; a label store is a SQLite database file (SQLite writes its journal beside it)",
+           path);
+    if (access == DatabaseAccess::read) {
+      if (!exists) fail("{}: no such label store", path);
+      open_for_reading(path);
+      return;
     }
-    sqlite3_extended_result_codes(db_, 1);
-    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+    open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     try {
-      if (mode != OpenMode::read_only) {  // a store sift wrote is in WAL mode already
-        execute("PRAGMA journal_mode=WAL", {});  // returns a row, which execute() steps past
-        execute("PRAGMA synchronous=NORMAL", {});
-      }
+      execute("PRAGMA journal_mode=WAL", {});  // returns a row, which execute() steps past
+      execute("PRAGMA synchronous=NORMAL", {});
     } catch (...) {
       close();
       throw;
@@ -60,6 +76,31 @@ class SqliteDatabase final : public SqlDatabase {
   }
 
  private:
+  void open(const std::string& name, int flags) {
+    if (sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+      std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+      sqlite3_close_v2(db_);
+      db_ = nullptr;
+      fail("{}: cannot open the SQLite store: {}", where_, message);
+    }
+    sqlite3_extended_result_codes(db_, 1);
+    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  }
+
+  // Read-only; immutable when the WAL index cannot be made and no writer is there (see the top).
+  void open_for_reading(const std::string& path) {
+    open(path, SQLITE_OPEN_READONLY);
+    const int rc = sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return;
+    const int primary = rc & 0xff;
+    const bool no_index = primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN;
+    const std::string message = sqlite3_errmsg(db_);
+    close();
+    if (!no_index || std::filesystem::exists(path + "-wal"))
+      fail("{}: cannot read the SQLite store: {}", where_, message);
+    open(immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  }
+
   void close() {
     for (auto& [sql, statement] : statements_) sqlite3_finalize(statement);
     statements_.clear();
@@ -139,8 +180,8 @@ class SqliteDatabase final : public SqlDatabase {
 
 }  // namespace
 
-std::unique_ptr<SqlDatabase> open_sqlite_database(const std::string& path, OpenMode mode) {
-  return std::make_unique<SqliteDatabase>(path, mode);
+std::unique_ptr<SqlDatabase> open_sqlite_database(const std::string& path, DatabaseAccess access) {
+  return std::make_unique<SqliteDatabase>(path, access);
 }
 
 }  // namespace sift::store

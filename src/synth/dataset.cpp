@@ -194,9 +194,7 @@ nlohmann::ordered_json SynthSummary::to_json() const {
 
 SynthSummary write_synth_dataset(const SynthOptions& options, const Catalog& catalog) {
   options.validate(catalog.size());
-  std::error_code error;
-  std::filesystem::create_directories(options.out_dir, error);
-  if (error) fail("cannot create output directory {}: {}", options.out_dir.string(), error.message());
+  create_output_directory(options.out_dir, "--out");
   const PathLock lock(options.out_dir);  // two runs never write one folder at once
 
   // Each file replaces an older one only once it is complete (io/atomic_file.h).

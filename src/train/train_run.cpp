@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/parallel.h"
 #include "core/progress.h"
+#include "io/atomic_file.h"
 #include "io/file_identity.h"
 #include "io/path_lock.h"
 #include "scoring/artifact.h"
@@ -138,7 +139,7 @@ TrainRunResult run_training(TrainRunOptions o) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   refuse_out_over_inputs(o);
-  fs::create_directories(o.out);
+  create_output_directory(o.out, "--out");
   const PathLock lock(o.out);
   const int threads = o.threads > 0 ? o.threads : default_n_threads();
   at::set_num_threads(threads);
@@ -179,14 +180,18 @@ TrainRunResult run_training(TrainRunOptions o) {
     if (!o.validation.empty()) validation = read_rows(o.validation, o, encode_label, result.rows_left_out);
     examples = label_examples(rows, o.training.pack);
   }
+  if (o.strict && result.rows_left_out > 0)
+    fail("{} left out (the warnings above say why); --strict makes that a failed run, before any training",
+         result.rows_left_out == 1 ? std::string("1 row was") : fmt::format("{} rows were", result.rows_left_out));
 
   Trainer trainer(model, std::move(examples), o.training);
   spdlog::info("training {} steps of {} pairs{}, {} threads", trainer.total_steps(), o.training.batch_size,
                generate ? " (packed-generation rows)" : o.training.pack ? " (MIS-packed rows)" : "", threads);
   ProgressReporter progress = ProgressReporter::to_stderr("sift train", "steps", trainer.total_steps(), o.quiet);
   result.summary = trainer.run(-1, &progress);
-  progress.finish(fmt::format("step {} of {}, loss {:.4f}, {:.1f} pairs/s", result.summary.step, trainer.total_steps(),
-                              result.summary.loss_ema, result.summary.pairs_per_second()));
+  progress.finish(fmt::format("step {} of {}, loss {:.4f}, {:.1f} pairs/s; {} left out", result.summary.step,
+                              trainer.total_steps(), result.summary.loss_ema, result.summary.pairs_per_second(),
+                              result.rows_left_out == 1 ? std::string("1 row") : fmt::format("{} rows", result.rows_left_out)));
   result.total_steps = trainer.total_steps();
 
   artifact.threshold = 0.5;

@@ -40,6 +40,7 @@ struct TrainRunOptions {
   int64_t max_line_bytes = kDefaultMaxLineBytes;
   int64_t max_sequence_tokens = kDefaultMaxSequenceTokens;  // examples.h
   bool quiet = false;         // no progress on stderr
+  bool strict = false;        // a row left out fails the run, before any training (--strict)
   TrainOptions training;      // checkpoint_dir is set to out/checkpoint
 };
 

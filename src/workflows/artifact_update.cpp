@@ -1,5 +1,6 @@
 #include "workflows/artifact_update.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 
@@ -31,7 +32,9 @@ std::pair<std::string, int64_t> split_calibrated(const std::string& version) {
 
 std::string calibrated_version(const std::string& old_version, const std::string& target_name) {
   const auto [base, count] = split_calibrated(old_version);
-  return fmt::format("{}+cal{}-{}", base, count + 1, target_name);
+  std::string target = target_name;
+  std::replace(target.begin(), target.end(), '=', '-');
+  return fmt::format("{}+cal{}-{}", base, count + 1, target);
 }
 
 ArtifactUpdate calibrated_artifact(const std::filesystem::path& sift_json, double threshold,

@@ -3,8 +3,10 @@
 // keeping every other field (unknown ones included) and the field order.
 //
 // Version rule: "<base>+cal<n>-<target>", where <base> is the old version without its last
-// "+cal<k>-..." suffix and n = k + 1 (1 for a version never calibrated):
-//   "3" -> "3+cal1-f1" -> "3+cal2-precision=0.9"
+// "+cal<k>-..." suffix, n = k + 1 (1 for a version never calibrated), and <target> the
+// target's name with "-" for "=", so a version reads as words and needs no quoting:
+//   "3" -> "3+cal1-f1" -> "3+cal2-precision-0.9" -> "3+cal3-recall-0.8"
+// Versions an older sift wrote ("3+cal2-precision=0.9") count the same way.
 // History: "calibrations" is the list of every calibration, oldest first; each record says
 // how its threshold was chosen (target, input, counts, the chosen point) and what it
 // replaced and made:

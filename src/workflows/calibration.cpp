@@ -131,6 +131,13 @@ CalibrationTarget parse_calibration_target(std::string_view text) {
 
 const PrPoint& choose_operating_point(const PrCurve& curve, const CalibrationTarget& target) {
   if (curve.points.empty()) fail("calibration: the precision-recall curve is empty");
+  // Rows of one class cannot place a threshold. With no NO reference label every threshold
+  // has precision 1 and the lowest has recall 1, so every target would choose "all YES"
+  // (with no YES label, precision_recall_curve refuses: recall is undefined).
+  if (curve.n_positive == curve.n_items)
+    fail("calibration: all {} items have a YES reference label, so nothing tells a threshold from labeling every "
+         "item YES: calibrate on rows that hold NO labels too",
+         curve.n_items);
   const PrPoint* chosen = nullptr;
   for (const PrPoint& point : curve.points)
     if (meets(point, target) && (!chosen || better_point(point, *chosen, target.kind))) chosen = &point;

@@ -16,7 +16,8 @@
 //                  threshold.
 //   recall=R     : the highest precision among points with recall >= R; ties in precision
 //                  -> the higher recall, then the higher threshold.
-// A target no point meets is an Error naming the best value that can be reached.
+// A target no point meets is an Error naming the best value that can be reached; so is a
+// curve of one class (every reference label YES: precision_recall_curve refuses all NO).
 #include <cstdint>
 #include <span>
 #include <string>

@@ -41,7 +41,7 @@ fs::path temporary_beside(const fs::path& target, std::string_view what) {
 
 // Draws the curve files into a temporary folder inside `curve_dir` (created if missing).
 std::unique_ptr<TemporaryFolder> draw_curves(const fs::path& curve_dir, const CalibrationCurves& curves) {
-  fs::create_directories(curve_dir);
+  create_output_directory(curve_dir, "--out-dir");
   auto drawn = std::make_unique<TemporaryFolder>(curve_dir / fmt::format(".drawing-{}", ::getpid()));
   write_calibration_files(drawn->path(), curves.curve, curves.chosen, curves.histogram, curves.title);
   return drawn;
@@ -66,6 +66,14 @@ void copy_model_directory(const fs::path& model_dir, const fs::path& copy) {
 
 }  // namespace
 
+void check_calibration_destinations(const std::optional<fs::path>& new_dir, const std::optional<fs::path>& curve_dir) {
+  if (new_dir && fs::exists(*new_dir))
+    fail("{}: already exists; --out needs a new folder (or use --in-place)", new_dir->string());
+  const OutputKind curves = curve_dir ? output_kind(*curve_dir) : OutputKind::absent;
+  if (curves == OutputKind::regular || curves == OutputKind::stream)
+    fail("{}: exists and is not a folder; --out-dir names the folder for the curve files", curve_dir->string());
+}
+
 WrittenCalibration write_calibration_in_place(const fs::path& model_dir, const ArtifactUpdate& update,
                                               const CalibrationCurves& curves,
                                               const std::optional<fs::path>& curve_dir) {
@@ -76,9 +84,14 @@ WrittenCalibration write_calibration_in_place(const fs::path& model_dir, const A
   return {model_dir / "sift.json", curves_to};
 }
 
+void write_calibration_curves(const fs::path& curve_dir, const CalibrationCurves& curves) {
+  const std::unique_ptr<TemporaryFolder> drawn = draw_curves(curve_dir, curves);
+  move_curves(*drawn, curve_dir);
+}
+
 WrittenCalibration write_calibrated_copy(const fs::path& model_dir, const fs::path& new_dir, const ArtifactUpdate& update,
                                          const CalibrationCurves& curves, const std::optional<fs::path>& curve_dir) {
-  if (fs::exists(new_dir)) fail("{}: already exists; --out needs a new folder (or use --in-place)", new_dir.string());
+  check_calibration_destinations(new_dir, curve_dir);
   TemporaryFolder copy(temporary_beside(new_dir, "copy"));
   copy_model_directory(model_dir, copy.path());
   write_file_atomically(copy.path() / "sift.json", update.text);

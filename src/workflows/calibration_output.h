@@ -33,9 +33,20 @@ struct WrittenCalibration {
   std::filesystem::path curve_dir;
 };
 
+// An Error, before any work, when a calibration could not be written where it is asked to go:
+// `new_dir` (when given: --out) exists, or `curve_dir` (when given: --out-dir) exists and is
+// not a folder.
+void check_calibration_destinations(const std::optional<std::filesystem::path>& new_dir,
+                                    const std::optional<std::filesystem::path>& curve_dir);
+
 WrittenCalibration write_calibration_in_place(const std::filesystem::path& model_dir, const ArtifactUpdate& update,
                                               const CalibrationCurves& curves,
                                               const std::optional<std::filesystem::path>& curve_dir);
+
+// Only the curve files, into `curve_dir` (created if missing; drawn in a temporary folder
+// inside it, then moved in): what `sift calibrate --dry-run --out-dir` writes, the labeler
+// untouched.
+void write_calibration_curves(const std::filesystem::path& curve_dir, const CalibrationCurves& curves);
 
 WrittenCalibration write_calibrated_copy(const std::filesystem::path& model_dir, const std::filesystem::path& new_dir,
                                          const ArtifactUpdate& update, const CalibrationCurves& curves,

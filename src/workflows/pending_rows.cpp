@@ -22,15 +22,16 @@ nlohmann::json echoed_id(const std::string& line) {
 
 }  // namespace
 
-PendingRow read_pending_row(const ScoringEngine& engine, std::string& line, int64_t line_number, ScoringMode mode) {
+PendingRow read_pending_row(const ScoringEngine& engine, std::string& line, int64_t line_number,
+                            const ScoringOptions& options) {
   PendingRow pending;
   pending.line_number = line_number;
   if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF input
   try {
     if (line.find_first_not_of(" \t") == std::string::npos) fail("empty line (expected a JSON object)");
     pending.row = parse_scoring_row(line);
-    if (mode != ScoringMode::Generate) {
-      pending.tokens = engine.tokenize(pending.row.query, pending.row.items);
+    if (options.mode != ScoringMode::Generate) {
+      pending.tokens = engine.tokenize(pending.row.query, pending.row.items, options);
       if (!pending.tokens.error.empty()) fail("{}", pending.tokens.error);
       pending.cost = prompt_tokens(pending.tokens.tokens());
     }

@@ -20,9 +20,11 @@ struct PendingRow {
   int64_t cost = 1;     // prompt tokens: what queues and forward-call budgets count
 };
 
-// Parses `line` (a trailing "\r" is dropped) and, but for mode generate, tokenizes it. A bad
-// line gives a row with its error, and its "id" when the line is an object with one.
-PendingRow read_pending_row(const ScoringEngine& engine, std::string& line, int64_t line_number, ScoringMode mode);
+// Parses `line` (a trailing "\r" is dropped) and, but for mode generate, tokenizes it (cut as
+// options.truncate says when too long). A bad line gives a row with its error, and its "id"
+// when the line is an object with one.
+PendingRow read_pending_row(const ScoringEngine& engine, std::string& line, int64_t line_number,
+                            const ScoringOptions& options);
 
 // A line that was never parsed (e.g. too long to read): a row holding only its error.
 PendingRow pending_error_row(int64_t line_number, std::string error);

@@ -34,8 +34,9 @@ struct StreamHooks {
   std::function<void(int64_t line_number, const ScoringRow& row, const RowResult& result)> scored_row;
 };
 
-// `write` receives the output, whole lines at a time, in input order.
+// `write` receives the output, whole lines at a time, in input order: scored lines
+// (row_result_to_json), or with `echo` the rows with their scores (echoed_row_to_json).
 StreamStats score_stream(const ScoringEngine& labeler, LineReader& in, const std::function<void(std::string_view)>& write,
-                         const ScoringOptions& options, const StreamHooks& hooks = {});
+                         const ScoringOptions& options, const StreamHooks& hooks = {}, bool echo = false);
 
 }  // namespace sift

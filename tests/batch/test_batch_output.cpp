@@ -11,6 +11,7 @@
 #include "batch/durable_file.h"
 #include "compressed_files.h"
 #include "core/error.h"
+#include "label/content_hash.h"
 
 namespace sift::batch {
 namespace {
@@ -18,6 +19,8 @@ namespace {
 using ::testing::HasSubstr;
 using sift::testing::batch_test_dir;
 using sift::testing::read_test_file;
+using sift::testing::write_test_file;
+using ::testing::AllOf;
 
 std::vector<std::string> sample_lines(size_t n) {
   std::vector<std::string> lines;
@@ -123,7 +126,7 @@ TEST_P(ResumedOutput, FromAnyCheckpointWritesTheUninterruptedBytes) {
     const auto killed = killed_run(path, lines, zstd, 1100, k);
     if (!killed) break;
     const auto [done, state] = *killed;
-    auto out = resume_batch_output(path, zstd, state);
+    auto out = resume_batch_output(path, zstd, state, "OUT.progress");
     for (size_t i = done; i < lines.size(); ++i) out->append_line(lines[i]);
     out->finish();
     EXPECT_EQ(read_test_file(path), reference) << "resumed after " << done << " lines";
@@ -140,12 +143,84 @@ TEST(BatchOutput, ExistingFilesAreNeverOverwrittenAndShortFilesRefused) {
   write_whole(path, sample_lines(3), false);
   EXPECT_THROW(create_batch_output(path, false), Error);
   EXPECT_EQ(read_test_file(path), joined(sample_lines(3)));
+  OutputState past_the_end;
+  past_the_end.file.bytes = int64_t(read_test_file(path).size()) + 5;
   try {
-    resume_batch_output(path, false, {int64_t(read_test_file(path).size()) + 5, 0});
+    resume_batch_output(path, false, past_the_end, "OUT.progress");
     FAIL() << "a checkpoint past the end of OUT";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("changed outside sift batch"));
   }
+}
+
+// The digest is the plain SHA-256 of the bytes (OpenSSL's, an independent implementation),
+// whatever the pieces they come in; resumed from a checkpoint's midstate in another
+// FileDigest, reading only the bytes after it, it goes on to the same digest.
+TEST(FileDigest, IsTheSha256OfTheBytesAndResumesFromItsMidstate) {
+  std::string bytes;
+  for (int i = 0; bytes.size() < size_t(5) * kMidstateBytes / 2; ++i) bytes += std::to_string(i * 7919) + "\n";
+  FileDigest whole;
+  for (size_t at = 0; at < bytes.size(); at += 100003) whole.add(std::string_view(bytes).substr(at, 100003));
+  EXPECT_EQ(whole.checkpoint().sha256, label::sha256_hex(bytes));
+  EXPECT_EQ(empty_file_checkpoint().sha256, label::sha256_hex(""));
+  const auto path = batch_test_dir() / "digested";
+  write_test_file("digested", bytes);
+  for (int64_t cut : {int64_t(0), int64_t(1), kMidstateBytes - 1, kMidstateBytes, kMidstateBytes + 65,
+                      2 * kMidstateBytes + 12345}) {
+    SCOPED_TRACE(cut);
+    FileDigest first;
+    first.add(std::string_view(bytes).substr(0, size_t(cut)));
+    const FileCheckpoint checkpoint = first.checkpoint();
+    EXPECT_EQ(checkpoint.bytes, cut);
+    EXPECT_EQ(checkpoint.midstate.bytes, cut / kMidstateBytes * kMidstateBytes);
+    EXPECT_TRUE(midstate_in_place(checkpoint));
+    FileDigest resumed = FileDigest::resume(path, checkpoint, "OUT.progress");
+    resumed.add(std::string_view(bytes).substr(size_t(cut)));
+    EXPECT_EQ(resumed.checkpoint(), whole.checkpoint());
+  }
+}
+
+// A resume checks OUT and its tail file against the checkpoint before it cuts anything:
+// a byte changed after the midstate, a wrong length or a wrong digest is refused, naming the
+// file and the progress file, and both files are left byte for byte as they were.
+TEST_P(ResumedOutput, AChangedFileIsRefusedAndLeftAsItWas) {
+  const bool zstd = GetParam();
+  const auto lines = sample_lines(12000);
+  const auto path = fresh_path(zstd ? "changed.jsonl.zst" : "changed.jsonl");
+  // Plain: past the first MiB; zstd: a frame in OUT and lines pending.
+  const auto killed = killed_run(path, lines, zstd, 1100, zstd ? 6 : 7);
+  ASSERT_TRUE(killed);
+  const OutputState state = killed->second;
+  ASSERT_GT(state.file.bytes, 0);
+  ASSERT_GT(zstd ? state.pending.bytes : state.file.midstate.bytes, 0);
+  // Byte `at` of `changed` flipped (none when at < 0), then a resume from `recorded`.
+  const auto refused = [&](const std::filesystem::path& changed, int64_t at, const OutputState& recorded) {
+    std::string bytes = read_test_file(changed);
+    if (at >= 0) bytes[size_t(at)] ^= 1;
+    write_test_file(changed.filename().string(), bytes);
+    const std::string out = read_test_file(path), tail = zstd ? read_test_file(tail_file_path(path)) : "";
+    try {
+      resume_batch_output(path, zstd, recorded, "OUT.progress");
+      ADD_FAILURE() << "resumed from a changed " << changed;
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), AllOf(HasSubstr(changed.string()), HasSubstr("OUT.progress")));
+    }
+    EXPECT_TRUE(read_test_file(path) == out) << "OUT was changed";
+    EXPECT_TRUE(!zstd || read_test_file(tail_file_path(path)) == tail) << "the tail file was changed";
+    if (at >= 0) bytes[size_t(at)] ^= 1;
+    write_test_file(changed.filename().string(), bytes);
+  };
+  refused(path, state.file.bytes - 1, state);  // OUT's last checkpointed byte
+  if (zstd) refused(tail_file_path(path), state.pending.bytes / 2, state);
+  OutputState wrong_digest = state;
+  wrong_digest.file.sha256[0] = wrong_digest.file.sha256[0] == 'a' ? 'b' : 'a';
+  refused(path, -1, wrong_digest);
+  OutputState too_long = state;
+  too_long.file.bytes += 1 << 20;
+  too_long.file.midstate.bytes += 1 << 20;
+  refused(path, -1, too_long);
+  // Unchanged, it resumes.
+  EXPECT_NO_THROW(resume_batch_output(path, zstd, state, "OUT.progress"));
 }
 
 TEST(DurableFile, ReplacesAtomically) {

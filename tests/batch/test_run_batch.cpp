@@ -160,7 +160,7 @@ TEST(RunBatch, ErrorsMaxStopsThenResumeFinishesTheJob) {
   ASSERT_TRUE(stopped);
   EXPECT_EQ(stopped->totals.rows, 99);
   EXPECT_EQ(stopped->totals.errors, 2);
-  EXPECT_TRUE(same_text(read_test_file(options.output), reference_output().substr(0, size_t(stopped->output.output_bytes))));
+  EXPECT_TRUE(same_text(read_test_file(options.output), reference_output().substr(0, size_t(stopped->output.file.bytes))));
   options.errors_max = 10;
   options.resume = true;
   const BatchSummary summary = run(options);

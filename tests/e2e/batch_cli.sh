@@ -24,7 +24,7 @@ make_tiny_labeler "$SIFT" "$SRC" "$WORK/other_weights" 6  # same sift.json and v
 PYTHONPATH="$SRC/tests/e2e/lib" python3 - "$SIFT" "$MODEL" "$WORK" <<'PY'
 import json, os, shutil, subprocess, sys
 from batch_checks import (Batch, check, make_rows, write, write_gzip_members, zstd_compress, zstd_decompress,
-                          read_bytes, progress_of)
+                          read_bytes, progress_of, progress_text)
 sift_bin, model, work = sys.argv[1:4]
 batch = Batch(sift_bin, model)
 env = dict(os.environ, OMP_NUM_THREADS="1")
@@ -75,13 +75,20 @@ check(out[300]["line"] == 301 and "longer than 64 MiB" in out[300]["error"], f"t
 check(any(e.get("id") == "bad-query" for e in errors), "an error line keeps the row's id")
 check("sift batch: " in err or summary, "stderr")
 
-# Input fields named like output fields do not pass through; the run says so once.
+# Input fields named like output fields pass through as input_<name> (the input's reference
+# labels beside the labeler's); one whose input_<name> is taken too is left out, said once.
 write(f"{work}/labels.jsonl", '{"id": 1, "query": "q", "items": ["a"], "labels": [1], "scores": 3}\n' * 3)
 summary, err, _ = batch.run(f"{work}/labels.jsonl", f"{work}/labels_out.jsonl", "--threads", "1", env=env)
 first = json.loads(open(f"{work}/labels_out.jsonl").readline())
 check(len(first["labels"]) == 1 and isinstance(first["labels"][0], bool) and isinstance(first["scores"], list),
-      f"sift's own fields win: {first}")
-check(err.count('input field "labels" is not passed through') == 1 and 'input field "scores"' in err, err)
+      f"sift's own fields keep their names: {first}")
+check(first["input_labels"] == [1] and first["input_scores"] == 3, f"the input's fields kept as input_*: {first}")
+check("not passed through" not in err, err)
+write(f"{work}/both.jsonl", '{"id": 1, "query": "q", "items": ["a"], "labels": [1], "input_labels": [0]}\n' * 3)
+summary, err, _ = batch.run(f"{work}/both.jsonl", f"{work}/both_out.jsonl", "--threads", "1", env=env)
+first = json.loads(open(f"{work}/both_out.jsonl").readline())
+check(first["input_labels"] == [0] and len(first["labels"]) == 1, f"{first}")
+check(err.count('input field "labels" is not passed through') == 1, err)
 
 # 2. Compressed input, detected by content (whatever the name): the same output.
 inputs_compressed = {
@@ -132,7 +139,7 @@ half = f"{work}/half.jsonl"
 shutil.copy(f"{work}/capped.jsonl", half)  # a complete job; make it look unfinished
 p = progress_of(f"{work}/capped.jsonl")
 p.update(complete=False)
-json.dump(p, open(half + ".progress", "w"))
+write(half + ".progress", progress_text(p))  # a checksum made for the change
 other_input = write(f"{work}/other_rows.jsonl", text + '{"id": "extra", "query": "q", "items": []}\n')
 for what, args, needle in [
         ("threshold", ["--threshold", "0.3"], "threshold is 0.3 in this run, 0.5 in the job"),
@@ -151,6 +158,24 @@ for what, args, needle in [
 _, err, code = batch.run(other_input, half, *Q, "--resume", ok=False, env=env)
 check(code != 0 and "input is" in err, f"another input: {err}")
 check(read_bytes(half) == out_bytes, "a refused resume touched the output")
+
+# 7b. Two runs of one job: the second fails at once naming the first (held stopped here, with
+#     its lock taken), and leaves its output alone; the first then finishes the job.
+import signal, time
+twice, many_rows = f"{work}/twice.jsonl", write(f"{work}/many_rows.jsonl", text.replace(long_line, "") * 4)
+first = subprocess.Popen(batch.args(many_rows, twice, *Q), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+deadline = time.time() + 60
+while not os.path.exists(twice + ".progress") and time.time() < deadline and first.poll() is None:
+    time.sleep(0.01)
+first.send_signal(signal.SIGSTOP)
+held = read_bytes(twice)
+_, err, code = batch.run(many_rows, twice, *Q, "--resume", ok=False, env=env)
+check(code == 1 and "another run is writing it" in err and f"pid {first.pid}" in err, f"a second run: {code} {err}")
+check(read_bytes(twice) == held, "the second run touched the first one's output")
+first.send_signal(signal.SIGCONT)
+_, first_err = first.communicate(timeout=300)
+p = progress_of(twice)
+check(first.returncode == 0 and p["complete"] and p["rows"] == 4 * (n_lines - 1), f"the first run: {first_err} {p}")
 
 # 8. --resume of a complete job does nothing; the same command again is harmless.
 summary, err, _ = batch.run(rows, f"{work}/out.jsonl", "--threads", "1", "--resume", env=env)

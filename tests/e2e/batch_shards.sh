@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End to end: `sift batch --shard K/N` on N "machines" (separate runs, other thread counts)
 # and `sift batch merge` give the bytes of one unsharded run, for plain and zstd outputs and
-# more shards than some get rows; merge refuses a missing, repeated, unfinished, altered or
-# foreign shard, and an existing output.
+# more shards than some get rows; merge refuses a missing, repeated, unfinished, altered (a
+# byte changed without changing its length too: each shard's SHA-256 is checked) or foreign
+# shard, a changed or earlier sift's progress file, and an existing output.
 # Usage: bash batch_shards.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -96,6 +97,19 @@ shutil.copy(shards[2] + ".progress", f"{work}/altered.jsonl.progress")
 with open(f"{work}/altered.jsonl", "a") as f:
     f.write('{"id": "sneaked in"}\n')
 refused(f"{work}/m6.jsonl", [shards[0], shards[1], f"{work}/altered.jsonl"], "changed after its job completed")
+# An edit that keeps the shard's length (a score's digit, early in the file): its SHA-256 differs.
+same_length = bytearray(read_bytes(shards[2]))
+at = same_length.index(b'"scores":[0.') + len(b'"scores":[0.')
+same_length[at] = ord("1") if same_length[at] != ord("1") else ord("2")
+write(f"{work}/altered.jsonl", same_length.decode())
+refused(f"{work}/m6b.jsonl", [shards[0], shards[1], f"{work}/altered.jsonl"], "do not have the SHA-256")
+# A shard's progress file changed (its checksum no longer matches), and an earlier sift's.
+shutil.copy(shards[2], f"{work}/altered.jsonl")
+progress_text = open(shards[2] + ".progress").read()
+write(f"{work}/altered.jsonl.progress", progress_text.replace('"errors": ', '"errors": 1'))
+refused(f"{work}/m6c.jsonl", [shards[0], shards[1], f"{work}/altered.jsonl"], "checksum does not match")
+write(f"{work}/altered.jsonl.progress", '{"format": "sift.batch-progress/1"}\n')
+refused(f"{work}/m6d.jsonl", [shards[0], shards[1], f"{work}/altered.jsonl"], "written by an earlier sift")
 write(f"{work}/no_progress.jsonl", "")
 refused(f"{work}/m7.jsonl", [f"{work}/no_progress.jsonl"], "no progress file")
 r = batch.merge(f"{work}/merged.jsonl", *shards, ok=False)

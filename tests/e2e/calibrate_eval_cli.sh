@@ -82,7 +82,7 @@ summary = json.loads(run("calibrate", "--model", model, "--input", val, "--targe
                          "--out-dir", outdir, "--in-place").stdout)
 check(summary["threshold"] == best_recall[0], f"recall threshold {summary['threshold']} != {best_recall[0]}")
 check(summary["old_threshold"] == best_f1[0], f"old threshold: {summary}")
-check(json.load(open(os.path.join(model, "sift.json")))["version"] == "e2e-1+cal2-recall=0.5", "second version")
+check(json.load(open(os.path.join(model, "sift.json")))["version"] == "e2e-1+cal2-recall-0.5", "second version")
 check(os.path.exists(os.path.join(outdir, "pr_curve.png")), "--out-dir curve")
 rescored = [json.loads(l) for l in run("score", "--model", model, "--input", plain).stdout.splitlines()]
 check([l for r in rescored for l in r["labels"]] == [s >= best_recall[0] for s in scores], "threshold not applied")
@@ -92,10 +92,21 @@ curve_before = open(os.path.join(model, "calibration", "pr_curve.tsv")).read()
 out = run("calibrate", "--model", model, "--input", val, "--target", "precision=1", "--in-place", ok=False)
 check(out.returncode != 0 and "cannot be met" in out.stderr and "best achievable precision" in out.stderr,
       f"unreachable: {out.stderr}")
-check(json.load(open(os.path.join(model, "sift.json")))["version"] == "e2e-1+cal2-recall=0.5", "failed run wrote")
+check(json.load(open(os.path.join(model, "sift.json")))["version"] == "e2e-1+cal2-recall-0.5", "failed run wrote")
 check(open(os.path.join(model, "calibration", "pr_curve.tsv")).read() == curve_before, "failed run rewrote the curve")
+# Rows of one class cannot place a threshold: all YES is refused as all NO is, nothing written.
+for value, want in ((1, f"all {len(scores)} items have a YES reference label"), (0, "recall is undefined")):
+    one_class = os.path.join(work, f"one_class_{value}.jsonl")
+    open(one_class, "w").write("".join(json.dumps(dict(r, labels=[value] * len(r["labels"]))) + "\n" for r in rows))
+    sift_json_before = open(os.path.join(model, "sift.json")).read()
+    out = run("calibrate", "--model", model, "--input", one_class, "--in-place", ok=False)
+    check(out.returncode == 1 and want in out.stderr, f"one class ({value}): {out.returncode} {out.stderr}")
+    check(open(os.path.join(model, "sift.json")).read() == sift_json_before, f"one class ({value}) wrote sift.json")
+    check(open(os.path.join(model, "calibration", "pr_curve.tsv")).read() == curve_before, "one class: curve rewritten")
+    out = run("calibrate", "--model", model, "--input", one_class, "--out", os.path.join(work, "one_class_copy"), ok=False)
+    check(out.returncode == 1 and not os.path.exists(os.path.join(work, "one_class_copy")), f"one class --out: {out.stderr}")
 history = json.load(open(os.path.join(model, "sift.json")))["calibrations"]
-check([h["version"] for h in history] == ["e2e-1+cal1-f1", "e2e-1+cal2-recall=0.5"], f"history: {history}")
+check([h["version"] for h in history] == ["e2e-1+cal1-f1", "e2e-1+cal2-recall-0.5"], f"history: {history}")
 check([h["previous_threshold"] for h in history] == [0.5, best_f1[0]], f"history thresholds: {history}")
 import re  # the one time format of sift (core/utc_time.h), as the label store writes it
 check(all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", h["calibrated_at"]) for h in history),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: the command line behaves one way for every command (README "Usage"):
+# End to end: the command line behaves one way for every command (docs/cli.md):
 # global options before or after the subcommand, exit codes 0/1/2 with one "sift: error:" line,
 # stdin for every --input, one-line JSON reports (--pretty), provenance on scored lines,
 # --strict, --quiet, sift --version, calibrate's --dry-run / --out / --in-place and history,
@@ -74,7 +74,8 @@ run("eval", "--model", model, "--threshold", "nan", code=2)
 run("nosuchcommand", code=2)
 
 # Every decimal flag (FLOAT in a --help) of every command and subcommand, sift-train's too when
-# built: NaN and infinity are usage errors naming the flag; every thread-count flag refuses 0.
+# built: NaN and infinity are usage errors naming the flag; every thread-count flag refuses 0;
+# every text flag given an empty value is a usage error naming it (never its default).
 import re
 def help_of(path):
     out = subprocess.run([sift, *path, "--help"], capture_output=True, text=True)
@@ -85,11 +86,12 @@ def command_paths(path=()):
     listed = usage.split("Subcommands:")[1] if "Subcommands:" in usage else ""
     for name in re.findall(r"^  ([a-z][a-z-]*)  ", listed, re.M):
         yield from command_paths(path + (name,))
-decimal_flags, thread_flags = [], []
+decimal_flags, thread_flags, text_flags = [], [], []
 for path in command_paths():
     usage = help_of(path)
     decimal_flags += [(path, f) for f in re.findall(r"^\s+(?:-\w,)?(--[a-z0-9-]+)(?:,\S+)? FLOAT\b", usage, re.M)]
     thread_flags += [(path, f) for f in re.findall(r"^\s+(--[a-z-]*threads) INT\b", usage, re.M)]
+    text_flags += [(path, f) for f in re.findall(r"^\s+(--[a-z0-9-]+) TEXT(?: REQUIRED| \.\.\.)?(?:\s|$)", usage, re.M)]
 for expected in [(("batch",), "--checkpoint-seconds"), (("serve",), "--max-body-mb"), (("loadgen",), "--p99-ms"),
                  (("synth",), "--noise"), (("label",), "--stop-below"), (("make-checkpoint",), "--rope-theta")]:
     check(expected in decimal_flags, f"{expected} not found in --help: {decimal_flags}")
@@ -101,6 +103,11 @@ for path, flag in decimal_flags:
         check(out.stderr.startswith(f"sift: error: {flag}: must be a "), f"{path} {flag} {value}: {out.stderr}")
 for path, flag in thread_flags:
     check(run(*path, flag, "0", code=2).stderr.startswith(f"sift: error: {flag}: "), f"{path} {flag} 0")
+check({(("init",), "--artifact-version"), (("init",), "--instruction"), (("score",), "--output"),
+       (("batch", "merge"), "--output")} <= set(text_flags), f"text flags: {text_flags}")
+for path, flag in text_flags:
+    out = run(*path, flag, "", code=2, cwd=work)
+    check(out.stderr.startswith(f"sift: error: {flag}: the value is empty"), f"{path} {flag} '': {out.stderr}")
 
 # Bad values the library finds are usage errors too (exit 2), found before any work.
 new_dir = os.path.join(work, "synth-new")
@@ -150,6 +157,23 @@ out = run("score", "--model", model, "-q", stdin=bad)
 check(json.loads(out.stdout.splitlines()[-1])["line"] == 31, "error line in place")
 out = run("score", "--model", model, "--strict", stdin=bad, code=1)
 check(out.stdout.count("\n") == 31 and "--strict" in out.stderr, f"--strict: {out.stderr}")
+# The commands that leave a bad row out of a report (cost, eval, calibrate): the report of the
+# good rows without --strict; with it, exit 1 and nothing written: no report, no file.
+for command, extra in (("cost", []), ("eval", ["--shuffles", "0"]), ("calibrate", ["--dry-run"])):
+    out = run(command, "--model", model, "-q", *extra, stdin=bad)
+    check(json.loads(out.stdout)["errors"] == 1 and "(row left out)" in out.stderr, f"{command} without --strict: {out}")
+    check(json.loads(run(command, "--model", model, "-q", "--strict", *extra, stdin=text).stdout)["errors"] == 0,
+          f"{command} --strict on good rows")
+    state = snapshot(work)
+    out = run(command, "--model", model, "-q", "--strict", *extra, stdin=bad, code=1)
+    check(out.stdout == "" and "1 of 31 rows failed (left out, with the warnings above); --strict" in out.stderr and snapshot(work) == state,
+          f"{command} --strict: {out.stdout!r} {out.stderr}")
+strict_copy = os.path.join(work, "strict-copy")
+for mode in (["--out", strict_copy], ["--in-place"]):
+    state = snapshot(work)
+    out = run("calibrate", "--model", model, "-q", "--strict", *mode, stdin=bad, code=1)
+    check(out.stdout == "" and snapshot(work) == state and not os.path.exists(strict_copy),
+          f"calibrate --strict {mode} wrote something: {out.stderr}")
 
 # Progress: a summary line on stderr (not a terminal: plain lines); nothing with --quiet.
 out = run("score", "--model", model, "--input", rows_path)
@@ -213,7 +237,7 @@ run("calibrate", "--model", model, "--input", rows_path, "--in-place", "-q")
 run("calibrate", "--model", model, "--input", rows_path, "--in-place", "--target", "recall=0.9", "-q")
 art = json.load(open(os.path.join(model, "sift.json")))
 history = art["calibrations"]
-check([h["version"] for h in history] == ["e2e-1+cal1-f1", "e2e-1+cal2-recall=0.9"], f"history: {history}")
+check([h["version"] for h in history] == ["e2e-1+cal1-f1", "e2e-1+cal2-recall-0.9"], f"history: {history}")
 check(history[0]["previous_version"] == "e2e-1" and history[0]["previous_threshold"] == 0.5, f"{history[0]}")
 check(history[1]["previous_threshold"] == history[0]["threshold"] and art["threshold"] == history[1]["threshold"], f"{art}")
 check(art["note"] == "kept across versions", "other fields kept")

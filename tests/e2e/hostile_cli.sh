@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: no input, file or flag destroys data or takes a run down (issue 17's reproducers
+# End to end: no input, file or flag destroys data or takes a run down (hostile reproducers
 # through the CLI):
 #  - an output that is one of the inputs, by name, hard link, symlink or stdout redirect, is
 #    refused and the input is left byte for byte (score, prompt, labels export, tokenizer

@@ -2,7 +2,8 @@
 # End to end: `sift label` and `sift labels` on a SQLite store, with a tiny random labeler
 # (tests/e2e/lib/tiny_labeler.sh) on a small synthetic world (`sift synth`): the rounds
 # rule, the same ranking as synth's BM25, incremental skips, re-judging on changed text or
-# a new artifact version, --refresh, kill -9 then re-run, malformed rows, given candidates,
+# a new artifact version (and not on a changed catalog, --k or --weights), --refresh, kill -9
+# then re-run, malformed rows, given candidates,
 # shards, --weights q8 (the scores of `sift score --weights q8`), and bad command lines
 # (usage errors, exit 2).
 # Usage: bash label_cli.sh <sift-binary> <source-dir>
@@ -92,6 +93,32 @@ for p in profiles_rows:
     if p["id"] != changed[3]["id"]:
         check(after[p["id"]] == first_run[p["id"]], f"{p['id']} was rewritten though unchanged")
 check(after[changed[3]["id"]][0]["run_id"] != first_run[changed[3]["id"]][0]["run_id"], "changed member rewritten")
+
+# 5b. A changed catalog, other loop options (--k) or another --weights do not re-judge a
+# stored member by themselves; --refresh does, with them.
+changed_profiles = f"{work}/changed.jsonl"
+stored = sift.export(store)
+renamed_catalog = f"{work}/renamed_catalog.jsonl"
+with open(renamed_catalog, "w") as f:
+    for line in open(f"{world}/catalog.jsonl"):
+        entry = json.loads(line)
+        f.write(json.dumps(dict(entry, name=entry["name"] + " (renamed)")) + "\n")
+renamed = Sift(sift_bin, model, renamed_catalog)
+K5 = ["--k", "5", "--max-rounds", "4", "--stop-below", "0.5"]
+for what, runner, options in (("a changed catalog", renamed, OPTS), ("--k 5", sift, K5),
+                              ("--weights q8", sift, [*OPTS, "--weights", "q8"])):
+    summary, _ = runner.label(changed_profiles, store, *options)
+    check(summary["judged"] == 0 and summary["skipped_unchanged"] == 31, f"{what} re-judged by itself: {summary}")
+    check(sift.export(store) == stored, f"{what} rewrote the store")
+summary, _ = renamed.label(changed_profiles, store, *OPTS, "--refresh")
+check(summary["judged"] == 31 and summary["skipped_unchanged"] == 0, f"--refresh, changed catalog: {summary}")
+refreshed = sift.export(store)
+check(all(r["name"].endswith(" (renamed)") for r in refreshed), "--refresh judged the changed catalog's names")
+summary, _ = sift.label(changed_profiles, store, *K5, "--weights", "q8", "--refresh")
+check(summary["judged"] == 31, f"--refresh, --k 5 --weights q8: {summary}")
+check_rounds(sift.export(store), 5, 0.5)
+last_run = json.loads(sqlite3.connect(store).execute("SELECT options FROM runs ORDER BY started_at DESC").fetchone()[0])
+check(last_run["k"] == 5 and last_run["weights"] == "q8", f"the refresh ran with its options: {last_run}")
 
 # 6. A new artifact version re-judges everything; --refresh too, with the same scores.
 artifact = json.load(open(f"{model}/sift.json"))

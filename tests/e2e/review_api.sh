@@ -155,10 +155,14 @@ with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/k
     status, _, body = post({"member": first["member"], "qualification": first["qualification"], "verdict": "wrong"})
     check(status == 200 and body["review"]["verdict"] == "wrong" and body["review"]["reviewer"] == "ann", f"{body}")
     check(body["review"]["score"] == first["score"] and body["review"]["true_label"] == (not first["label"]), f"{body}")
-    status, _, body = post({"member": second["member"], "qualification": second["qualification"], "verdict": "right"},
+    # The second verdict makes the opposite true label of the first, so the training rows hold
+    # a YES and a NO (sift calibrate needs both).
+    second_verdict = "right" if second["label"] == first["label"] else "wrong"
+    second_true = int(second["label"]) if second_verdict == "right" else int(not second["label"])
+    status, _, body = post({"member": second["member"], "qualification": second["qualification"], "verdict": second_verdict},
                            None, bearer)
     check(status == 403, "Bearer needs the CSRF token too")
-    status, _, body = post({"member": second["member"], "qualification": second["qualification"], "verdict": "right"},
+    status, _, body = post({"member": second["member"], "qualification": second["qualification"], "verdict": second_verdict},
                            csrf, bearer)
     check(status == 200, f"second verdict: {status} {body}")
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
@@ -166,7 +170,7 @@ with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/k
                       "ORDER BY reviewed_at").fetchall()
     version = json.load(open(f"{labeler}/sift.json"))["version"]
     check(rows == [(first["member"], first["qualification"], "ann", "wrong", first["score"], int(first["label"]), version),
-                   (second["member"], second["qualification"], "ann", "right", second["score"], int(second["label"]),
+                   (second["member"], second["qualification"], "ann", second_verdict, second["score"], int(second["label"]),
                     version)], f"reviews table: {rows}")
     db.close()
     check(export(sift, store) == judged, "verdicts never change the stored judgments")
@@ -202,7 +206,8 @@ rows = export(sift, store, "--reviewed")
 check(len(rows) == len({first["member"], second["member"]}), f"one row per member: {rows}")
 pairs = {(r["id"], item["id"]): label for r in rows for item, label in zip(r["items"], r["labels"])}
 check(pairs == {(first["member"], first["qualification"]): int(not first["label"]),
-                (second["member"], second["qualification"]): int(second["label"])}, f"true labels: {pairs}")
+                (second["member"], second["qualification"]): second_true}, f"true labels: {pairs}")
+check(sorted(pairs.values()) == [0, 1], "a YES and a NO to calibrate on")
 check(all(r["query"] == profiles[r["id"]] for r in rows), "query = the profile text")
 with open(f"{work}/reviewed.jsonl", "w") as f:
     for r in rows:

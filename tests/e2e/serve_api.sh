@@ -5,7 +5,9 @@
 # off, and with rows split over several forward calls; /v1/rerank and /v1/score (SGLang's
 # request bodies from its docs and tests, text and token ids, apply_softmax, item_first)
 # agree with /v1/label; /v1/models and /metrics; --weights q8 gives `sift score --weights q8`'s
-# bits; sift loadgen (a bad row is left out with a warning; --pretty).
+# bits; sift loadgen (a bad row is left out with a warning; --pretty). While the model loads
+# (its sift.json a FIFO the test writes when it chooses) the port is known (--port-file, the
+# first log line), /health is 503 "loading" and every /v1 route 503 with Retry-After.
 # Usage: bash serve_api.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -20,8 +22,8 @@ make_tiny_labeler "$SIFT" "$SRC" "$WORK/labeler" 5
 cp "$WORK/labeler/tokenizer.json" "$WORK/labeler/sift.json" "$WORK/wide/"
 
 PYTHONPATH="$SRC/tests/e2e/lib" OMP_NUM_THREADS=1 python3 - "$SIFT" "$WORK" <<'PY'
-import json, random, sys, threading
-from serve_client import Server, check, sift_score, tokenize
+import json, os, random, shutil, sys, threading
+from serve_client import Server, check, check_histograms, sift_score, tokenize
 sift, work = sys.argv[1:3]
 model = f"{work}/labeler"
 artifact = json.load(open(f"{model}/sift.json"))
@@ -44,6 +46,32 @@ def label(server, row, **extra):
 def same_bits(got, want, what):
     check(got["scores"] == want["scores"] and got["labels"] == want["labels"], f"{what}: {got} vs {want}")
 
+# 0. While the model loads: the labeler's sift.json is a FIFO, so loading waits until this
+# test writes it.
+loading = f"{work}/loading"
+os.mkdir(loading)
+for name in ("config.json", "model.safetensors", "tokenizer.json"):
+    shutil.copy(f"{model}/{name}", loading)
+os.mkfifo(f"{loading}/sift.json")
+server = Server(sift, loading, "--threads", "1", healthy=False)
+first_line = server.read_log().splitlines()[0]
+check(first_line == f"sift serve: listening on http://127.0.0.1:{server.port}; loading {loading}",
+      f"the first log line names the bound port {server.port}: {first_line}")
+status, headers, body = server.request("GET", "/health")
+check(status == 503 and body == {"status": "loading"}, f"/health while loading: {status} {body}")
+for method, path, request in [("POST", "/v1/label", {"query": "q", "items": ["a"]}), ("GET", "/v1/models", None),
+                              ("POST", "/v1/score", {"query": "q", "items": ["a"], "label_token_ids": [1]}),
+                              ("POST", "/v1/rerank", {"query": "q", "documents": ["a"]})]:
+    status, headers, body = server.request(method, path, request)
+    check(status == 503 and headers.get("Retry-After") == "1" and body["type"] == "ServiceUnavailableError"
+          and "loading" in body["message"], f"{method} {path} while loading: {status} {headers} {body}")
+with open(f"{loading}/sift.json", "w") as f:
+    f.write(json.dumps(artifact))
+server.wait_healthy()
+check(server.post("/v1/label", rows[0])[2]["scores"] == reference[0]["scores"], "scores once loaded")
+check(server.stop() == 0, f"sift serve exited non-zero: {server.read_log()}")
+server.close()
+
 # 1. Concurrent clients: every response has the bits of `sift score`; several requests share calls.
 with Server(sift, model, "--threads", "1") as server:
     failures = []
@@ -65,6 +93,7 @@ with Server(sift, model, "--threads", "1") as server:
     check(calls > 0 and single < calls, f"dynamic batching: some forward call holds several requests ({single} of {calls} single)")
     check(server.metric('sift_requests_total{route="/v1/label",status="200"}') == 8 * 3 * len(rows), "requests counted")
     check(server.metric("sift_queue_requests") == 0 and server.metric("sift_labels_total") > 0, "queue drained, labels counted")
+    check(check_histograms(server.request("GET", "/metrics")[2]) >= 5, "every histogram series is consistent")
 
     # 2. Every mode gives the same bits (generate: hard decisions).
     for mode in ["independent", "prefix"]:
@@ -195,9 +224,10 @@ with Server(sift, model, "--threads", "1") as server:
     r = loadgen("--route", "score", "--label-token-ids", "1,2", "--rate", "20", "--duration", "0.5")
     check(r["ok"] > 0 and r["errors"] == {}, f"score route: {r}")
     r = loadgen("--find-max", "--p99-ms", "300", "--rate", "20", "--duration", "0.5", "--bisect-steps", "1")
+    # Which trials hold p99 <= 300 ms depends on the machine's load; the search must agree with them.
     held = [t for t in r["trials"] if t["errors"] == {} and t["latency_ms"]["p99"] <= 300]
-    check(r["max_rate"] == max(t["rate"] for t in held) and len(r["trials"]) >= 2 and r["labels_per_s"] > 0,
-          f"find-max: {r}")
+    check(r["max_rate"] == max((t["rate"] for t in held), default=0) and len(r["trials"]) >= 2
+          and (r["labels_per_s"] > 0) == bool(held), f"find-max: {r}")
     # Rows split by the one line rule: bare "\r" endings are three rows, not one unreadable line.
     cr_file = f"{work}/rows_cr.jsonl"
     with open(cr_file, "w", newline="") as f:

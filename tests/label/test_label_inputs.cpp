@@ -159,7 +159,7 @@ TEST(Shard, ParsesKOverNAndSplitsMembersEvenlyAndDisjointly) {
   EXPECT_TRUE(Shard::parse("1/1").contains("anyone"));
 }
 
-TEST(Shard, IsTheFirst8BytesOfTheIdsSha256BigEndianModN) {  // the rule README states
+TEST(Shard, IsTheFirst8BytesOfTheIdsSha256BigEndianModN) {  // the rule docs/labeling.md states
   // SHA-256("abc") (FIPS 180-2's test vector) begins ba7816bf8f01cfea; "12345" begins 5994471abb01112a.
   for (const auto& [member, h] : {std::pair<std::string, uint64_t>{"abc", 0xba7816bf8f01cfeaULL},
                                   {"12345", 0x5994471abb01112aULL}})

@@ -1,28 +1,14 @@
 // A session allocates nothing once it has grown to the largest call it has seen: the
 // workspace and the KV cache are reused (model/session.h). Counted with a replaced global
-// operator new.
+// operator new (tests/common/allocation_counter.h).
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <numeric>
 
+#include "../common/allocation_counter.h"
 #include "golden_checkpoints.h"
 #include "model/model.h"
 #include "model/session.h"
-
-namespace {
-std::atomic<int64_t> g_allocations{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace sift {
 namespace {
@@ -62,19 +48,19 @@ TEST_P(SessionAllocations, NoneOnceGrownToTheLargestCall) {
   };
   run(large);  // warm-up: the session grows to this call
   run(small);
-  const int64_t before = g_allocations.load();
+  const int64_t before = testing::allocations_so_far().count;
   for (int repeat = 0; repeat < 5; ++repeat) {
     run(small);
     run(large);
   }
-  EXPECT_EQ(g_allocations.load() - before, 0) << "forward calls allocated after warm-up";
+  EXPECT_EQ(testing::allocations_so_far().count - before, 0) << "forward calls allocated after warm-up";
   // A larger call grows the session once; the next ones allocate nothing again.
   const Call larger(40, 8, 6);
   run(larger);
-  const int64_t after_growth = g_allocations.load();
+  const int64_t after_growth = testing::allocations_so_far().count;
   run(larger);
   run(small);
-  EXPECT_EQ(g_allocations.load() - after_growth, 0);
+  EXPECT_EQ(testing::allocations_so_far().count - after_growth, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Weights, SessionAllocations,

@@ -99,7 +99,32 @@ TEST(ScoreIo, KeepsOtherFieldsForPassThrough) {
   const ScoringRow row = parse_scoring_row(
       R"({"id": "m1", "query": "q", "items": ["a"], "member_id": 12345678901234, "meta": {"k": [1, 2.5]}, "labels": [1]})");
   EXPECT_EQ(row.passthrough, json::parse(R"({"member_id": 12345678901234, "meta": {"k": [1, 2.5]}, "labels": [1]})"));
-  EXPECT_EQ(shadowed_passthrough_fields(row), std::vector<std::string>{"labels"});
+  EXPECT_EQ(passthrough_name(row, "labels"), "input_labels") << "the input's labels beside the labeler's";
+  EXPECT_EQ(passthrough_name(row, "member_id"), "member_id");
+  EXPECT_TRUE(shadowed_passthrough_fields(row).empty());
+  const ScoringRow both = parse_scoring_row(R"({"query": "q", "items": ["a"], "labels": [1], "input_labels": [0]})");
+  EXPECT_EQ(passthrough_name(both, "labels"), "") << "input_labels is taken: the input's labels have no name";
+  EXPECT_EQ(shadowed_passthrough_fields(both), std::vector<std::string>{"labels"});
+}
+
+TEST(ScoreIo, EchoedLineIsTheRowWithItsScores) {
+  const ScoringRow row = parse_scoring_row(
+      R"({"id": 4, "query": "q", "items": [{"id": "x", "text": "a"}, "b"], "labels": [1, 0], "truth": [1, 1]})");
+  RowResult result;
+  result.scores = {0.25, 0.75};
+  result.labels = {false, true};
+  result.prefill_tokens = 9;
+  result.requests = 1;
+  const nlohmann::ordered_json provenance = {{"version", "v"}, {"threshold", 0.5}};
+  EXPECT_EQ(output_line_text(echoed_row_to_json(row, result, ScoringMode::Mis, provenance)),
+            R"({"id":4,"query":"q","items":[{"id":"x","text":"a"},"b"],"input_labels":[1,0],"truth":[1,1],)"
+            R"("item_ids":["x",null],"scores":[0.25,0.75],"labels":[false,true],)"
+            R"("usage":{"prefill_tokens":9,"requests":1},"artifact":{"version":"v","threshold":0.5}})");
+  // Read back as a row, it is the same row: the echoed line feeds what reads rows.
+  const ScoringRow again = parse_scoring_row(output_line_text(echoed_row_to_json(row, result, ScoringMode::Mis, provenance)));
+  EXPECT_EQ(again.query, row.query);
+  EXPECT_EQ(again.items, row.items);
+  EXPECT_EQ(again.item_ids, row.item_ids);
 }
 
 TEST(ScoreIo, BatchLineIsTheScoreLineWithPassThroughAndArtifact) {
@@ -113,15 +138,16 @@ TEST(ScoreIo, BatchLineIsTheScoreLineWithPassThroughAndArtifact) {
   const nlohmann::ordered_json provenance = {{"version", "v3+cal1"}, {"threshold", 0.37908427711695021}};
   const std::string line = batch_output_line(5, row, result, ScoringMode::Mis, provenance);
   // The sift score line's fields in its order, the pass-through fields, then the stamp; the
-  // input's "labels" gives way to the output's.
+  // input's "labels" are kept as "input_labels", beside the labeler's.
   EXPECT_EQ(line,
             R"({"id":"m1","item_ids":["x",null],"scores":[0.25,0.75],"labels":[false,true],)"
-            R"("usage":{"prefill_tokens":40,"requests":1},"member_id":7,"zz":null,)"
+            R"("usage":{"prefill_tokens":40,"requests":1},"input_labels":[1,0],"member_id":7,"zz":null,)"
             R"("artifact":{"version":"v3+cal1","threshold":0.3790842771169502}})");
   json parsed = json::parse(line);
   EXPECT_EQ(parsed["artifact"]["threshold"].get<double>(), 0.37908427711695021);  // every bit
   parsed.erase("member_id");
   parsed.erase("zz");
+  parsed.erase("input_labels");
   EXPECT_EQ(parsed, json::parse(row_result_to_json(row, result, ScoringMode::Mis, provenance).dump()));
 }
 

@@ -169,35 +169,5 @@ TEST_F(SharedQueryRunner, LabelProbabilitiesAgreeWithPYes) {
   }
 }
 
-TEST(QueryKvCache, EvictsTheLeastRecentlyUsedWithinItsBudget) {
-  const auto block = [](int64_t floats) {
-    auto b = std::make_shared<KvBlock>();
-    b->n_keys = 1;
-    b->keys.assign(static_cast<size_t>(floats / 2), 1.0f);
-    b->values.assign(static_cast<size_t>(floats / 2), 2.0f);
-    return std::shared_ptr<const KvBlock>(b);
-  };
-  QueryKvCache cache("v1", 3 * 400);  // three blocks of 100 floats (400 bytes)
-  cache.insert({1}, block(100));
-  cache.insert({2}, block(100));
-  cache.insert({3}, block(100));
-  EXPECT_NE(cache.find({1}), nullptr);  // 1 is now the most recent; 2 the least
-  cache.insert({4}, block(100));
-  EXPECT_EQ(cache.find({2}), nullptr);
-  EXPECT_NE(cache.find({1}), nullptr);
-  EXPECT_NE(cache.find({3}), nullptr);
-  EXPECT_NE(cache.find({4}), nullptr);
-  cache.insert({5}, block(1000));  // larger than the whole budget: not kept, nothing evicted
-  EXPECT_EQ(cache.find({5}), nullptr);
-  const QueryKvCacheStats stats = cache.stats();
-  EXPECT_EQ(stats.entries, 3);
-  EXPECT_EQ(stats.bytes, 1200);
-  EXPECT_EQ(stats.evictions, 1);
-  EXPECT_EQ(stats.hits, 4);
-  EXPECT_EQ(stats.misses, 2);
-  QueryKvCache other_version("v2", 3 * 400);
-  EXPECT_EQ(other_version.find({1}), nullptr) << "keys include the artifact version";
-}
-
 }  // namespace
 }  // namespace sift::serve

@@ -51,7 +51,7 @@ class LabelStoreTest : public ::testing::TestWithParam<Backend> {
       FAIL() << "no PostgreSQL server";
     }
     const std::string name = "store_test_" + std::to_string(++n_databases);
-    open_sql_database(g_server->uri(), OpenMode::write)->execute("CREATE DATABASE " + name);
+    open_sql_database(g_server->uri(), DatabaseAccess::write)->execute("CREATE DATABASE " + name);
     location_ = g_server->uri(name);
   }
   void TearDown() override {
@@ -140,7 +140,7 @@ std::string message_of(const std::function<void()>& fn) {
 }  // namespace
 
 TEST_P(LabelStoreTest, AVersion1StoreReadsAsItIsAndUpgradesInPlaceKeepingItsRows) {
-  write_version_1_store(*open_sql_database(location_, OpenMode::create));
+  write_version_1_store(*open_sql_database(location_, DatabaseAccess::write));
   std::optional<MemberLabels> old = open(LabelStore::Access::read)->member("m1");
   ASSERT_TRUE(old.has_value());
   EXPECT_FALSE(old->profile.has_value());
@@ -366,7 +366,7 @@ TEST_P(LabelStoreTest, RunsRecordTheirStartFinishAndFingerprint) {
   EXPECT_FALSE(store->other_fingerprint("v2", "sha256:aaa").has_value());
 
   // The runs table as a user reads it: finished_at stays NULL for a run that never finished.
-  auto db = open_sql_database(location_, OpenMode::write);
+  auto db = open_sql_database(location_, DatabaseAccess::read);
   std::vector<std::pair<std::string, bool>> runs;
   db->query("SELECT run_id, finished_at, pairs_judged FROM runs ORDER BY run_id", {}, [&](const SqlRow& row) {
     runs.emplace_back(as_text(row[0], "run_id"), is_null(row[1]));

@@ -99,6 +99,20 @@ TEST(ChooseOperatingPoint, UnreachablePrecisionNamesTheBestAchievable) {
   }
 }
 
+TEST(ChooseOperatingPoint, RowsOfOneClassAreRefusedForEveryTarget) {
+  // All YES: precision 1 everywhere, recall 1 at the lowest threshold: every target would
+  // label everything YES. (All NO: precision_recall_curve refuses, recall is undefined.)
+  const PrCurve curve = precision_recall_curve(std::vector<double>{0.9, 0.5, 0.4}, std::vector<bool>{true, true, true});
+  for (const char* target : {"f1", "precision=0.9", "recall=0.5"}) {
+    try {
+      choose_operating_point(curve, parse_calibration_target(target));
+      ADD_FAILURE() << target << ": chose a threshold on YES labels alone";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), AllOf(HasSubstr("all 3 items have a YES reference label"), HasSubstr("NO labels too")));
+    }
+  }
+}
+
 TEST(PrecisionRecallCurve, RejectsBadInput) {
   auto message = [](std::vector<double> scores, std::vector<bool> reference) -> std::string {
     try {
@@ -203,8 +217,9 @@ TEST_F(CalibrationFiles, MissingGnuplotIsAClearError) {
 
 TEST(CalibratedVersion, CountsCalibrationsOnTheBaseVersion) {
   EXPECT_EQ(calibrated_version("3", "f1"), "3+cal1-f1");
-  EXPECT_EQ(calibrated_version("3+cal1-f1", "precision=0.9"), "3+cal2-precision=0.9");
-  EXPECT_EQ(calibrated_version("v2+cal12-recall=0.8", "f1"), "v2+cal13-f1");
+  EXPECT_EQ(calibrated_version("3+cal1-f1", "precision=0.9"), "3+cal2-precision-0.9") << "words, no '='";
+  EXPECT_EQ(calibrated_version("3+cal2-precision-0.9", "recall=0.8"), "3+cal3-recall-0.8");
+  EXPECT_EQ(calibrated_version("v2+cal12-recall=0.8", "f1"), "v2+cal13-f1") << "an older sift's version counts too";
   EXPECT_EQ(calibrated_version("v+calx", "f1"), "v+calx+cal1-f1");
   EXPECT_EQ(calibrated_version("a+cal1-f1+cal2-x", "f1"), "a+cal1-f1+cal3-f1") << "the last suffix counts";
   EXPECT_EQ(calibrated_version("v+cal99999999999999999999-f1", "f1"), "v+cal99999999999999999999-f1+cal1-f1")
@@ -250,7 +265,7 @@ TEST_F(CalibrationFiles, ArtifactGetsTheThresholdAsANewVersionKeepingEveryOtherF
   EXPECT_LT(text.find("\"format\""), text.find("\"custom\""));  // field order kept
 
   calibrate_in_place(sift_json, 0.75, "recall=0.9", {});
-  EXPECT_EQ(load_scoring_artifact(sift_json).version, "e2e-1+cal2-recall=0.9");
+  EXPECT_EQ(load_scoring_artifact(sift_json).version, "e2e-1+cal2-recall-0.9");
   // The whole history is kept, oldest first.
   const nlohmann::json history = nlohmann::json::parse(read_text(sift_json))["calibrations"];
   ASSERT_EQ(history.size(), 2u);

@@ -2,6 +2,7 @@
 `sift batch` and `sift batch merge`, and the checks on outputs and progress files. Imported
 by the scripts with tests/e2e/lib on sys.path."""
 import gzip
+import hashlib
 import json
 import os
 import random
@@ -82,6 +83,17 @@ def progress_of(output):
         return None
     with open(path) as f:
         return json.load(f)
+
+
+def progress_text(progress, checksum=None):
+    """The text of a progress file holding `progress` (a dict), laid out as sift batch writes it:
+    its checksum, the last field, is the SHA-256 of every byte before its line, made for this
+    content, or `checksum` as given (what a hand edit that does not recompute it leaves)."""
+    fields = {k: v for k, v in progress.items() if k != "checksum"}
+    text = json.dumps(fields, indent=1)[:-2] + ",\n"
+    if checksum is None:
+        checksum = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    return text + ' "checksum": ' + json.dumps(checksum) + "\n}\n"
 
 
 class Batch:

@@ -1,13 +1,16 @@
 """Helpers of the `sift serve` end-to-end tests (tests/e2e/serve_*.sh): start the real
-server on a free loopback port, wait for /health, talk HTTP with the standard library only,
-and stop it with SIGTERM (checking it exits 0)."""
+server on a port it chooses itself (--port 0, read back from --port-file: no port is picked
+here and released for another process to take), wait for /health, talk HTTP with the
+standard library only, hold the engine through its test gate (SIFT_TEST_ENGINE_GATE), and
+stop it with SIGTERM (checking it exits 0)."""
 import http.client
 import json
 import os
+import shutil
 import signal
-import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -17,32 +20,50 @@ def check(cond, what):
         sys.exit(1)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def wait_until(condition, what, timeout=60, interval=0.01):
+    """Polls condition() until it is true; fails naming `what` after `timeout` seconds (a
+    hang detector: the tests never decide anything by how long a step took)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        check(time.monotonic() < deadline, f"{what}: not within {timeout} s")
+        time.sleep(interval)
 
 
 class Server:
-    """`sift serve --model MODEL *args` on 127.0.0.1:<free port>, ready once /health is 200."""
+    """`sift serve --model MODEL *args` on 127.0.0.1:<the port it bound>, ready once /health
+    is 200 (healthy=False: once the port is known, the model maybe still loading).
+    gated=True holds the engine before every batch until release() lets it through."""
 
-    def __init__(self, sift, model, *args, log_path=None, env=None, preexec_fn=None):
-        self.port = free_port()
-        self.log_path = log_path or f"/tmp/sift-serve-{self.port}.log"
+    def __init__(self, sift, model, *args, env=None, healthy=True, gated=False, preexec_fn=None):
         self.sift = sift
+        self.dir = tempfile.mkdtemp(prefix="sift-serve-")
+        self.log_path = os.path.join(self.dir, "serve.log")
+        port_file = os.path.join(self.dir, "port")
+        env = dict(os.environ if env is None else env)
+        self.gate = None
+        if gated:
+            fifo = os.path.join(self.dir, "engine-gate")
+            os.mkfifo(fifo)
+            self.gate = os.open(fifo, os.O_RDWR)  # read-write: never waits for the other end
+            env["SIFT_TEST_ENGINE_GATE"] = fifo
         self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen([sift, "serve", "--model", model, "--port", str(self.port), *args],
+        self.proc = subprocess.Popen([sift, "serve", "--model", model, "--port", "0", "--port-file", port_file, *args],
                                      stdout=self.log, stderr=subprocess.STDOUT, env=env, preexec_fn=preexec_fn)
-        deadline = time.time() + 60
-        while True:
+        wait_until(lambda: os.path.exists(port_file) or self.proc.poll() is not None, "sift serve wrote no --port-file")
+        check(self.proc.poll() is None, f"sift serve exited early: {self.read_log()}")
+        self.port = int(open(port_file).read())
+        if healthy:
+            self.wait_healthy()
+
+    def wait_healthy(self):
+        def healthy():
             check(self.proc.poll() is None, f"sift serve exited early: {self.read_log()}")
-            try:
-                if self.request("GET", "/health")[0] == 200:
-                    break
-            except OSError:
-                pass
-            check(time.time() < deadline, "sift serve did not become healthy in 60 s")
-            time.sleep(0.05)
+            return self.request("GET", "/health")[0] == 200
+        wait_until(healthy, "sift serve did not become healthy")
+
+    def release(self, batches=1):
+        """Lets `batches` more batches through the engine gate."""
+        os.write(self.gate, b"x" * batches)
 
     def read_log(self):
         self.log.flush()
@@ -110,11 +131,52 @@ class Server:
         return self
 
     def __exit__(self, *exc):
+        if self.gate is not None:
+            self.release(1 << 12)  # whatever is still queued runs as the server drains
         code = self.stop()
         if exc[0] is None:
             check(code == 0, f"sift serve exited {code} after SIGTERM: {self.read_log()}")
+        self.close()
+
+    def close(self):
+        """Frees what the server left here (its log, port file and gate)."""
         self.log.close()
-        os.unlink(self.log_path)
+        if self.gate is not None:
+            os.close(self.gate)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def check_histograms(text):
+    """Every histogram of a Prometheus text page is consistent: per series, the buckets'
+    bounds ascend, their counts are cumulative (never fall), the last bucket is +Inf and
+    holds _count, and _sum is present. Returns the number of series checked."""
+    buckets, counts, sums = {}, {}, set()
+    for line in text.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        name_labels, value = line.rsplit(" ", 1)
+        name, _, labels = name_labels.partition("{")
+        labels = labels.rstrip("}")
+        if name.endswith("_bucket"):
+            pairs = [p for p in labels.split(",") if p]
+            le = [p for p in pairs if p.startswith("le=")]
+            check(len(le) == 1, f"a bucket without one le label: {line}")
+            series = (name[: -len("_bucket")], ",".join(p for p in pairs if not p.startswith("le=")))
+            buckets.setdefault(series, []).append((le[0][4:-1], float(value)))
+        elif name.endswith("_count"):
+            counts[(name[: -len("_count")], labels)] = float(value)
+        elif name.endswith("_sum"):
+            sums.add((name[: -len("_sum")], labels))
+    check(buckets, "no histogram on the page")
+    for series, rows in buckets.items():
+        bounds = [float("inf") if le == "+Inf" else float(le) for le, _ in rows]
+        values = [v for _, v in rows]
+        check(bounds == sorted(bounds) and len(set(bounds)) == len(bounds), f"{series}: bucket bounds {bounds}")
+        check(rows[-1][0] == "+Inf", f"{series}: the last bucket is not +Inf: {rows}")
+        check(all(a <= b for a, b in zip(values, values[1:])), f"{series}: buckets not cumulative: {rows}")
+        check(series in counts and counts[series] == values[-1], f"{series}: +Inf bucket {values[-1]} != _count {counts.get(series)}")
+        check(series in sums, f"{series}: no _sum")
+    return len(buckets)
 
 
 def sanitized(sift):

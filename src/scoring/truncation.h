@@ -1,0 +1,29 @@
+#pragma once
+// Truncation of a row too long for a request (ScoringOptions::truncate, sift/labeler.h):
+// user text is cut, never template text, until every item fits a request with its query:
+//
+//   Query: Lq' + max_i L_i <= limit           the query's text cut, shared by every item
+//   Items: Lq + L_i' <= limit, for each i     only the items over the limit cut
+//
+// where limit = min(max_request_tokens, max_call_tokens, max_position_embeddings). A text is
+// cut at a character (UTF-8 code point) boundary: the longest prefix (Right) or suffix (Left)
+// whose part, rendered and tokenized as one text like any other, fits. The lengths of a part
+// are found by binary search over the characters kept (log2(characters) encodings of the
+// part, only for rows that need it).
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "scoring/engine.h"
+#include "scoring/prompt.h"
+
+namespace sift {
+
+// `row` (query and items tokenized from `query` and `items`) cut to fit `limit`; adds the
+// prompt tokens cut to row.truncated_tokens. Throws Error when even the whole text cannot make
+// it fit (the template alone is too long), naming the lengths.
+void truncate_to_fit(const PromptEncoder& prompts, std::string_view query, std::span<const std::string> items,
+                     int64_t limit, Truncate truncate, TruncationDirection direction, TokenizedRow& row);
+
+}  // namespace sift

@@ -1,0 +1,243 @@
+// The server's engine loop (serve/engine_loop.h) through what the server uses of it, on a
+// real tiny labeler: submitted jobs get the engine's own bits; while the engine is busy the
+// queue admits jobs up to --max-queue-tokens and refuses the next; a job whose deadline
+// passed before the engine took it is finished unrun (504), one abandoned while queued is
+// never run; close() runs what is queued and admits nothing more. Where a check needs the
+// engine busy, it is held by its test gate (serve/engine_gate.h: a FIFO), never by timing.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../io/safetensors_test_files.h"
+#include "../label/tiny_labeler.h"
+#include "prometheus_text.h"
+#include "serve/engine_loop.h"
+
+namespace sift::serve {
+namespace {
+
+const ScoringEngine& labeler() {
+  static const std::unique_ptr<ScoringEngine> engine = sift::testing::tiny_labeler(0.5);
+  return *engine;
+}
+
+struct Row {
+  std::string query;
+  std::vector<std::string> items;
+};
+
+std::shared_ptr<Job> job_of(const Row& row) {
+  const TokenizedRow tokens = labeler().tokenize(row.query, row.items);
+  auto job = std::make_shared<Job>();
+  job->query = tokens.query;
+  job->items = tokens.items;
+  job->cost = static_cast<int64_t>(tokens.query.size());
+  for (const TokenIds& item : tokens.items) job->cost += static_cast<int64_t>(item.size());
+  job->threshold = labeler().artifact().threshold;
+  return job;
+}
+
+// The engine's own mis scores of the row: the bits a job must get.
+RowResult reference(const Row& row) {
+  Session session(labeler().model(), 1);
+  const TokenizedRow tokens = labeler().tokenize(row.query, row.items);
+  return labeler().score_tokenized(session, {&tokens, 1}, ScoringOptions{})[0];
+}
+
+const Row kRows[] = {{"ten years of python and go", {"Python", "welding", "Go"}},
+                     {"a nurse in intensive care", {"nursing"}},
+                     {"data engineer, spark and sql", {"SQL", "Spark", "baking", "Kafka"}}};
+
+bool finished(Job& job) { return job.done(); }
+
+// Whether `condition` comes to hold within 60 s (a hang detector, not a timing check).
+template <typename Condition>
+bool eventually(Condition condition) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+template <typename Condition>
+void wait_until(Condition condition, const char* what) {
+  ASSERT_TRUE(eventually(condition)) << what;
+}
+
+// Whether the engine finishes the job (a hang detector).
+bool finishes(Job& job) {
+  return eventually([&] { return job.done(); });
+}
+
+// An engine loop with its metrics and cache, held before each batch until release() (gated),
+// or running freely.
+class Loop {
+ public:
+  explicit Loop(bool gated, int64_t max_queue_tokens = 1 << 20) : cache_(labeler().artifact().version, 1 << 20) {
+    if (gated) {
+      const std::string fifo = (dir_ / "engine-gate").string();
+      EXPECT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+      gate_ = ::open(fifo.c_str(), O_RDWR);
+      ::setenv(kEngineGateVariable, fifo.c_str(), 1);  // read once, as the loop starts
+    }
+    loop_ = std::make_unique<EngineLoop>(labeler(), EngineLoopOptions{.max_batch_tokens = 4096,
+                                                                      .max_queue_tokens = max_queue_tokens,
+                                                                      .threads = 1},
+                                         cache_, metrics_);
+    ::unsetenv(kEngineGateVariable);
+  }
+  ~Loop() {
+    if (gate_ >= 0) release(1 << 12);
+    loop_.reset();
+    if (gate_ >= 0) ::close(gate_);
+  }
+  EngineLoop& operator*() { return *loop_; }
+  EngineLoop* operator->() { return loop_.get(); }
+
+  void release(int batches) { ASSERT_EQ(::write(gate_, std::string(size_t(batches), 'x').data(), size_t(batches)), batches); }
+  double metric(const std::string& name) const { return testing::sample(metrics_.render(cache_.stats()), name).value_or(-1); }
+  // Until the engine has taken `n` jobs off the queue (each observes its queue wait).
+  void wait_taken(int n) {
+    wait_until([&] { return metric("sift_queue_wait_seconds_count") >= n; }, "the engine never took the job");
+  }
+
+ private:
+  test::TempDir dir_;
+  int gate_ = -1;
+  Metrics metrics_;
+  QueryKvCache cache_;
+  std::unique_ptr<EngineLoop> loop_;
+};
+
+TEST(EngineLoop, JobsGetTheEnginesOwnBits) {
+  Loop loop(false);
+  std::vector<std::shared_ptr<Job>> jobs;
+  std::atomic<int> answered{0};
+  for (const Row& row : kRows) {
+    jobs.push_back(job_of(row));
+    jobs.back()->on_done = [&answered, test_thread = std::this_thread::get_id()] {
+      EXPECT_NE(std::this_thread::get_id(), test_thread) << "called by the engine's thread";
+      ++answered;
+    };
+    ASSERT_TRUE(loop->submit(jobs.back()));
+  }
+  for (size_t r = 0; r < jobs.size(); ++r) {
+    ASSERT_TRUE(finishes(*jobs[r]));
+    const RowResult want = reference(kRows[r]);
+    EXPECT_EQ(jobs[r]->result.scores, want.scores) << "row " << r;
+    EXPECT_EQ(jobs[r]->result.labels, want.labels) << "row " << r;
+    EXPECT_FALSE(jobs[r]->expired);
+  }
+  // Each job's on_done is called (once: finish() lets it go): the server's cue to answer.
+  EXPECT_TRUE(eventually([&] { return answered == 3; })) << answered << " of 3 answered";
+}
+
+TEST(EngineLoop, WhileTheEngineIsBusyTheQueueAdmitsUpToItsTokensAndNoMore) {
+  Loop loop(true, 100);
+  auto running = job_of(kRows[0]);
+  ASSERT_TRUE(loop->submit(running));
+  loop.wait_taken(1);  // held by the gate with this job
+  std::vector<std::shared_ptr<Job>> queued;
+  for (int64_t cost : {40, 40, 30, 20}) {
+    queued.push_back(job_of(kRows[1]));
+    queued.back()->cost = cost;
+  }
+  EXPECT_TRUE(loop->submit(queued[0]));
+  EXPECT_TRUE(loop->submit(queued[1]));
+  EXPECT_FALSE(loop->submit(queued[2])) << "40 + 40 + 30 tokens pass --max-queue-tokens 100";
+  EXPECT_TRUE(loop->submit(queued[3])) << "40 + 40 + 20 tokens are exactly 100";
+  EXPECT_EQ(loop.metric("sift_queue_tokens"), 100);
+  EXPECT_EQ(loop.metric("sift_queue_requests"), 3);
+  EXPECT_FALSE(finished(*running)) << "the engine is held before computing";
+  loop.release(1 << 12);
+  for (size_t j : {0u, 1u, 3u}) {
+    ASSERT_TRUE(finishes(*queued[j]));
+    EXPECT_EQ(queued[j]->result.scores, reference(kRows[1]).scores);
+  }
+  ASSERT_TRUE(finishes(*running));
+  EXPECT_FALSE(finished(*queued[2])) << "a refused job is not queued";
+  EXPECT_EQ(loop.metric("sift_queue_tokens"), 0);
+}
+
+TEST(EngineLoop, AJobWhoseDeadlinePassedWhileQueuedIsFinishedUnrun) {
+  Loop loop(true);
+  auto running = job_of(kRows[0]);
+  ASSERT_TRUE(loop->submit(running));
+  loop.wait_taken(1);
+  auto late = job_of(kRows[2]);
+  late->deadline = Clock::now() + std::chrono::milliseconds(5);
+  ASSERT_TRUE(loop->submit(late));
+  std::this_thread::sleep_until(*late->deadline + std::chrono::milliseconds(1));  // the deadline passes in the queue
+  loop.release(1 << 12);
+  ASSERT_TRUE(finishes(*late));
+  EXPECT_TRUE(late->expired);
+  EXPECT_TRUE(late->result.scores.empty()) << "nothing computed";
+  ASSERT_TRUE(finishes(*running));
+  EXPECT_EQ(loop.metric(R"(sift_dropped_total{reason="deadline"})"), 1);
+  EXPECT_EQ(loop.metric("sift_labels_total"), 3) << "only the running job's items were scored";
+  EXPECT_EQ(loop.metric("sift_prefill_tokens_total"), running->result.prefill_tokens);
+
+  auto in_time = job_of(kRows[1]);  // a deadline the engine meets: run as any other
+  in_time->deadline = Clock::now() + std::chrono::hours(1);
+  ASSERT_TRUE(loop->submit(in_time));
+  ASSERT_TRUE(finishes(*in_time));
+  EXPECT_FALSE(in_time->expired);
+  EXPECT_EQ(in_time->result.scores, reference(kRows[1]).scores);
+}
+
+TEST(EngineLoop, AJobAbandonedWhileQueuedIsNeverRun) {
+  Loop loop(true);
+  auto running = job_of(kRows[0]);
+  ASSERT_TRUE(loop->submit(running));
+  loop.wait_taken(1);
+  auto gone = job_of(kRows[2]);
+  ASSERT_TRUE(loop->submit(gone));
+  ASSERT_TRUE(gone->abandon()) << "queued, not yet claimed by the engine";
+  loop.release(1 << 12);
+  ASSERT_TRUE(finishes(*running));
+  loop->close();  // the abandoned job has been taken off the queue too
+  EXPECT_FALSE(finished(*gone));
+  EXPECT_TRUE(gone->result.scores.empty());
+  EXPECT_EQ(loop.metric("sift_labels_total"), 3);
+  EXPECT_EQ(loop.metric("sift_queue_requests"), 0);
+}
+
+TEST(EngineLoop, CloseRunsWhatIsQueuedAndAdmitsNothingMore) {
+  Loop loop(true);
+  std::vector<std::shared_ptr<Job>> admitted = {job_of(kRows[0])};
+  ASSERT_TRUE(loop->submit(admitted[0]));
+  loop.wait_taken(1);
+  for (const Row& row : kRows) {
+    admitted.push_back(job_of(row));
+    ASSERT_TRUE(loop->submit(admitted.back()));
+  }
+  std::thread closer([&] { loop->close(); });  // waits for the held engine to drain the queue
+  // Until the queue is closed, a job may still be admitted (and must then be run too).
+  for (int more = 0; more < 64; ++more) {
+    auto job = job_of(kRows[1]);
+    if (!loop->submit(job)) break;
+    admitted.push_back(job);
+  }
+  loop.release(1 << 12);
+  closer.join();
+  for (size_t j = 0; j < admitted.size(); ++j) {
+    ASSERT_TRUE(finished(*admitted[j])) << "job " << j << " was queued before close()";
+    EXPECT_FALSE(admitted[j]->result.scores.empty()) << "job " << j;
+  }
+  EXPECT_FALSE(loop->submit(job_of(kRows[0])));
+}
+
+}  // namespace
+}  // namespace sift::serve
