@@ -158,6 +158,7 @@ class LabelRun {
     labels.stop_reason = stop_reason_name(outcome.stop);
     labels.run_id = run_id_;
     labels.labeled_at = utc_timestamp();
+    labels.profile = p.row.text;
     labels.judgments = std::move(outcome.judgments);
     store_->replace_member(labels);  // a store failure ends the run: later rows would fail alike
 
