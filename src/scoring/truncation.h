@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "sift/labeler.h"
+#include "scoring/plan.h"
 #include "scoring/prompt.h"
 
 namespace sift {
