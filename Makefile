@@ -9,7 +9,8 @@ APT_PACKAGES := build-essential cmake ninja-build pkg-config git \
   libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev gnuplot-nox \
   libsqlite3-dev libpq-dev libssl-dev postgresql \
   libcpp-httplib-dev libboost-dev libzstd-dev zlib1g-dev zstd nettle-dev strace curl pybind11-dev python3-dev python3-pytest \
-  python3-setuptools python3-pip python3-dask python3-distributed python3-pandas
+  python3-setuptools python3-pip python3-dask python3-distributed python3-pandas \
+  chromium python3-websocket
 
 build: .setup-done
 	cmake --preset release >/dev/null

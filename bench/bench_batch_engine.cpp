@@ -1,8 +1,8 @@
 // The engine alone on a rows file, as `sift batch` feeds it: the yardstick of bench/batch.sh.
 // Every row is parsed and tokenized before the clock starts; then the rows are scored in input
-// order on one Session, taken in batches of whole rows up to the engine's call budget
-// (ScoringEngine::call_tokens; what sift batch's inference stage takes from its queue when the
-// tokenizers are ahead), with no output written.
+// order on one context, the scheduler packing them into calls of the call budget (as it packs
+// what sift batch's scorer takes from its queue when the tokenizers are ahead), with no output
+// written.
 //
 //   bench_batch_engine MODEL_DIR ROWS.jsonl [--threads T] [--max-batch-tokens T]
 //
@@ -20,8 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "scoring/engine.h"
-#include "workflows/pending_rows.h"
+#include "formats/pending_rows.h"
+#include "sift/labeler.h"
 
 namespace {
 
@@ -51,31 +51,22 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    const auto engine = sift::ScoringEngine::load(argv[1]);
-    const int64_t budget = engine->call_tokens(options);  // what sift batch packs
+    const sift::Labeler labeler = sift::Labeler::load(argv[1], threads);
     std::ifstream in(argv[2]);
     if (!in) sift::fail("{}: cannot open", argv[2]);
     std::vector<sift::PendingRow> rows;
     std::string line;
     const double read_cpu_start = process_cpu_seconds();
-    for (int64_t n = 1; std::getline(in, line); ++n) rows.push_back(sift::read_pending_row(*engine, line, n, options));
+    for (int64_t n = 1; std::getline(in, line); ++n) rows.push_back(sift::read_pending_row(labeler, line, n, options));
     const double read_cpu_seconds = process_cpu_seconds() - read_cpu_start;  // parsing + tokenizing, one thread
 
-    sift::Session session(engine->model(), threads);
+    sift::Context context = labeler.context();
     int64_t labels = 0, prefill = 0;
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = process_cpu_seconds();
-    for (size_t next = 0; next < rows.size();) {
-      std::vector<sift::PendingRow> batch;
-      int64_t cost = 0;
-      while (next < rows.size() && (batch.empty() || cost + rows[next].cost <= budget)) {
-        cost += rows[next].cost;
-        batch.push_back(std::move(rows[next++]));
-      }
-      for (const sift::RowResult& result : sift::score_pending_rows(*engine, session, batch, options)) {
-        labels += int64_t(result.scores.size());
-        prefill += result.prefill_tokens;
-      }
+    for (const sift::RowResult& result : sift::score_pending_rows(context, rows, options)) {
+      labels += int64_t(result.scores.size());
+      prefill += result.prefill_tokens;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double cpu_seconds = process_cpu_seconds() - cpu_start;

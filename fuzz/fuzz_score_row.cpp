@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "io/line_reader.h"
-#include "scoring/score_io.h"
+#include "formats/score_io.h"
 #include "workflows/labeled_rows.h"
 
 namespace {
@@ -32,9 +32,8 @@ void one_line(const sift::InputLine& line) {
       result.scores.emplace_back(0.5);
       result.labels.emplace_back(true);
     }
-    const sift::ScoringArtifact artifact;
     const sift::ScoringOptions options;
-    out = sift::row_result_to_json(row, result, options.mode, sift::artifact_provenance_json(artifact, options))
+    out = sift::row_result_to_json(row, result, options.mode, sift::artifact_provenance_json("fuzz", 0.5, options))
               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   } catch (const sift::Error& e) {
     out = sift::row_error_to_json(line.number, e.what()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -1,5 +1,6 @@
 #pragma once
-// The stable C++ API of sift: load a labeler directory, score rows of (query, items).
+// The C++ API of sift: load a labeler directory once, score rows of (query, items) from as
+// many threads as you like.
 //
 //   sift::Labeler labeler = sift::Labeler::load("models/default-labeler");
 //   sift::RowResult r = labeler.score("profile text", {"Python", "Kubernetes"});
@@ -9,7 +10,14 @@
 // tokenizer.json and sift.json (prompt templates, answer tokens, threshold, version). Scores
 // follow the scoring contract (docs/scoring-contract.md): every item's score is what the
 // single prompt [query part; item part] gives, bitwise, whatever else is scored with it,
-// in which mode, on how many threads. Everything outside include/sift/ is internal.
+// in which mode, on which context, on how many threads.
+//
+// A Labeler is the loaded model: its weights are read-only and exist once, however many
+// copies of the Labeler (they share it, reference counted) and contexts there are. A Context
+// is one user of it: its own KV cache and workspace, scoring on the calling thread, one
+// thread at a time. Labeler::score and score_rows take a context from the labeler's own
+// pool (one per thread scoring at that moment), so threads sharing one Labeler score at once.
+// Everything outside include/sift/ is internal.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -54,19 +62,28 @@ struct ScoringOptions {
   std::optional<double> threshold;            // overrides sift.json's
   std::optional<int64_t> max_request_tokens;  // one request (query + its items); default from the model
   // One forward call (rows packed together). Default: about 64 MiB of activations, at most
-  // the request limit (default_call_tokens, src/scoring/request_sizing.h); a longer row runs
-  // alone. Given, it also caps each request, as --max-batch-tokens does.
+  // the request limit; a longer row runs alone. Given, it also caps each request, as
+  // --max-batch-tokens does.
   std::optional<int64_t> max_batch_tokens;
   Truncate truncate = Truncate::None;  // a row too long for a request: its error, or cut (above)
   TruncationDirection truncation_direction = TruncationDirection::Right;
 };
 
-// One row's result. When `error` is set the row failed and nothing else is filled in.
+// What a labeler makes of ScoringOptions (Labeler::resolve), every value checked.
+struct ResolvedOptions {
+  double threshold = 0.5;      // the threshold labels use: the option, else sift.json's
+  int64_t request_tokens = 0;  // the most tokens of one request: min(max_request_tokens, max_batch_tokens)
+  int64_t call_tokens = 0;     // about how many prompt tokens of rows share one forward call
+};
+
+// One row's result. When `error` is set the row failed and no scores or labels are filled in.
 struct RowResult {
   std::vector<std::optional<double>> scores;  // P(yes) per item; generate: 1/0, nullopt = unparsed
   std::vector<std::optional<bool>> labels;    // score >= threshold; nullopt = unparsed
   std::vector<int64_t> unparsed;              // generate: items whose answer was not parsed
-  int64_t prefill_tokens = 0;                 // usage: tokens run through the model for this row
+  int64_t prefill_tokens = 0;                 // usage: the prompt tokens of the row's requests (its cost scored alone)
+  int64_t cached_tokens = 0;                  // usage: of those, query tokens reused from the query-KV cache or
+                                              // an earlier row of the call instead of run (prefill - cached ran)
   int64_t generated_tokens = 0;               // usage: generate mode's decoded tokens
   int64_t requests = 0;                       // usage: prompts in the mode's own sense
   int64_t truncated_tokens = 0;               // usage: prompt tokens cut by ScoringOptions::truncate
@@ -79,30 +96,33 @@ struct Row {
   std::vector<std::string> items;
 };
 
-// A line of a JSON-lines file and its number in the file (from 1).
-struct NumberedLine {
-  std::string_view text;  // without its "\n"
-  int64_t number = 0;
+// A row's prompt token ids (Labeler::tokenize): the query part and each item part, as the
+// scoring contract builds them. `error` is set (and the ids empty) when the row cannot be
+// encoded (invalid UTF-8).
+struct TokenizedRow {
+  std::vector<int32_t> query;
+  std::vector<std::vector<int32_t>> items;
+  std::string error;
+  int64_t truncated_tokens = 0;  // prompt tokens cut (ScoringOptions::truncate)
 };
 
 // How a labeler is loaded.
 struct LoadOptions {
-  int threads = 0;                                // <= 0: OMP_NUM_THREADS or all cores
-  WeightStorage weights = WeightStorage::Auto;    // sift/weights.h: auto keeps the checkpoint's type
+  int threads = 0;                              // compute threads of each context; <= 0: the cores
+                                                // (OMP_NUM_THREADS or all), split among the contexts
+                                                // scoring at the same moment
+  WeightStorage weights = WeightStorage::Auto;  // sift/weights.h: auto keeps the checkpoint's type
+  int64_t query_cache_bytes = 0;                // the query-KV cache its contexts share: rows that
+                                                // repeat a query run only their items; 0: none
 };
 
-class ScoringEngine;  // internal
+class Context;
 
 class Labeler {
  public:
   // Loads a labeler directory; throws Error naming the file and field that is wrong.
-  // threads <= 0: OMP_NUM_THREADS or all cores.
   static Labeler load(const std::filesystem::path& dir, int threads = 0);
   static Labeler load(const std::filesystem::path& dir, const LoadOptions& options);
-
-  Labeler(Labeler&&) noexcept;
-  Labeler& operator=(Labeler&&) noexcept;
-  ~Labeler();
 
   // One row; a row that cannot be scored (invalid UTF-8, too long for the model) throws Error.
   RowResult score(std::string_view query, const std::vector<std::string>& items,
@@ -110,24 +130,50 @@ class Labeler {
   // Many rows, packed into forward calls (short rows share a call); a bad row gets its
   // error in its result and the others are scored.
   std::vector<RowResult> score_rows(std::span<const Row> rows, const ScoringOptions& options = {}) const;
-  // `sift batch`'s output, byte for byte: each input line (a row as `sift score` reads it,
-  // its other fields passed through) gives the line `sift batch` writes for it (no "\n"), in
-  // order: the scored line, the row's other fields and "artifact": {"version", "threshold"},
-  // or the error line {"error", "id"?, "line"}. Rows share forward calls as in score_rows.
-  // echo: the lines of `sift batch --echo` (the whole row as read, then its scores).
-  std::vector<std::string> score_lines(std::span<const NumberedLine> lines, const ScoringOptions& options = {},
-                                       bool echo = false) const;
+  // Rows tokenized already (tokenize below); not mode generate, which scores text.
+  std::vector<RowResult> score_tokenized(std::span<const TokenizedRow> rows, const ScoringOptions& options = {}) const;
+
+  // A context of its own (threads <= 0: the labeler's), for a thread that scores a lot.
+  Context context(int threads = 0) const;
+  // The row's prompt ids, for a pipeline that tokenizes ahead of scoring (Context::score_tokenized),
+  // cut to fit a request as options.truncate says.
+  TokenizedRow tokenize(std::string_view query, std::span<const std::string> items,
+                        const ScoringOptions& options = {}) const;
+  // The options checked (an OptionError names a bad one) and what they come to.
+  ResolvedOptions resolve(const ScoringOptions& options) const;
 
   const std::string& version() const;  // sift.json "version"
   double threshold() const;            // sift.json "threshold"
   std::string artifact_json() const;   // sift.json as loaded, a JSON object (every field, unknown ones too)
-  int threads() const;
+  int threads() const;                 // LoadOptions::threads, or the cores
 
-  const ScoringEngine& engine() const;  // internal: sift's own tools reach the engine here
+  struct Shared;  // the loaded model, shared by copies and contexts
+  explicit Labeler(std::shared_ptr<Shared> shared);
 
  private:
+  std::shared_ptr<Shared> shared_;
+};
+
+// One user of a Labeler: a KV cache and a workspace of its own over the shared weights. Use
+// it from one thread at a time; make one per thread (or per worker) to score in parallel.
+class Context {
+ public:
+  Context(Context&&) noexcept;
+  Context& operator=(Context&&) noexcept;
+  ~Context();
+
+  RowResult score(std::string_view query, const std::vector<std::string>& items, const ScoringOptions& options = {});
+  std::vector<RowResult> score_rows(std::span<const Row> rows, const ScoringOptions& options = {});
+  // Rows tokenized already (Labeler::tokenize); not mode generate, which scores text.
+  std::vector<RowResult> score_tokenized(std::span<const TokenizedRow> rows, const ScoringOptions& options = {});
+
+  int threads() const;
+  const Labeler& labeler() const;
+
+ private:
+  friend class Labeler;
   struct Impl;
-  explicit Labeler(std::unique_ptr<Impl> impl);
+  explicit Context(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

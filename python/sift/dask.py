@@ -11,8 +11,9 @@ label_lines(lines, model_dir) turns a bag of JSON lines into the lines `sift bat
 
 Each worker process loads the labeler once (sift.shared_labeler), on the first partition it
 scores, and keeps it for every later one; the model directory must exist at the same path on
-every worker. Unless `threads` is given, a worker's labeler uses as many OpenMP threads as the
-worker has Dask threads (its partitions take turns on the one labeler). A worker that dies
+every worker. A worker's Dask threads score their partitions at the same time on that one
+labeler, each on a context of its own; unless `threads` is given, each with one compute thread
+(a worker with N Dask threads uses N cores, as Dask means it to). A worker that dies
 mid-job loses nothing: Dask runs its partitions again elsewhere, and scores depend only on the
 row, so the result is the same.
 """
@@ -78,11 +79,13 @@ def label_lines(lines, model_dir, echo=False, **options):
 
 
 def _worker_labeler(model_dir, options):
-    """This process's labeler; on a Dask worker, `threads` defaults to the worker's thread count."""
+    """This process's labeler; on a Dask worker, `threads` defaults to one compute thread per
+    Dask thread (the worker's partitions score at once, each on a context of its own)."""
     if options.get("threads") is None:
         try:
             from distributed import get_worker
-            options = dict(options, threads=get_worker().state.nthreads)
+            get_worker()
+            options = dict(options, threads=1)
         except (ImportError, ValueError):  # not on a distributed worker (the local schedulers)
             pass
     return shared_labeler(model_dir, **options)

@@ -3,7 +3,8 @@
 Engines that run user code in long-lived worker processes (Dask workers, Ray actors, Spark
 Python workers) call the batch function many times per process; loading the weights once
 per process, not once per batch, is what makes that cheap. Threads of one process that ask
-for the same labeler share it and take turns (sift.Labeler serializes its own calls).
+for the same labeler share it and score at the same time: each call runs on a context of its
+own (a KV cache and a workspace) over the one copy of the weights.
 """
 import os
 import threading

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rows.h"
+#include "sift/lines.h"
 
 namespace sift::python {
 
@@ -111,7 +112,7 @@ py::list PyLabeler::score_lines(py::iterable lines, int64_t first_line, bool ech
   std::vector<std::string> written;
   {
     const py::gil_scoped_release release;
-    written = labeler_.score_lines(numbered, options_, echo);
+    written = sift::score_lines(labeler_, numbered, options_, echo);
   }
   py::list out(written.size());
   for (size_t i = 0; i < written.size(); ++i) out[i] = py::str(written[i]);
@@ -127,7 +128,8 @@ std::string PyLabeler::repr() const {
 
 void bind_labeler(py::module_& module) {
   using namespace pybind11::literals;
-  py::class_<PyLabeler>(module, "Labeler", "A labeler directory loaded once; scores (query, items) rows.")
+  py::class_<PyLabeler>(module, "Labeler",
+                        "A labeler directory loaded once; scores (query, items) rows, from several threads at once.")
       .def(py::init<const std::filesystem::path&, const std::string&, std::optional<int>, std::optional<double>,
                     std::optional<int64_t>, std::optional<int64_t>, const std::string&, const std::string&,
                     const std::string&>(),
@@ -135,7 +137,8 @@ void bind_labeler(py::module_& module) {
            "max_request_tokens"_a = py::none(), "max_batch_tokens"_a = py::none(), "weights"_a = "auto",
            "truncate"_a = "none", "truncation_direction"_a = "right",
            "Loads model_dir (config.json, weights, tokenizer.json, sift.json). mode: mis | independent | prefix | "
-           "generate; threads: OpenMP threads (None: OMP_NUM_THREADS or all cores); threshold: overrides "
+           "generate; threads: compute threads of each Python thread scoring at once (None: OMP_NUM_THREADS or all "
+           "cores, split among the threads scoring at that moment); threshold: overrides "
            "sift.json's; max_request_tokens / max_batch_tokens: as sift score's options; weights: auto | f32 | "
            "bf16 | q8, how weight matrices are held (sift score --weights); truncate: none | query | items, "
            "truncation_direction: right | left, what a row too long for a request gives up (sift score "

@@ -1,7 +1,8 @@
 #pragma once
 // sift.Labeler: sift::Labeler (include/sift/labeler.h) with its scoring options fixed at
-// construction. The GIL is released while the engine loads and scores, so Python threads
-// scoring on separate Labelers run in parallel (threads sharing one Labeler take turns).
+// construction. The GIL is released while the engine loads and scores, and each Python thread
+// scoring at a moment gets a context of its own over the one copy of the weights, so threads
+// sharing one Labeler score in parallel.
 // Engine errors (sift::Error) become ValueError with the engine's message; a model_dir
 // that is not a directory is FileNotFoundError (an OSError).
 #include <pybind11/pybind11.h>

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "io/row_items.h"
+#include "sift/row_items.h"
 
 namespace sift::python {
 

@@ -1,5 +1,5 @@
 """sift.Labeler against the sift CLI: the same bits for the same rows, per-row errors, the
-engine's error messages, the GIL released while scoring."""
+engine's error messages, the GIL released while scoring, threads on one labeler at once."""
 import json
 import pathlib
 import shutil
@@ -216,21 +216,38 @@ def test_the_gil_is_released_while_scoring():
                     f"call of {span:.3f} CPU seconds: the GIL was held")
 
 
-def test_threads_on_separate_labelers_give_the_clis_bits(tmp_path):
-    rows = synthetic_rows(150, seed=7)
-    labelers = [sift.Labeler(MODEL_DIR, threads=1) for _ in range(2)]
-    results = [None, None]
+def run_in_threads(score, n):
+    """score(k) on n threads at once; their results, by k."""
+    results = [None] * n
 
-    def score(k):
-        results[k] = labelers[k].score_rows(rows)
+    def run(k):
+        results[k] = score(k)
 
-    threads = [threading.Thread(target=score, args=(k,)) for k in range(2)]
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    return results
+
+
+def test_threads_on_separate_labelers_give_the_clis_bits(tmp_path):
+    rows = synthetic_rows(150, seed=7)
+    labelers = [sift.Labeler(MODEL_DIR, threads=1) for _ in range(2)]
+    results = run_in_threads(lambda k: labelers[k].score_rows(rows), 2)
     reference = reference_outputs(rows, tmp_path)
     for k in range(2):
+        assert_bitwise_equal(columns_of(results[k]), reference)
+
+
+def test_threads_sharing_one_labeler_score_at_once_with_the_clis_bits(tmp_path):
+    # Each thread's call runs on a context of its own over the labeler's one copy of the weights.
+    rows = synthetic_rows(150, seed=7)
+    labeler = sift.Labeler(MODEL_DIR, threads=1)
+    results = run_in_threads(
+        lambda k: labeler.score_rows(rows) if k % 2 else [labeler.score(r["query"], r["items"]) for r in rows], 4)
+    reference = reference_outputs(rows, tmp_path)
+    for k in range(4):
         assert_bitwise_equal(columns_of(results[k]), reference)
 
 

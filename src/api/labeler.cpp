@@ -1,87 +1,158 @@
-// sift::Labeler, the public API (sift/labeler.h), over the internal ScoringEngine: one
-// session per labeler, guarded, so one Labeler can be shared by threads (they take turns)
-// and separate Labelers score in parallel.
+// sift::Labeler and sift::Context, the public API (sift/labeler.h), over the scoring layer:
+// a LoadedLabeler (the model, read-only, loaded once) shared by every copy of the Labeler and
+// every context; a context is an engine (scoring/engine.h: a session of its own) fed by the
+// scheduler (scoring/scheduler.h). Labeler::score and score_rows borrow an idle context from
+// the labeler's pool, or make one, so each thread scoring at a moment has its own.
 #include "sift/labeler.h"
 
 #include <mutex>
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/parallel.h"
-#include "model/session.h"
 #include "scoring/engine.h"
-#include "scoring/score_io.h"
-#include "workflows/pending_rows.h"
+#include "scoring/loaded_labeler.h"
+#include "scoring/prefix_cache.h"
+#include "api/labeler_of.h"
 
 namespace sift {
 
-struct Labeler::Impl {
-  Impl(std::unique_ptr<ScoringEngine> e, int n_threads)
-      : engine(std::move(e)), session(engine->model(), n_threads), threads(n_threads) {}
-  std::unique_ptr<ScoringEngine> engine;
-  std::mutex mutex;  // guards session
-  Session session;
+struct Labeler::Shared {
+  Shared(std::unique_ptr<LoadedLabeler> loaded, const LoadOptions& options)
+      : loaded(std::move(loaded)),
+        threads(options.threads),
+        share(options.threads > 0 ? options.threads : default_n_threads()),
+        cache(this->loaded->artifact().version, options.query_cache_bytes) {}
+
+  std::unique_ptr<LoadedLabeler> loaded;
+  int threads;        // per context; <= 0: the cores, shared out by `share`
+  ThreadShare share;  // the cores among the contexts scoring at once
+  LruPrefixCache cache;
+
+  std::unique_ptr<LocalEngine> make_engine(int context_threads) {
+    const int n = context_threads > 0 ? context_threads : threads;
+    return std::make_unique<LocalEngine>(loaded->model(), n, n > 0 ? nullptr : &share);
+  }
+
+  // The pool behind Labeler::score and score_rows: idle engines, one made when none is idle.
+  std::mutex pool_mutex;
+  std::vector<std::unique_ptr<LocalEngine>> idle;
+
+  template <typename Fn>
+  auto with_pooled_engine(Fn&& fn) {
+    std::unique_ptr<LocalEngine> engine;
+    {
+      const std::lock_guard lock(pool_mutex);
+      if (!idle.empty()) {
+        engine = std::move(idle.back());
+        idle.pop_back();
+      }
+    }
+    if (!engine) engine = make_engine(0);
+    struct Return {  // back to the pool, even when scoring threw
+      Shared& shared;
+      std::unique_ptr<LocalEngine>& engine;
+      ~Return() {
+        shared.share.leave();
+        const std::lock_guard lock(shared.pool_mutex);
+        shared.idle.push_back(std::move(engine));
+      }
+    };
+    share.enter();
+    const Return back{*this, engine};
+    return fn(*engine);
+  }
+};
+
+struct Context::Impl {
+  Labeler labeler;
+  std::shared_ptr<Labeler::Shared> shared;
+  std::unique_ptr<LocalEngine> engine;
   int threads;
 };
 
-Labeler::Labeler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Labeler::Labeler(Labeler&&) noexcept = default;
-Labeler& Labeler::operator=(Labeler&&) noexcept = default;
-Labeler::~Labeler() = default;
+Labeler::Labeler(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
 
 Labeler Labeler::load(const std::filesystem::path& dir, int threads) {
   return load(dir, LoadOptions{.threads = threads});
 }
 
 Labeler Labeler::load(const std::filesystem::path& dir, const LoadOptions& options) {
-  return Labeler(std::make_unique<Impl>(ScoringEngine::load(dir, options.weights), options.threads));
+  return labeler_of(LoadedLabeler::load(dir, options.weights), options);
+}
+
+Labeler labeler_of(std::unique_ptr<LoadedLabeler> loaded, const LoadOptions& options) {
+  return Labeler(std::make_shared<Labeler::Shared>(std::move(loaded), options));
 }
 
 std::vector<RowResult> Labeler::score_rows(std::span<const Row> rows, const ScoringOptions& options) const {
   std::vector<TextRow> views;
   views.reserve(rows.size());
   for (const Row& row : rows) views.push_back({row.query, row.items});
-  const std::lock_guard lock(impl_->mutex);
-  return impl_->engine->score_rows(impl_->session, views, options);
+  return shared_->with_pooled_engine(
+      [&](LocalEngine& engine) { return shared_->loaded->score_rows(engine, views, options, &shared_->cache); });
 }
 
-std::vector<std::string> Labeler::score_lines(std::span<const NumberedLine> lines, const ScoringOptions& options,
-                                              bool echo) const {
-  const ScoringEngine& engine = *impl_->engine;
-  engine.limits(options);  // a bad option is the caller's error, not every line's
-  std::vector<PendingRow> rows;  // read and tokenized as `sift batch` reads its input lines
-  rows.reserve(lines.size());
-  for (const NumberedLine& line : lines) {
-    std::string text(line.text);
-    rows.push_back(read_pending_row(engine, text, line.number, options));
-  }
-  std::vector<RowResult> results;
-  {
-    const std::lock_guard lock(impl_->mutex);
-    results = score_pending_rows(engine, impl_->session, rows, options);
-  }
-  const nlohmann::ordered_json provenance = artifact_provenance_json(engine.artifact(), options);
-  std::vector<std::string> out;
-  out.reserve(rows.size());
-  for (size_t r = 0; r < rows.size(); ++r)
-    out.push_back(batch_output_line(rows[r].line_number, rows[r].row, results[r], options.mode, provenance,
-                                    echo ? BatchLine::Echo : BatchLine::PassThrough));
-  return out;
+std::vector<RowResult> Labeler::score_tokenized(std::span<const TokenizedRow> rows, const ScoringOptions& options) const {
+  return shared_->with_pooled_engine(
+      [&](LocalEngine& engine) { return shared_->loaded->score_tokenized(engine, rows, options, &shared_->cache); });
 }
 
 RowResult Labeler::score(std::string_view query, const std::vector<std::string>& items,
                          const ScoringOptions& options) const {
   const TextRow row{query, items};
-  const std::lock_guard lock(impl_->mutex);
-  RowResult result = std::move(impl_->engine->score_rows(impl_->session, {&row, 1}, options)[0]);
+  RowResult result = shared_->with_pooled_engine([&](LocalEngine& engine) {
+    return std::move(shared_->loaded->score_rows(engine, {&row, 1}, options, &shared_->cache)[0]);
+  });
   if (!result.error.empty()) fail("{}", result.error);
   return result;
 }
 
-const std::string& Labeler::version() const { return impl_->engine->artifact().version; }
-double Labeler::threshold() const { return impl_->engine->artifact().threshold; }
-std::string Labeler::artifact_json() const { return impl_->engine->artifact().source_json; }
-int Labeler::threads() const { return impl_->threads > 0 ? impl_->threads : default_n_threads(); }
-const ScoringEngine& Labeler::engine() const { return *impl_->engine; }
+Context Labeler::context(int threads) const {
+  const int n = threads > 0 ? threads : shared_->threads;
+  return Context(std::make_unique<Context::Impl>(
+      Context::Impl{*this, shared_, std::make_unique<LocalEngine>(shared_->loaded->model(), n), n}));
+}
+
+TokenizedRow Labeler::tokenize(std::string_view query, std::span<const std::string> items,
+                               const ScoringOptions& options) const {
+  return shared_->loaded->tokenize(query, items, options);
+}
+
+ResolvedOptions Labeler::resolve(const ScoringOptions& options) const {
+  const LoadedLabeler& loaded = *shared_->loaded;
+  return {loaded.threshold(options), loaded.limits(options).request_limit(), loaded.call_tokens(options)};
+}
+
+const std::string& Labeler::version() const { return shared_->loaded->artifact().version; }
+double Labeler::threshold() const { return shared_->loaded->artifact().threshold; }
+std::string Labeler::artifact_json() const { return shared_->loaded->artifact().source_json; }
+int Labeler::threads() const { return shared_->threads > 0 ? shared_->threads : default_n_threads(); }
+
+Context::Context(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Context::Context(Context&&) noexcept = default;
+Context& Context::operator=(Context&&) noexcept = default;
+Context::~Context() = default;
+
+std::vector<RowResult> Context::score_rows(std::span<const Row> rows, const ScoringOptions& options) {
+  std::vector<TextRow> views;
+  views.reserve(rows.size());
+  for (const Row& row : rows) views.push_back({row.query, row.items});
+  return impl_->shared->loaded->score_rows(*impl_->engine, views, options, &impl_->shared->cache);
+}
+
+RowResult Context::score(std::string_view query, const std::vector<std::string>& items, const ScoringOptions& options) {
+  const TextRow row{query, items};
+  RowResult result =
+      std::move(impl_->shared->loaded->score_rows(*impl_->engine, {&row, 1}, options, &impl_->shared->cache)[0]);
+  if (!result.error.empty()) fail("{}", result.error);
+  return result;
+}
+
+std::vector<RowResult> Context::score_tokenized(std::span<const TokenizedRow> rows, const ScoringOptions& options) {
+  return impl_->shared->loaded->score_tokenized(*impl_->engine, rows, options, &impl_->shared->cache);
+}
+
+int Context::threads() const { return impl_->threads > 0 ? impl_->threads : default_n_threads(); }
+const Labeler& Context::labeler() const { return impl_->labeler; }
 
 }  // namespace sift

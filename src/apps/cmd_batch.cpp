@@ -13,6 +13,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/kv_cache_option.h"
 #include "apps/truncate_option.h"
 #include "apps/weights_option.h"
 #include "batch/merge_shards.h"
@@ -29,6 +30,7 @@ struct BatchArgs {
   std::optional<int> threads;
   int tokenize_threads = 1;
   double checkpoint_seconds = 2.0;
+  double kv_cache_mb = 64;
   bool resume = false, strict = false, echo = false;
   sift::apps::TruncateFlags truncation;
 };
@@ -56,12 +58,13 @@ void run_batch_command(const BatchArgs& args) {
   options.scoring.threshold = args.threshold;
   options.scoring.max_request_tokens = args.max_request_tokens;
   options.scoring.max_batch_tokens = args.max_batch_tokens;
+  options.shard = sift::Shard::parse(args.shard);
   sift::apps::apply_truncate_flags(args.truncation, options.scoring);
-  options.shard = sift::label::Shard::parse(args.shard);
   options.resume = args.resume;
   options.line = args.echo ? sift::BatchLine::Echo : sift::BatchLine::PassThrough;
   options.weights = sift::apps::weight_storage_of(args.weights);
   options.inference_threads = sift::apps::thread_count("--threads", args.threads);
+  options.query_cache_bytes = sift::apps::kv_cache_bytes(args.kv_cache_mb);
   options.tokenize_threads = sift::apps::capped_threads("--tokenize-threads", args.tokenize_threads);
   options.errors_max = args.errors_max;
   options.checkpoint_seconds = args.checkpoint_seconds;
@@ -134,6 +137,7 @@ SIFT_COMMAND(batch) {
       ->check(sift::apps::decimal_in(0, kMaxCheckpointSeconds));
   sift::apps::add_truncate_options(cmd, args->truncation);
   sift::apps::add_weights_option(cmd, args->weights);
+  sift::apps::add_kv_cache_option(cmd, args->kv_cache_mb);
   sift::apps::add_strict_flag(cmd, args->strict, "of the job failed (checked when the job is complete; its error line is in OUT)");
 
   CLI::App* merge_cmd = cmd->add_subcommand(

@@ -17,7 +17,7 @@
 #include "core/error.h"
 #include "core/utc_time.h"
 #include "io/path_lock.h"
-#include "scoring/engine.h"
+#include "sift/labeler.h"
 #include "workflows/artifact_update.h"
 #include "workflows/calibration.h"
 #include "workflows/calibration_output.h"
@@ -68,9 +68,9 @@ void run_calibrate(const CalibrateArgs& args) {
   if (args.in_place) lock = std::make_unique<sift::PathLock>(model_dir);
   if (!args.out.empty()) lock = std::make_unique<sift::PathLock>(fs::path(args.out));
 
-  std::unique_ptr<sift::ScoringEngine> labeler =
-      sift::ScoringEngine::load(model_dir, sift::apps::weight_storage_of(args.weights));
-  labeler->limits(scoring);
+  const sift::Labeler labeler =
+      sift::Labeler::load(model_dir, {.weights = sift::apps::weight_storage_of(args.weights)});
+  labeler.resolve(scoring);
   const sift::LabeledRows input = sift::read_labeled_rows(args.input, args.max_line_bytes);
   const std::string input_name = args.input.empty() || args.input == "-" ? "stdin" : args.input;
   for (const sift::RowError& e : input.errors)
@@ -79,7 +79,7 @@ void run_calibrate(const CalibrateArgs& args) {
   sift::ProgressReporter progress =
       sift::apps::progress_reporter("sift calibrate", "rows", static_cast<int64_t>(input.rows.size()));
   const sift::ScoredRows scored = sift::score_labeled_rows(
-      *labeler, input.rows, scoring, [&progress](int64_t done, std::string_view pass) { progress.update(done, pass); });
+      labeler, input.rows, scoring, [&progress](int64_t done, std::string_view pass) { progress.update(done, pass); });
   for (const sift::RowError& e : scored.errors)
     progress.message(fmt::format("sift calibrate: warning: {}:{}: {} (row left out)", input_name, e.line, e.message));
 

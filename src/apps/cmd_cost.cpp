@@ -16,7 +16,7 @@
 #include "io/line_reader.h"
 #include "model/config.h"
 #include "scoring/request_sizing.h"
-#include "scoring/score_io.h"
+#include "formats/score_io.h"
 #include "workflows/cost_report.h"
 
 namespace {

@@ -13,7 +13,7 @@
 #include "apps/max_line_bytes_option.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
-#include "scoring/engine.h"
+#include "sift/labeler.h"
 #include "workflows/evaluation_run.h"
 #include "workflows/labeled_rows.h"
 
@@ -54,9 +54,9 @@ void run_eval(const EvalArgs& args) {
   eval.shuffles = args.shuffles;
   eval.seed = args.seed;
 
-  std::unique_ptr<sift::ScoringEngine> labeler =
-      sift::ScoringEngine::load(args.model, sift::apps::weight_storage_of(args.weights));
-  labeler->limits(eval.scoring);  // reject a bad limit before reading input
+  const sift::Labeler labeler =
+      sift::Labeler::load(args.model, {.weights = sift::apps::weight_storage_of(args.weights)});
+  labeler.resolve(eval.scoring);  // reject a bad limit before reading input
   const sift::LabeledRows input = sift::read_labeled_rows(args.input, args.max_line_bytes);
   const std::string input_name = args.input.empty() || args.input == "-" ? "stdin" : args.input;
   for (const sift::RowError& e : input.errors)
@@ -65,7 +65,7 @@ void run_eval(const EvalArgs& args) {
   sift::ProgressReporter progress = sift::apps::progress_reporter(
       "sift eval", "rows", sift::evaluation_passes_rows(input.rows.size(), eval));
   const sift::EvalReport report = sift::evaluate(
-      *labeler, input.rows, eval, [&progress](int64_t done, std::string_view pass) { progress.update(done, pass); });
+      labeler, input.rows, eval, [&progress](int64_t done, std::string_view pass) { progress.update(done, pass); });
   for (const sift::RowError& e : report.errors)
     progress.message(fmt::format("sift eval: warning: {}:{}: {} (row left out)", input_name, e.line, e.message));
   const int64_t errors = static_cast<int64_t>(input.errors.size() + report.errors.size());

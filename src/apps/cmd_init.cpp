@@ -20,7 +20,7 @@
 #include "model/checkpoint_match.h"
 #include "model/config.h"
 #include "scoring/artifact.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "scoring/prompt.h"
 #include "tokenizer/tokenizer.h"
 #include "workflows/artifact_presets.h"

@@ -29,7 +29,7 @@ void run_label_command(LabelArgs& args) {
   args.run.model_dir = args.model;
   args.run.catalog = args.catalog;
   args.run.profiles = args.profiles;
-  args.run.shard = sift::label::Shard::parse(args.shard);
+  args.run.shard = sift::Shard::parse(args.shard);
   args.run.weights = sift::apps::weight_storage_of(args.weights);
   args.run.rounds.validate();
 

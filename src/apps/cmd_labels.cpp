@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "io/line_output.h"
 #include "store/label_store.h"
+#include "store/review_store.h"
 
 namespace {
 
@@ -47,6 +48,7 @@ void get_member(const std::string& store_location, const std::string& member) {
     out["input_hash"] = m->input_hash;
     out["run_id"] = m->run_id;
     out["labeled_at"] = m->labeled_at;
+    if (m->profile) out["profile"] = *m->profile;
     out["judgments"] = std::move(judgments);
   }
   sift::apps::print_report(out);
@@ -85,11 +87,52 @@ void export_store(const std::string& store_location, const std::string& output) 
   if (!output.empty()) fmt::print(stderr, "sift labels export: {} judged pairs to {}\n", rows, output);
 }
 
+// Reviewed pairs as labeled rows (workflows/labeled_rows.h), one per member:
+// {"id": member, "query": profile, "items": [{"id": qualification, "text": name}...], "labels": [0/1...]}.
+void export_reviewed(const std::string& store_location, const std::string& output) {
+  std::unique_ptr<sift::store::ReviewStore> store =
+      sift::store::ReviewStore::open(store_location, sift::store::ReviewStore::Access::read);
+  const std::vector<sift::NamedInput> inputs = {{store_location, "--store"}, {store_location + "-wal", "--store"}};
+  sift::LineOutput out(output, inputs);
+  std::string batch;
+  const sift::store::ReviewedExportCounts counts = store->for_each_reviewed_member([&](const sift::store::ReviewedMember& m) {
+    ordered_json items = ordered_json::array(), labels = ordered_json::array();
+    for (size_t i = 0; i < m.items.size(); ++i) {
+      items.push_back({{"id", m.qualifications[i]}, {"text", m.items[i]}});
+      labels.push_back(m.labels[i] ? 1 : 0);
+    }
+    ordered_json j;
+    j["id"] = m.member;
+    j["query"] = m.profile;
+    j["items"] = std::move(items);
+    j["labels"] = std::move(labels);
+    batch += dump_line(j);
+    batch += '\n';
+    if (batch.size() >= (1 << 20)) {
+      out.write(batch);
+      batch.clear();
+    }
+  });
+  out.write(batch);
+  out.commit();
+  fmt::print(stderr, "sift labels export --reviewed: {} reviewed pairs of {} members{}\n", counts.pairs, counts.members,
+             output.empty() || output == "-" ? "" : " to " + output);
+  if (counts.stale > 0)
+    fmt::print(stderr, "sift labels export --reviewed: {} reviews left out: their member's profile changed since\n",
+               counts.stale);
+  if (counts.no_profile > 0)
+    fmt::print(stderr,
+               "sift labels export --reviewed: {} reviews left out: their member was labeled by a sift that did not "
+               "store profile texts (label it again with --refresh)\n",
+               counts.no_profile);
+}
+
 }  // namespace
 
 SIFT_COMMAND(labels) {
   struct Args {
     std::string store, member, output;
+    bool reviewed = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("labels", "Read a label store written by `sift label`");
@@ -103,5 +146,11 @@ SIFT_COMMAND(labels) {
   CLI::App* exp = cmd->add_subcommand("export", "Every judged pair, one JSON line each, by member then rank");
   exp->add_option("--store", args->store, "label store: a SQLite file or postgresql://...")->required();
   exp->add_option("--output", args->output, "JSON-lines output, replaced when complete (default, or -: stdout)");
-  exp->callback([args] { export_store(args->store, args->output); });
+  exp->add_flag("--reviewed", args->reviewed,
+                "instead: the pairs people reviewed (sift review) as training rows {id, query, items, labels}, one "
+                "per member, for sift train and sift calibrate");
+  exp->callback([args] {
+    if (args->reviewed) export_reviewed(args->store, args->output);
+    else export_store(args->store, args->output);
+  });
 }

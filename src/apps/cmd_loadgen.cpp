@@ -17,7 +17,7 @@
 #include "core/error.h"
 #include "io/input_file.h"
 #include "io/line_reader.h"
-#include "scoring/score_io.h"
+#include "formats/score_io.h"
 #include "serve/loadgen.h"
 
 namespace {

@@ -22,7 +22,7 @@
 #include "io/line_reader.h"
 #include "scoring/artifact.h"
 #include "scoring/prompt.h"
-#include "scoring/score_io.h"
+#include "formats/score_io.h"
 #include "tokenizer/tokenizer.h"
 
 namespace {

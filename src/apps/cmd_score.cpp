@@ -1,5 +1,5 @@
 // sift score: label (query, items) rows with a labeler directory (checkpoint + tokenizer.json
-// + sift.json). JSON lines in, exactly one JSON line out per input line (scoring/score_io.h).
+// + sift.json). JSON lines in, exactly one JSON line out per input line (formats/score_io.h).
 #include <fmt/format.h>
 #include <sys/resource.h>
 
@@ -12,6 +12,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/kv_cache_option.h"
 #include "apps/max_line_bytes_option.h"
 #include "apps/truncate_option.h"
 #include "apps/weights_option.h"
@@ -20,7 +21,7 @@
 #include "io/atomic_file.h"
 #include "io/input_file.h"
 #include "io/line_output.h"
-#include "scoring/engine.h"
+#include "sift/labeler.h"
 #include "workflows/score_stream.h"
 
 namespace {
@@ -40,6 +41,7 @@ struct ScoreArgs {
   std::optional<double> threshold;
   std::optional<int64_t> max_request_tokens, max_batch_tokens;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
+  double kv_cache_mb = 64;
   bool strict = false, echo = false;
   sift::apps::TruncateFlags truncation;
 };
@@ -80,8 +82,10 @@ void run_score(const ScoreArgs& args) {
   sift::InputFile input(args.input);
   std::vector<sift::NamedInput> inputs = sift::model_directory_inputs(args.model);
   inputs.push_back(input.as_input());
-  std::unique_ptr<sift::ScoringEngine> labeler = sift::ScoringEngine::load(args.model, sift::apps::weight_storage_of(args.weights));
-  labeler->limits(scoring);  // a bad limit fails here, not on every row
+  const sift::Labeler labeler =
+      sift::Labeler::load(args.model, {.weights = sift::apps::weight_storage_of(args.weights),
+                                       .query_cache_bytes = sift::apps::kv_cache_bytes(args.kv_cache_mb)});
+  labeler.resolve(scoring);  // a bad limit fails here, not on every row
   sift::LineReader reader(input.stream(), args.max_line_bytes);
   sift::LineOutput output(args.output, inputs);
   std::unique_ptr<sift::LineOutput> generations;
@@ -105,12 +109,14 @@ void run_score(const ScoreArgs& args) {
   const double cpu_before = process_cpu_seconds();
   const sift::StreamStats stats =
       sift::score_stream(
-          *labeler, reader, [&output](std::string_view lines) { output.write(sift::apps::output_rows(lines)); }, scoring,
+          labeler, reader, [&output](std::string_view lines) { output.write(sift::apps::output_rows(lines)); }, scoring,
           hooks, args.echo);
   output.commit();
   if (generations) generations->commit();
-  spdlog::debug("sift score: {} labels scored in {:.3f} s ({:.3f} CPU-s of all threads) after the model load",
-                stats.labels, stats.seconds, process_cpu_seconds() - cpu_before);
+  spdlog::debug("sift score: {} labels scored in {:.3f} s ({:.3f} CPU-s of all threads) after the model load; {} "
+                "prompt tokens, {} of them reused from the query-KV cache",
+                stats.labels, stats.seconds, process_cpu_seconds() - cpu_before, stats.prefill_tokens,
+                stats.cached_tokens);
   progress.finish(fmt::format("{} ({}), {} in {:.1f} s, {:.0f} labels/s{}", sift::apps::counted(stats.lines, "row"),
                               sift::apps::counted(stats.errors, "error"), sift::apps::counted(stats.labels, "label"),
                               stats.seconds, stats.labels / std::max(stats.seconds, 1e-9),
@@ -145,6 +151,7 @@ SIFT_COMMAND(score) {
       ->check(CLI::PositiveNumber);
   sift::apps::add_truncate_options(cmd, args->truncation);
   sift::apps::add_weights_option(cmd, args->weights);
+  sift::apps::add_kv_cache_option(cmd, args->kv_cache_mb);
   cmd->add_option("--input", args->input, "JSON-lines input (default, or -: stdin)");
   cmd->add_option("--output", args->output,
                   "JSON-lines output, replaced when the run completes (default, or -: stdout)");

@@ -21,7 +21,7 @@
 #include "apps/weights_option.h"
 #include "core/error.h"
 #include "io/atomic_file.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "serve/http_server.h"
 #include "serve/service.h"
 
@@ -95,10 +95,10 @@ void serve(const ServeCliOptions& o) {
     if (listener.joinable()) listener.join();
   };
 
-  std::unique_ptr<sift::ScoringEngine> engine;
+  std::unique_ptr<sift::LoadedLabeler> engine;
   std::optional<sift::serve::Service> service;
   try {
-    engine = sift::ScoringEngine::load(o.model, sift::apps::weight_storage_of(o.weights));
+    engine = sift::LoadedLabeler::load(o.model, sift::apps::weight_storage_of(o.weights));
     const std::string name = std::filesystem::path(o.model).lexically_normal().filename().string();
     service.emplace(*engine,
                     sift::serve::ServiceOptions{.model_name = name.empty() ? o.model : name,

@@ -68,6 +68,7 @@ void BatchWriter::write_row(const PendingRow& row, const RowResult& result, cons
     totals->labels += bad ? 0 : int64_t(result.scores.size());
     totals->prefill_tokens += result.prefill_tokens;
   }
+  run_cached_tokens_ += result.cached_tokens;
   state_.lines_read = end.line_number;
   state_.resume = end.next;
   state_.input_offset = end.next_offset;
@@ -75,11 +76,11 @@ void BatchWriter::write_row(const PendingRow& row, const RowResult& result, cons
 }
 
 void BatchWriter::write(ScoredBatch& batch) {
-  if (start_fraction_ < 0 && !batch.ends.empty())
-    start_fraction_ = fraction_of(batch.ends.front().file_offset, settings_.input_file_size);
+  if (start_fraction_ < 0 && !batch.positions.empty())
+    start_fraction_ = fraction_of(batch.positions.front().file_offset, settings_.input_file_size);
   for (size_t r = 0; r < batch.rows.size(); ++r) {
-    write_row(batch.rows[r], batch.results[r], batch.ends[r]);
-    last_file_offset_ = batch.ends[r].file_offset;
+    write_row(batch.rows[r], batch.results[r], batch.positions[r]);
+    last_file_offset_ = batch.positions[r].file_offset;
   }
   const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint_).count();
   if (since >= settings_.checkpoint_seconds) checkpoint();

@@ -15,7 +15,7 @@
 #include "batch/pipeline_rows.h"
 #include "batch/progress_file.h"
 #include "core/progress.h"
-#include "scoring/score_io.h"
+#include "formats/score_io.h"
 
 namespace sift::batch {
 
@@ -41,6 +41,8 @@ class BatchWriter {
 
   const JobTotals& run_totals() const { return run_; }
   const JobTotals& job_totals() const { return state_.totals; }
+  // Of this run's prefill tokens, the query tokens reused from the query-KV cache instead of run.
+  int64_t run_cached_tokens() const { return run_cached_tokens_; }
 
  private:
   void write_row(const PendingRow& row, const RowResult& result, const LineEnd& end);
@@ -56,6 +58,7 @@ class BatchWriter {
   ProgressReporter& progress_;
   std::filesystem::path progress_path_;
   JobTotals run_;
+  int64_t run_cached_tokens_ = 0;
   int64_t checkpointed_rows_ = 0;  // rows the progress file on disk records
   double start_fraction_;        // of the input file consumed at this run's first row (-1: none yet)
   int64_t last_file_offset_ = 0;  // input file bytes consumed up to the last row written

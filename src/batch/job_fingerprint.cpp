@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "label/content_hash.h"
+#include "io/content_hash.h"
 
 namespace sift::batch {
 namespace {
@@ -29,18 +29,18 @@ nlohmann::ordered_json input_identity(const std::filesystem::path& input) {
   const int64_t head = std::min(size, kIdentityBlockBytes);
   const int64_t tail_start = std::max(head, size - kIdentityBlockBytes);
   const std::string sampled = read_range(in, 0, head, input) + read_range(in, tail_start, size - tail_start, input);
-  return {{"bytes", size}, {"sha256_head_tail", label::sha256_hex(sampled)}};
+  return {{"bytes", size}, {"sha256_head_tail", sha256_hex(sampled)}};
 }
 
-nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const ScoringEngine& engine,
+nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const Labeler& labeler,
                                        const ScoringOptions& options, WeightStorage weights, BatchLine line,
-                                       const label::Shard& shard, const std::filesystem::path& input) {
-  const PlanLimits limits = engine.limits(options);
-  nlohmann::ordered_json job = {{"artifact", label::artifact_fingerprint(model_dir)},
-                                {"version", engine.artifact().version},
-                                {"threshold", engine.threshold(options)},
+                                       const Shard& shard, const std::filesystem::path& input) {
+  const ResolvedOptions resolved = labeler.resolve(options);
+  nlohmann::ordered_json job = {{"artifact", artifact_fingerprint(model_dir)},
+                                {"version", labeler.version()},
+                                {"threshold", resolved.threshold},
                                 {"mode", std::string(scoring_mode_name(options.mode))},
-                                {"request_tokens", std::min(limits.max_request_tokens, limits.max_call_tokens)}};
+                                {"request_tokens", resolved.request_tokens}};
   if (weights == WeightStorage::BF16 || weights == WeightStorage::Q8)
     job["weights"] = std::string(weight_storage_name(weights));
   if (options.truncate != Truncate::None)  // cut rows score differently; absent when off (as in older jobs)

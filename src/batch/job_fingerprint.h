@@ -4,7 +4,7 @@
 // file recorded, and `sift batch merge` joins shards of one job only.
 //
 //   {"artifact": "sha256:...",  the labeler's files (sift.json, config.json, tokenizer.json,
-//                               weights): label::artifact_fingerprint
+//                               weights): artifact_fingerprint
 //    "version": "...", "threshold": t,   sift.json's version, the threshold used (--threshold)
 //    "mode": "mis",
 //    "request_tokens": n,       min(--max-request-tokens, --max-batch-tokens): how long rows
@@ -21,17 +21,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "label/shard.h"
-#include "scoring/engine.h"
-#include "scoring/score_io.h"
+#include "formats/score_io.h"
+#include "io/shard.h"
+#include "sift/labeler.h"
 
 namespace sift::batch {
 
 nlohmann::ordered_json input_identity(const std::filesystem::path& input);
 
-nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const ScoringEngine& engine,
+nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const Labeler& labeler,
                                        const ScoringOptions& options, WeightStorage weights, BatchLine line,
-                                       const label::Shard& shard, const std::filesystem::path& input);
+                                       const Shard& shard, const std::filesystem::path& input);
 
 // An Error when `recorded` (from `where`) differs from `current`, naming each field that does.
 void check_same_job(const nlohmann::ordered_json& recorded, const nlohmann::ordered_json& current,

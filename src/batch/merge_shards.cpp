@@ -18,7 +18,7 @@
 #include "core/error.h"
 #include "io/json_parse.h"
 #include "io/path_lock.h"
-#include "label/shard.h"
+#include "io/shard.h"
 
 namespace sift::batch {
 namespace {
@@ -28,7 +28,7 @@ constexpr int64_t kMaxOutputLineBytes = int64_t(1) << 30;  // output lines outgr
 struct ShardFile {
   std::filesystem::path path;
   JobProgress progress;
-  label::Shard shard;
+  Shard shard;
 };
 
 // Every byte of the shard against the SHA-256 its progress file records (one read of it,
@@ -58,7 +58,7 @@ ShardFile open_shard(const std::filesystem::path& path) {
     fail("{}: its job is not complete ({} rows so far): finish it with sift batch --resume, then merge", path.string(),
          progress->totals.rows);
   ShardFile file{path, std::move(*progress), {}};
-  file.shard = label::Shard::parse(file.progress.job.at("shard").get<std::string>());  // read_checkpoint checked it
+  file.shard = Shard::parse(file.progress.job.at("shard").get<std::string>());  // read_checkpoint checked it
   std::error_code error;
   const auto size = std::filesystem::file_size(path, error);
   if (error || int64_t(size) != file.progress.output.file.bytes)
@@ -168,7 +168,7 @@ MergeSummary merge_shards(const std::vector<std::filesystem::path>& shard_output
   sync_parent_directory(output);
 
   JobProgress merged = shards.front().progress;  // the complete unsharded job
-  merged.job["shard"] = label::Shard{}.to_string();
+  merged.job["shard"] = Shard{}.to_string();
   merged.totals = {};
   for (const ShardFile& shard : shards) {
     merged.totals.rows += shard.progress.totals.rows;

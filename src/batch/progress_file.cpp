@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "core/utc_time.h"
 #include "io/json_parse.h"
-#include "label/content_hash.h"
+#include "io/content_hash.h"
 
 namespace sift::batch {
 namespace {
@@ -125,7 +125,7 @@ void check_checksum(const std::string& text, const nlohmann::ordered_json& objec
          path.string());
   const std::string last = checksum_line(checksum->get<std::string>());
   const bool last_line = text.size() > last.size() && text.ends_with(last);
-  if (!last_line || label::sha256_hex(std::string_view(text).substr(0, text.size() - last.size())) !=
+  if (!last_line || sha256_hex(std::string_view(text).substr(0, text.size() - last.size())) !=
                         checksum->get<std::string>().substr(kChecksumPrefix.size()))
     fail("{}: its checksum does not match its content: the file was changed or damaged after sift batch wrote it, "
          "so the job it records cannot be trusted; restore it, or remove the output and this file to start the job "
@@ -137,9 +137,9 @@ void check_checksum(const std::string& text, const nlohmann::ordered_json& objec
 void check_agreement(const JobProgress& c, const std::filesystem::path& path) {
   const auto shard = c.job.find("shard");
   if (shard == c.job.end() || !shard->is_string()) fail("{}: field \"job.shard\" must be a string", path.string());
-  label::Shard parsed;
+  Shard parsed;
   try {
-    parsed = label::Shard::parse(shard->get<std::string>());
+    parsed = Shard::parse(shard->get<std::string>());
   } catch (const Error& e) {
     fail("{}: field \"job.shard\": {}", path.string(), e.what());
   }
@@ -191,7 +191,7 @@ void write_checkpoint(const std::filesystem::path& progress_path, const JobProgr
   std::string text = out.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   text.resize(text.size() - 2);  // "\n}"
   text += ",\n";
-  text += checksum_line(std::string(kChecksumPrefix) + label::sha256_hex(text));
+  text += checksum_line(std::string(kChecksumPrefix) + sha256_hex(text));
   replace_file_atomically(progress_path, text);
 }
 

@@ -9,7 +9,6 @@
 #include "batch/stage_pipeline.h"
 #include "core/error.h"
 #include "io/path_lock.h"
-#include "scoring/engine.h"
 
 namespace sift::batch {
 namespace {
@@ -99,6 +98,7 @@ nlohmann::ordered_json BatchSummary::to_json(const std::filesystem::path& output
           {"labels", run.labels},
           {"errors", run.errors},
           {"prefill_tokens", run.prefill_tokens},
+          {"cached_tokens", cached_tokens},
           {"seconds", seconds},
           {"labels_per_second", seconds > 0 ? double(run.labels) / seconds : 0.0},
           {"load_seconds", load_seconds},
@@ -112,10 +112,11 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   check_output(options);
   const PathLock lock(options.output);  // a second run of the job fails at once, naming this one
   std::optional<JobProgress> recorded = preflight(options);
-  const std::unique_ptr<ScoringEngine> engine = ScoringEngine::load(options.model_dir, options.weights);
-  const int64_t call_tokens = engine->call_tokens(options.scoring);
+  const Labeler labeler = Labeler::load(options.model_dir, {.threads = options.inference_threads,
+                                                            .weights = options.weights,
+                                                            .query_cache_bytes = options.query_cache_bytes});
   const nlohmann::ordered_json job =
-      job_fingerprint(options.model_dir, *engine, options.scoring, options.weights, options.line, options.shard,
+      job_fingerprint(options.model_dir, labeler, options.scoring, options.weights, options.line, options.shard,
                       options.input);
   const std::filesystem::path progress_path = progress_file_path(options.output);
   BatchSummary summary;
@@ -157,7 +158,7 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   summary.load_seconds = seconds_since(load_start);
 
   WriterSettings settings{options.output,
-                          artifact_provenance_json(engine->artifact(), options.scoring),
+                          artifact_provenance_json(labeler, options.scoring),
                           options.scoring.mode,
                           options.line,
                           options.errors_max,
@@ -166,9 +167,11 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   BatchWriter writer(*output, std::move(start), std::move(settings), progress);
 
   const Clock::time_point run_start = Clock::now();
-  const LineEnd input_end = run_stages(*engine, options, call_tokens, reader, input_start, writer);
+  Context context = labeler.context();
+  const LineEnd input_end = run_stages(labeler, context, options, reader, input_start, writer);
   writer.finish(input_end);
   summary.run = writer.run_totals();
+  summary.cached_tokens = writer.run_cached_tokens();
   summary.job = writer.job_totals();
   summary.seconds = seconds_since(run_start);
   return summary;

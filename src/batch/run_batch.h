@@ -1,10 +1,9 @@
 #pragma once
 // `sift batch`: labels a JSON-lines file of rows into OUT, streaming, resumable, sharded.
 //
-//   reader ──chunks──▶ tokenizer pool (T threads) ──rows, in order──▶ inference ──▶ writer
-//   (input_stages.h)        (input_stages.h)          (one Session: rows packed into forward
-//                                                       calls of engine.call_tokens(), long
-//                                                       rows split into requests; engine.h)
+//   reader ──chunks──▶ tokenizer pool (T threads) ──rows, in order──▶ scorer ──▶ writer
+//   (stage_pipeline.h: the pipeline of formats/row_pipeline.h; the scorer is a context of the
+//    labeler, whose scheduler packs rows into forward calls and splits long rows into requests)
 //
 // Each arrow is a bounded queue (bytes, prompt tokens, batches), so memory does not grow with
 // the input. The writer (batch_writer.h) writes in input order and checkpoints; a kill at any
@@ -27,8 +26,8 @@
 
 #include "batch/progress_file.h"
 #include "core/progress.h"
-#include "label/shard.h"
-#include "scoring/score_io.h"
+#include "formats/score_io.h"
+#include "io/shard.h"
 #include "sift/labeler.h"
 
 namespace sift::batch {
@@ -37,10 +36,11 @@ struct BatchOptions {
   std::filesystem::path model_dir, input, output;
   ScoringOptions scoring;  // mode mis, independent or prefix; threshold; request and call limits
   WeightStorage weights = WeightStorage::Auto;  // how the labeler's matrices are held (--weights)
-  BatchLine line = BatchLine::PassThrough;      // --echo: each line holds the whole row (score_io.h)
-  label::Shard shard;
+  BatchLine line = BatchLine::PassThrough;      // --echo: each line holds the whole row (formats/score_io.h)
+  Shard shard;
   bool resume = false;
   int inference_threads = 0;  // <= 0: the process default (--threads)
+  int64_t query_cache_bytes = 0;  // the query-KV cache (--kv-cache-mb): rows repeating a query run only their items
   int tokenize_threads = 1;
   std::optional<int64_t> errors_max;
   double checkpoint_seconds = 2.0;
@@ -49,12 +49,13 @@ struct BatchOptions {
 struct BatchSummary {
   JobTotals run;                 // rows written by this run
   JobTotals job;                 // rows in OUT
+  int64_t cached_tokens = 0;     // of run.prefill_tokens, query tokens reused from the query-KV cache instead of run
   double seconds = 0;            // this run's labeling, from the first row read to the final checkpoint
   double load_seconds = 0;       // loading the labeler, fingerprinting the job, opening OUT and IN
   bool resumed = false;          // continued from a checkpoint
   bool already_complete = false; // --resume of a finished job: nothing done
 
-  // {"output", "rows", "labels", "errors", "prefill_tokens", "seconds", "labels_per_second",
+  // {"output", "rows", "labels", "errors", "prefill_tokens", "cached_tokens", "seconds", "labels_per_second",
   //  "load_seconds", "resumed", "output_rows", "output_errors"}
   nlohmann::ordered_json to_json(const std::filesystem::path& output) const;
 };

@@ -4,16 +4,16 @@
 // `sift batch merge` count by this one rule.
 #include <cstdint>
 
-#include "label/shard.h"
+#include "io/shard.h"
 
 namespace sift::batch {
 
-inline bool shard_holds_line(const label::Shard& shard, int64_t line_number) {
+inline bool shard_holds_line(const Shard& shard, int64_t line_number) {
   return (line_number - 1) % shard.count == shard.index - 1;
 }
 
 // How many of the input lines 1..lines the shard takes: the rows of its output.
-inline int64_t shard_rows(const label::Shard& shard, int64_t lines) {
+inline int64_t shard_rows(const Shard& shard, int64_t lines) {
   return lines >= shard.index ? (lines - shard.index) / shard.count + 1 : 0;
 }
 

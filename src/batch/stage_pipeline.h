@@ -1,25 +1,23 @@
 #pragma once
-// The stages of a `sift batch` run (run_batch.h), each on its own thread, joined by bounded
-// queues:
+// The stages of a `sift batch` run (run_batch.h): the pipeline of formats/row_pipeline.h fed
+// with this shard's lines of the resumable input, and the writer (batch_writer.h) as its end.
 //
-//   reader ─chunks (kLineQueueBytes)─▶ tokenizer pool ─rows (2 calls of tokens)─▶ inference
-//          ─scored batches (4)─▶ writer
-//
-// The first error of any stage stops every stage (queues closed, gate closed) and is rethrown
-// once all threads have ended; so is a thread that cannot be started (no further one is).
+//   reader (this shard's lines) ─▶ tokenizer pool (--tokenize-threads) ─▶ scorer (the context)
+//     ─▶ writer (in input order, checkpoints)
 #include <cstdint>
 
 #include "batch/batch_writer.h"
-#include "batch/resumable_line_reader.h"
 #include "batch/pipeline_rows.h"
+#include "batch/resumable_line_reader.h"
 #include "batch/run_batch.h"
-#include "scoring/engine.h"
+#include "batch/shard_lines.h"
+#include "sift/labeler.h"
 
 namespace sift::batch {
 
 // Runs the stages until the input ends; returns where it ended (the writer has written every
 // row, but not finished the job: that is the caller's, after a run without error).
-LineEnd run_stages(const ScoringEngine& engine, const BatchOptions& options, int64_t call_tokens, ResumableLineReader& reader,
+LineEnd run_stages(const Labeler& labeler, Context& context, const BatchOptions& options, ResumableLineReader& reader,
                    const LineEnd& input_start, BatchWriter& writer);
 
 }  // namespace sift::batch

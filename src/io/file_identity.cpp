@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "core/error.h"
+#include "io/labeler_files.h"
 
 namespace sift {
 namespace {
@@ -47,15 +48,8 @@ void refuse_descriptor_over_inputs(int output_fd, const std::string& output_name
 
 std::vector<NamedInput> model_directory_inputs(const std::filesystem::path& dir) {
   std::vector<NamedInput> inputs;
-  std::error_code error;
-  // The files a labeler directory is read from: config.json, tokenizer.json, sift.json and
-  // the weights (*.safetensors, the shard index); other files there are not inputs.
-  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    const std::string name = entry.path().filename().string();
-    const bool read = name == "config.json" || name == "tokenizer.json" || name == "sift.json" ||
-                      name == "model.safetensors.index.json" || entry.path().extension() == ".safetensors";
-    if (read && entry.is_regular_file(error)) inputs.push_back({entry.path(), "the model directory's file"});
-  }
+  std::error_code error;  // a directory that cannot be listed has no inputs to guard
+  for (const std::filesystem::path& file : labeler_files(dir, error)) inputs.push_back({file, "the model directory's file"});
   return inputs;
 }
 

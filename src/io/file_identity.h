@@ -35,8 +35,7 @@ struct NamedInput {
 void refuse_output_over_inputs(const std::filesystem::path& output, std::span<const NamedInput> inputs);
 void refuse_descriptor_over_inputs(int output_fd, const std::string& output_name, std::span<const NamedInput> inputs);
 
-// The files of a model directory that sift reads: config.json, the weights (*.safetensors,
-// the shard index), tokenizer.json, sift.json; each named for messages.
+// The files of a model directory that sift reads (io/labeler_files.h), each named for messages.
 std::vector<NamedInput> model_directory_inputs(const std::filesystem::path& dir);
 
 }  // namespace sift

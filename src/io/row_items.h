@@ -1,63 +1,15 @@
 #pragma once
-// The "items" of a row, one rule for every reader of rows: `sift score` / `sift batch` lines
-// (scoring/score_io.h), `sift serve`'s bodies ("items", "documents"), the Python package's
-// rows (python/src/rows.cpp) and `sift tokenizer train`'s JSON-lines corpus. The field is a
-// list; each item is a string, or an object with a string "text" and an optional "id" of any
-// type. A bad list or item is a RowItemsError, worded the same by every reader, whose param()
-// is the path of the bad value (what `sift serve` names in its 400 answer):
-//   field "items" must be a list, got <type>                        param "items"
-//   items[3] must be a string or an object with "text", got <type>  param "items[3]"
-//   items[3] must have a string field "text"                         param "items[3].text"
-// The rule is written once, over a Format that reads one kind of value (JsonFormat below; the
-// Python package has its own for Python objects). A Format has:
-//   Value;  is_list(v), is_text(v), is_object(v): bool;  type_name(v): std::string;
-//   items_of(list): a range over the list's items;  text(v, where): the text of a text value;
-//   has_text_field(object): "text" is there and is text;  text_field(object, where): its text.
-#include <fmt/format.h>
+// The items rule (sift/row_items.h) over JSON values: the format of sift's JSON rows, and the
+// items of a JSON row with their ids.
 #include <nlohmann/json.hpp>
 
-#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "core/error.h"
+#include "sift/row_items.h"
 
 namespace sift {
-
-class RowItemsError : public Error {
- public:
-  RowItemsError(std::string param, const std::string& message) : Error(message), param_(std::move(param)) {}
-  const std::string& param() const { return param_; }
-
- private:
-  std::string param_;
-};
-
-// Calls on_item(text, object) for every item of `list`, the value of the row's field `field`,
-// in order; `object` points to the item when it is an object (to read its other fields), else
-// it is null. Throws RowItemsError at the first bad value.
-template <typename Format, typename OnItem>
-void for_each_row_item(const typename Format::Value& list, std::string_view field, OnItem&& on_item) {
-  if (!Format::is_list(list))
-    throw RowItemsError(std::string(field),
-                        fmt::format("field \"{}\" must be a list, got {}", field, Format::type_name(list)));
-  size_t i = 0;
-  for (auto&& item : Format::items_of(list)) {
-    const std::string where = fmt::format("{}[{}]", field, i++);
-    if (Format::is_text(item)) {
-      on_item(Format::text(item, where), nullptr);
-    } else if (Format::is_object(item)) {
-      if (!Format::has_text_field(item))
-        throw RowItemsError(where + ".text", fmt::format("{} must have a string field \"text\"", where));
-      const typename Format::Value& object = item;
-      on_item(Format::text_field(item, where + ".text"), &object);
-    } else {
-      throw RowItemsError(where, fmt::format("{} must be a string or an object with \"text\", got {}", where,
-                                             Format::type_name(item)));
-    }
-  }
-}
 
 // JSON values (nlohmann::json): a list is an array, text a string, an object an object.
 struct JsonFormat {

@@ -8,31 +8,30 @@
 
 namespace sift {
 
-Rope::Rope(const ModelConfig& config) : head_dim_(config.head_dim), inv_freq_(config.head_dim / 2) {
+Rope::Rope(const RopeParameters& p) : head_dim_(p.head_dim), inv_freq_(p.head_dim / 2) {
   const int64_t half = head_dim_ / 2;
   for (int64_t i = 0; i < half; ++i) {
     // As HF: base ** (arange(0, d, 2).float() / d), in float32.
     const float exponent = static_cast<float>(2 * i) / static_cast<float>(head_dim_);
-    inv_freq_[i] = 1.0f / std::pow(static_cast<float>(config.rope_theta), exponent);
+    inv_freq_[i] = 1.0f / std::pow(static_cast<float>(p.theta), exponent);
   }
-  const RopeScaling& s = config.rope_scaling;
-  if (s.factor > 0) {
+  if (p.scaling_factor > 0) {
     // Llama 3 (transformers _compute_llama3_parameters): long wavelengths are divided by
     // factor, short ones kept, the band between interpolated smoothly.
-    const double old_len = static_cast<double>(s.original_max_position_embeddings);
-    const double low_freq_wavelen = old_len / s.low_freq_factor;
-    const double high_freq_wavelen = old_len / s.high_freq_factor;
+    const double old_len = static_cast<double>(p.original_max_positions);
+    const double low_freq_wavelen = old_len / p.low_freq_factor;
+    const double high_freq_wavelen = old_len / p.high_freq_factor;
     for (float& f : inv_freq_) {
       const double wavelen = 2 * std::numbers::pi / f;
       if (wavelen > low_freq_wavelen) {
-        f = static_cast<float>(f / s.factor);
+        f = static_cast<float>(f / p.scaling_factor);
       } else if (wavelen >= high_freq_wavelen) {
-        const double smooth = (old_len / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
-        f = static_cast<float>((1 - smooth) * f / s.factor + smooth * f);
+        const double smooth = (old_len / wavelen - p.low_freq_factor) / (p.high_freq_factor - p.low_freq_factor);
+        f = static_cast<float>((1 - smooth) * f / p.scaling_factor + smooth * f);
       }
     }
   }
-  table_positions_ = std::clamp<int64_t>(config.max_position_embeddings, 0, kTablePositions);
+  table_positions_ = std::clamp<int64_t>(p.max_positions, 0, kTablePositions);
   cos_table_.resize(static_cast<size_t>(table_positions_ * half));
   sin_table_.resize(static_cast<size_t>(table_positions_ * half));
   for (int64_t p = 0; p < table_positions_; ++p)

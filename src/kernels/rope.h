@@ -6,13 +6,23 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/config.h"
-
 namespace sift {
+
+// What RoPE needs to know of a model (model/config.h's rope_parameters makes it from config.json).
+struct RopeParameters {
+  int64_t head_dim = 0;
+  double theta = 10000.0;             // rope_theta
+  int64_t max_positions = 0;          // max_position_embeddings: positions below it (up to a cap) are tabled
+  // Llama 3 scaling (rope_scaling of type "llama3"); factor == 0: none.
+  double scaling_factor = 0.0;
+  double low_freq_factor = 1.0;
+  double high_freq_factor = 4.0;
+  int64_t original_max_positions = 8192;
+};
 
 class Rope {
  public:
-  explicit Rope(const ModelConfig& config);
+  explicit Rope(const RopeParameters& parameters);
   // Rotates n_heads heads of width head_dim in each of n_rows rows (row stride `stride`),
   // row r at position positions[r]. Each row depends only on its own position.
   void apply(float* x, int64_t n_rows, int64_t stride, int64_t n_heads, const int32_t* positions) const;

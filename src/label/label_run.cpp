@@ -10,13 +10,13 @@
 #include "core/error.h"
 #include "core/utc_time.h"
 #include "label/catalog_file.h"
-#include "label/content_hash.h"
+#include "io/content_hash.h"
 #include "label/jsonl_file.h"
 #include "label/profile_row.h"
 #include "label/round_judge.h"
 #include "label/run_identity.h"
 #include "scoring/artifact.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "tokenizer/utf8.h"
 
 namespace sift::label {
@@ -158,6 +158,7 @@ class LabelRun {
     labels.stop_reason = stop_reason_name(outcome.stop);
     labels.run_id = run_id_;
     labels.labeled_at = utc_timestamp();
+    labels.profile = p.row.text;
     labels.judgments = std::move(outcome.judgments);
     store_->replace_member(labels);  // a store failure ends the run: later rows would fail alike
 
@@ -189,7 +190,7 @@ class LabelRun {
 
   RoundJudge& judge() {
     if (!judge_) {
-      labeler_ = ScoringEngine::load(options_.model_dir, options_.weights);
+      labeler_ = LoadedLabeler::load(options_.model_dir, options_.weights);
       if (labeler_->artifact().version != artifact_.version)
         fail("{}: sift.json changed while the run started (version \"{}\", now \"{}\")",
              options_.model_dir.string(), artifact_.version, labeler_->artifact().version);
@@ -204,7 +205,7 @@ class LabelRun {
   LabelCatalog catalog_;
   std::unique_ptr<store::LabelStore> store_;
   std::string run_id_;
-  std::unique_ptr<ScoringEngine> labeler_;
+  std::unique_ptr<LoadedLabeler> labeler_;
   std::unique_ptr<RoundJudge> judge_;
   store::RunCounts counts_;
   int64_t prefill_tokens_ = 0;

@@ -16,7 +16,7 @@
 
 #include "core/progress.h"
 #include "label/rounds.h"
-#include "label/shard.h"
+#include "io/shard.h"
 #include "sift/weights.h"
 #include "store/label_store.h"
 

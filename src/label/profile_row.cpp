@@ -3,8 +3,8 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "io/content_hash.h"
 #include "io/row_shape.h"
-#include "label/content_hash.h"
 #include "label/row_fields.h"
 
 namespace sift::label {

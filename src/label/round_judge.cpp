@@ -7,39 +7,51 @@
 
 namespace sift::label {
 
-RoundJudge::RoundJudge(const ScoringEngine& labeler, std::optional<double> threshold)
-    : labeler_(labeler), session_(labeler.model()) {
-  options_.mode = ScoringMode::Mis;
-  options_.threshold = threshold;
-  labeler_.limits(options_);  // a threshold outside [0, 1] is an OptionError here
+namespace {
+
+ScoringOptions judge_options(std::optional<double> threshold) {
+  ScoringOptions options;
+  options.mode = ScoringMode::Mis;
+  options.threshold = threshold;
+  return options;
+}
+
+}  // namespace
+
+RoundJudge::RoundJudge(const LoadedLabeler& labeler, std::optional<double> threshold)
+    : labeler_(labeler),
+      options_(judge_options(threshold)),
+      settings_(labeler.scheduler_settings(options_)),  // a threshold outside [0, 1] is an OptionError here
+      engine_(labeler.model()) {
+  settings_.reuse_queries = true;  // the next round of the profile: its keys, held by the engine
 }
 
 double RoundJudge::threshold() const { return labeler_.threshold(options_); }
 
 RoundJudge::Verdicts RoundJudge::judge(std::string_view profile, const std::vector<std::string>& candidates) {
   const auto start = std::chrono::steady_clock::now();
-  const TokenizedRow row = labeler_.tokenize(profile, candidates);
+  TokenizedRow row = labeler_.tokenize(profile, candidates);
   if (!row.error.empty()) fail("{}", row.error);
-  const PlanLimits limits = labeler_.limits(options_);
-  check_row_fits(labeler_.model().config(), row.tokens(), limits);
-  int64_t prefill_tokens = 0;
-  if (row.query != profile_ids_ || session_.n_cached() == 0) {  // a new profile: its query keys once
-    session_.truncate(0);
-    profile_keys_ = prefill_prefix(session_, row.query);
-    profile_ids_ = row.query;
-    prefill_tokens += profile_keys_.size();
-  }
-  const ItemScores scored = score_items_after_prefix(session_, labeler_.answer_ids(), profile_keys_, row.items,
-                                                       limits.max_call_tokens - profile_keys_.size());
+  ScoringJob job;
+  job.readout = Readout::yes_no(labeler_.answer_ids());
+  job.threshold = threshold();
+  job.query = std::move(row.query);
+  job.items = std::move(row.items);
+  ScoringJob* const jobs[1] = {&job};
+  run_jobs(engine_, jobs, settings_);
   model_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
+  const RowResult& result = job.result;
   Verdicts verdicts;
-  verdicts.prefill_tokens = prefill_tokens + scored.prefill_tokens;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const double score = scored.scores.at(i);
+  verdicts.prefill_tokens = result.prefill_tokens - result.cached_tokens;
+  for (size_t i = 0; i < result.scores.size(); ++i) {
+    const double score = *result.scores[i];
     if (!is_probability(score)) fail("{}", not_a_probability_message(fmt::format("candidate \"{}\"", candidates[i]), score));
-    verdicts.scores.push_back(score);
-    verdicts.labels.push_back(label_of(score, threshold()));
+  }
+  if (!result.error.empty()) fail("{}", result.error);  // the row does not fit
+  for (const std::optional<double>& score : result.scores) {
+    verdicts.scores.push_back(*score);
+    verdicts.labels.push_back(label_of(*score, threshold()));
   }
   return verdicts;
 }

@@ -221,4 +221,14 @@ nlohmann::json model_config_to_json(const ModelConfig& c) {
   return j;
 }
 
+RopeParameters rope_parameters(const ModelConfig& config) {
+  return {.head_dim = config.head_dim,
+          .theta = config.rope_theta,
+          .max_positions = config.max_position_embeddings,
+          .scaling_factor = config.rope_scaling.factor,
+          .low_freq_factor = config.rope_scaling.low_freq_factor,
+          .high_freq_factor = config.rope_scaling.high_freq_factor,
+          .original_max_positions = config.rope_scaling.original_max_position_embeddings};
+}
+
 }  // namespace sift

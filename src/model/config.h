@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "kernels/rope.h"
 #include "model/architecture.h"
 
 namespace sift {
@@ -74,5 +75,8 @@ void validate_model_config(const ModelConfig& config, const std::string& where);
 ModelConfig parse_model_config(const nlohmann::json& config, const std::string& where);
 ModelConfig load_model_config(const std::filesystem::path& config_json);
 nlohmann::json model_config_to_json(const ModelConfig& config);
+
+// What the RoPE kernel needs of a config (kernels/rope.h: the kernels know no model types).
+RopeParameters rope_parameters(const ModelConfig& config);
 
 }  // namespace sift

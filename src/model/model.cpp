@@ -9,7 +9,7 @@
 namespace sift {
 
 Model::Model(ModelConfig config, ModelWeights weights)
-    : config_(std::move(config)), weights_(std::move(weights)), rope_(config_) {}
+    : config_(std::move(config)), weights_(std::move(weights)), rope_(rope_parameters(config_)) {}
 
 std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, WeightStorage storage) {
   if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());

@@ -47,6 +47,7 @@ class Session {
 
   const Model& model() const { return model_; }
   int n_threads() const { return n_threads_; }
+  void set_n_threads(int n_threads) { n_threads_ = n_threads; }  // from the next call on
 
  private:
   struct Workspace;

@@ -1,201 +1,132 @@
 #include "scoring/engine.h"
 
-#include <algorithm>
+#include <string>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "scoring/generate_mode.h"
 #include "scoring/plan.h"
-#include "scoring/readout.h"
-#include "scoring/request_sizing.h"
-#include "scoring/truncation.h"
 
 namespace sift {
+namespace {
 
-void check_labeler_files(const std::filesystem::path& dir, bool need_sift_json) {
-  if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
-  if (!std::filesystem::exists(dir / "tokenizer.json"))
-    fail("{}: no tokenizer.json: a labeler needs the tokenizer its weights were trained with. A Hugging Face model "
-         "ships it beside the weights (download it with them); `sift tokenizer train` makes one for a new model, and "
-         "`sift make-checkpoint --tokenizer FILE` puts one into a random checkpoint",
-         dir.string());
-  if (need_sift_json && !std::filesystem::exists(dir / "sift.json"))
-    fail("{}: no sift.json, the labeler artifact (prompt templates, answer tokens, threshold): a bare checkpoint is "
-         "not a labeler yet; make it one with `sift init --model {} --preset qwen3-reranker|chat|compact`",
-         dir.string(), dir.string());
+bool same_ids(std::span<const int32_t> a, std::span<const int32_t> b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
 }
 
-std::unique_ptr<ScoringEngine> ScoringEngine::load(const std::filesystem::path& dir, WeightStorage weights) {
-  check_labeler_files(dir);
-  const std::filesystem::path sift_json = dir / "sift.json";
-  ScoringArtifact artifact = load_scoring_artifact(sift_json);
-  std::unique_ptr<Tokenizer> tokenizer = Tokenizer::load(dir / "tokenizer.json");
-  std::unique_ptr<Model> model = Model::load(dir, weights);
-  return std::make_unique<ScoringEngine>(std::move(model), std::move(tokenizer), std::move(artifact),
-                                   sift_json.string());
+}  // namespace
+
+LocalEngine::LocalEngine(const Model& model, int n_threads, const ThreadShare* share)
+    : owned_(std::make_unique<Session>(model, n_threads)), session_(*owned_), share_(share) {}
+
+LocalEngine::LocalEngine(Session& session) : session_(session) {}
+
+void LocalEngine::use_threads() {
+  if (share_) session_.set_n_threads(share_->per_context());
 }
 
-ScoringEngine::ScoringEngine(std::unique_ptr<Model> model, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
-                 const std::string& where)
-    : model_(std::move(model)),
-      tokenizer_(std::move(tokenizer)),
-      artifact_(std::move(artifact)),
-      prompts_(*tokenizer_, artifact_),
-      answer_ids_(resolve_answer_tokens(*tokenizer_, artifact_, where)) {
-  const int64_t vocab_size = model_->config().vocab_size;
-  for (auto [field, id] : {std::pair{"yes", answer_ids_.yes}, std::pair{"no", answer_ids_.no}})
-    if (id < 0 || id >= vocab_size)
-      fail("{}: field \"{}\" is token {}, outside the model's vocabulary of {}", where, field, id, vocab_size);
+bool LocalEngine::holds(std::span<const int32_t> query) const {
+  return !query.empty() && same_ids(query, resident_);
 }
 
-double ScoringEngine::threshold(const ScoringOptions& options) const {
-  if (options.threshold && !is_probability(*options.threshold))
-    fail_option("threshold must be a number in [0, 1], got {}", *options.threshold);
-  return options.threshold.value_or(artifact_.threshold);
-}
+OfferedKeys LocalEngine::run(const PlannedCall& call, std::span<ScoringJob* const> jobs) {
+  use_threads();
+  const auto query_of = [&](const CallRequest& r) -> const TokenIds& { return jobs[r.job]->query; };
+  std::unordered_map<std::string, KeyRange> query_keys;  // by ids: where each query's keys are
 
-PlanLimits ScoringEngine::limits(const ScoringOptions& options) const {
-  threshold(options);
-  PlanLimits limits;
-  limits.max_request_tokens = options.max_request_tokens.value_or(default_max_request_tokens(model_->config()));
-  if (limits.max_request_tokens <= 0)
-    fail_option("--max-request-tokens must be positive, got {}", limits.max_request_tokens);
-  limits.max_call_tokens = options.max_batch_tokens.value_or(limits.max_request_tokens);
-  if (limits.max_call_tokens <= 0) fail_option("--max-batch-tokens must be positive, got {}", limits.max_call_tokens);
-  if (options.truncate != Truncate::None && options.mode == ScoringMode::Generate)
-    fail_option("--truncate: mode generate scores one whole prompt per request, not a query and its items; truncation "
-                "is for mis, independent and prefix");
-  return limits;
-}
-
-int64_t ScoringEngine::call_tokens(const ScoringOptions& options) const {
-  const PlanLimits plan_limits = limits(options);
-  if (options.max_batch_tokens) return plan_limits.max_call_tokens;
-  return default_call_tokens(model_->config(), plan_limits.max_request_tokens);
-}
-
-TokenizedRow ScoringEngine::tokenize(std::string_view query, std::span<const std::string> items) const {
-  TokenizedRow row;
-  try {
-    row.query = prompts_.query_tokens(query);
-    row.items = prompts_.item_tokens_batch({items.begin(), items.end()});
-  } catch (const Error& e) {
-    row = TokenizedRow{};
-    row.error = e.what();
+  // The Kept queries' keys first, before the call's tokens: the resident query where it is
+  // the first of them, then copies of the others.
+  std::vector<const CallRequest*> kept;
+  for (const CallRequest& r : call.requests)
+    if (r.query == QuerySource::Kept && query_keys.emplace(ids_key(query_of(r)), KeyRange{}).second) kept.push_back(&r);
+  size_t first_copied = 0;
+  if (!kept.empty() && holds(query_of(*kept.front()))) {
+    const auto n = static_cast<int32_t>(resident_.size());
+    session_.truncate(n);
+    query_keys[ids_key(resident_)] = {0, n};
+    first_copied = 1;
+  } else {
+    session_.truncate(0);
   }
-  return row;
-}
-
-TokenizedRow ScoringEngine::tokenize(std::string_view query, std::span<const std::string> items,
-                                     const ScoringOptions& options) const {
-  TokenizedRow row = tokenize(query, items);
-  if (!row.error.empty() || options.truncate == Truncate::None) return row;
-  const PlanLimits plan_limits = limits(options);
-  const int64_t limit = std::min({plan_limits.max_request_tokens, plan_limits.max_call_tokens,
-                                  model_->config().max_position_embeddings});
-  try {
-    truncate_to_fit(prompts_, query, items, limit, options.truncate, options.truncation_direction, row);
-  } catch (const Error& e) {
-    row = TokenizedRow{};
-    row.error = e.what();
+  for (size_t k = first_copied; k < kept.size(); ++k) {
+    if (!kept[k]->cached) fail("internal: a kept query's keys are neither held nor cached");
+    const auto begin = static_cast<int32_t>(session_.n_cached());
+    session_.append_keys(*kept[k]->cached);
+    query_keys[ids_key(query_of(*kept[k]))] = {begin, static_cast<int32_t>(session_.n_cached())};
   }
-  return row;
-}
 
-std::vector<RowResult> ScoringEngine::score_tokenized(Session& session, std::span<const TokenizedRow> rows,
-                                                const ScoringOptions& options) const {
-  if (options.mode == ScoringMode::Generate) fail("mode generate scores text rows (score_rows), not token ids");
-  const PlanLimits plan_limits = limits(options);
-  const double threshold = this->threshold(options);
-  std::vector<RowResult> results(rows.size());
-  // The rows that can be scored, checked one by one so one bad row fails alone.
-  std::vector<TokenRow> runnable;
-  std::vector<size_t> runnable_index;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    try {
-      if (!rows[r].error.empty()) fail("{}", rows[r].error);
-      check_row_fits(model_->config(), rows[r].tokens(), plan_limits);
-      runnable.push_back(rows[r].tokens());
-      runnable_index.push_back(r);
-    } catch (const Error& e) {
-      results[r].error = e.what();
+  // The call's tokens: each request's query run (Run) and its items against the query's keys.
+  ForwardCall forward{.key_offset = session_.n_cached()};
+  std::vector<KeyRange> run_keys(call.requests.size());
+  std::vector<const Readout*> readouts;
+  for (size_t k = 0; k < call.requests.size(); ++k) {
+    const CallRequest& r = call.requests[k];
+    const ScoringJob& job = *jobs[r.job];
+    KeyRange keys;
+    if (r.query == QuerySource::Run) {
+      keys = run_keys[k] = append_run(forward, job.query, 0, {});
+      query_keys.emplace(ids_key(job.query), keys);  // SameCall requests after it use these
+    } else {
+      keys = query_keys.at(ids_key(job.query));
     }
+    const std::span<const TokenIds> items = std::span<const TokenIds>(job.items).subspan(
+        static_cast<size_t>(r.items.begin), static_cast<size_t>(r.items.size()));
+    append_items(forward, keys, items, r.job, static_cast<int32_t>(r.items.begin));
+    if (!items.empty()) readouts.push_back(&job.readout);
   }
-  // Rows grouped into forward calls of about call_tokens prompt tokens (a longer row alone).
-  std::vector<ItemScores> scored;
-  scored.reserve(runnable.size());
-  const int64_t group_budget = call_tokens(options);
-  for (size_t begin = 0, end = 0; begin < runnable.size(); begin = end) {
-    for (int64_t tokens = 0; end < runnable.size() && (end == begin || tokens + prompt_tokens(runnable[end]) <= group_budget);
-         ++end)
-      tokens += prompt_tokens(runnable[end]);
-    const std::span<const TokenRow> group(runnable.data() + begin, end - begin);
-    for (ItemScores& row : score_token_rows(session, options.mode, answer_ids_, group, plan_limits))
-      scored.push_back(std::move(row));
-  }
-  for (size_t k = 0; k < scored.size(); ++k) {
-    RowResult& row = results[runnable_index[k]];
-    for (size_t i = 0; i < scored[k].scores.size(); ++i) {
-      const double score = scored[k].scores[i];
-      if (!is_probability(score)) {  // a broken checkpoint, never a silent NaN label
-        row = RowResult{};
-        row.error = not_a_probability_message(fmt::format("item {}", i), score);
-        break;
+
+  if (forward.n_tokens() > 0) {
+    const std::vector<int32_t> vocab_rows = vocab_rows_for(readouts);
+    const LogitsView logits = session_.forward(forward.request(vocab_rows));  // (items, vocab rows)
+    double score = 0;
+    for (size_t s = 0; s < forward.slots.size(); ++s) {
+      ScoringJob& job = *jobs[forward.slots[s].row];
+      const auto item = static_cast<size_t>(forward.slots[s].item);
+      const std::span<const float> row = logits.row(static_cast<int64_t>(s));
+      if (job.readout.kind == Readout::Kind::YesProbability) {
+        read_item(job.readout, row, vocab_rows, {&score, 1});
+        job.result.scores[item] = score;
+      } else {
+        job.label_scores[item].resize(job.readout.label_ids.size());
+        read_item(job.readout, row, vocab_rows, job.label_scores[item]);
       }
-      row.scores.push_back(score);
-      row.labels.push_back(label_of(score, threshold));
     }
-    row.prefill_tokens = scored[k].prefill_tokens;
-    row.requests = scored[k].requests;
-    if (row.error.empty()) row.truncated_tokens = rows[runnable_index[k]].truncated_tokens;
   }
-  return results;
+
+  OfferedKeys offered(call.requests.size());
+  for (size_t k = 0; k < call.requests.size(); ++k)
+    if (call.requests[k].offer_query && call.requests[k].query == QuerySource::Run)
+      offered[k] = std::make_shared<const KvBlock>(session_.copy_keys(run_keys[k]));
+
+  // Keep the query at the front of the key space for the next call; drop the rest.
+  if (!kept.empty()) {
+    resident_ = query_of(*kept.front());
+  } else if (!call.requests.empty() && call.requests.front().query == QuerySource::Run && forward.key_offset == 0) {
+    resident_ = query_of(call.requests.front());
+  } else {
+    resident_.clear();
+  }
+  session_.truncate(static_cast<int64_t>(resident_.size()));
+  return offered;
 }
 
-RowResult ScoringEngine::generate_row(Session& session, const TextRow& row, const ScoringOptions& options) const {
-  RowResult result;
-  try {
-    const std::vector<int32_t> query_ids = prompts_.query_tokens(row.query);
-    const std::vector<std::string> items(row.items.begin(), row.items.end());
-    GenerateDecisions generated =
-        generate_decisions(session, prompts_, artifact_, query_ids, items, limits(options).max_request_tokens);
-    for (size_t i = 0; i < items.size(); ++i) {
-      const std::optional<bool>& decision = generated.decisions[i];
-      if (!decision) result.unparsed.push_back(static_cast<int64_t>(i));
-      result.scores.push_back(decision ? std::optional<double>(*decision ? 1.0 : 0.0) : std::nullopt);
-      result.labels.push_back(decision);
-    }
-    result.prefill_tokens = generated.prompt_tokens;
-    result.generated_tokens = generated.generated_tokens;
-    result.requests = generated.requests;
-    result.generated_texts = std::move(generated.answer_texts);
-  } catch (const Error& e) {
-    result = RowResult{};
-    result.error = e.what();
+void LocalEngine::generate(ScoringJob& job, const GenerateSetup& setup) {
+  use_threads();
+  resident_.clear();  // decoding uses the whole cache
+  RowResult& result = job.result;
+  const std::vector<int32_t> query_ids = setup.prompts->query_tokens(job.query_text);
+  GenerateDecisions generated = generate_decisions(session_, *setup.prompts, *setup.artifact, query_ids,
+                                                   job.item_texts, setup.max_request_tokens);
+  for (size_t i = 0; i < job.item_texts.size(); ++i) {
+    const std::optional<bool>& decision = generated.decisions[i];
+    if (!decision) result.unparsed.push_back(static_cast<int64_t>(i));
+    result.scores.push_back(decision ? std::optional<double>(*decision ? 1.0 : 0.0) : std::nullopt);
+    result.labels.push_back(decision);
   }
-  return result;
-}
-
-std::vector<RowResult> ScoringEngine::score_rows(Session& session, std::span<const TextRow> rows,
-                                           const ScoringOptions& options) const {
-  limits(options);  // a bad option is the caller's error, not every row's
-  if (options.mode == ScoringMode::Generate) {
-    std::vector<RowResult> results;
-    for (const TextRow& row : rows) results.push_back(generate_row(session, row, options));
-    return results;
-  }
-  std::vector<TokenizedRow> tokenized;
-  tokenized.reserve(rows.size());
-  for (const TextRow& row : rows) tokenized.push_back(tokenize(row.query, row.items, options));
-  return score_tokenized(session, tokenized, options);
-}
-
-RowResult ScoringEngine::score_row(std::string_view query, const std::vector<std::string>& items,
-                             const ScoringOptions& options) const {
-  Session session(*model_);
-  const TextRow row{query, items};
-  RowResult result = std::move(score_rows(session, {&row, 1}, options)[0]);
-  if (!result.error.empty()) fail("{}", result.error);
-  return result;
+  result.prefill_tokens = generated.prompt_tokens;
+  result.generated_tokens = generated.generated_tokens;
+  result.requests = generated.requests;
+  result.generated_texts = std::move(generated.answer_texts);
 }
 
 }  // namespace sift

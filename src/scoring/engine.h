@@ -1,100 +1,117 @@
 #pragma once
-// ScoringEngine: checkpoint + tokenizer + sift.json, loaded together from one model directory
-// (the versioned artifact of docs/scoring-contract.md), and the scoring contract for rows of
-// (query, items) in any execution mode. The public sift::Labeler (sift/labeler.h) wraps it;
-// sift's own tools use it directly, with sessions of their own. Rows go through a Session: mis and independent rows
-// share forward calls (scoring/plan.h), so many short rows cost few calls.
+// Engine: what runs the forward calls the scheduler plans (scoring/scheduler.h). One
+// interface, so the scheduler does not care where the model runs:
+//
+//   LocalEngine   a Session (KV cache + workspace) on the shared, read-only Model: one per
+//                 worker thread, server worker or Python thread; the weights exist once
+//   remote        (a scoring server behind a client) implements the same calls
+//
+// A planned call holds requests side by side. A request is one job's query with a run of
+// its items, and says where its query's keys come from:
+//
+//   Run       the query's tokens run in this call, before the request's items
+//   SameCall  an earlier request of this call has the same query: its keys
+//   Kept      computed earlier: `cached` is the prefix cache's copy of the keys, or (null) the
+//             engine holds them already (holds(query): at most the call's first Kept query)
+//
+// The engine lays the call out by the multi-item rule (scoring/plan.h: append_request,
+// append_items), runs it, and writes each item's readout (scoring/readout.h) into its job.
+// It hands back copies of the keys of the Run queries the scheduler asked for (offer_query),
+// for the prefix cache. Every score is the bits of [q; c_i] alone, whatever the sources.
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
-#include <filesystem>
 #include <memory>
-#include <optional>
 #include <span>
-#include <string>
-#include <string_view>
 #include <vector>
 
-#include "model/model.h"
 #include "model/session.h"
-#include "scoring/artifact.h"
-#include "scoring/modes.h"
-#include "scoring/prompt.h"
-#include "sift/labeler.h"
-#include "tokenizer/tokenizer.h"
+#include "scoring/request_sizing.h"
+#include "scoring/scoring_job.h"
 
 namespace sift {
 
-// ScoringOptions and RowResult are public API (sift/labeler.h).
+class PromptEncoder;
+struct ScoringArtifact;
 
-// A row as text, and as prompt ids (error set when it could not be encoded).
-struct TextRow {
-  std::string_view query;
-  std::span<const std::string> items;
-};
-struct TokenizedRow {
-  TokenIds query;
-  std::vector<TokenIds> items;
-  std::string error;
-  int64_t truncated_tokens = 0;  // prompt tokens cut (ScoringOptions::truncate)
-  TokenRow tokens() const { return {query, items}; }
+enum class QuerySource : uint8_t { Run, SameCall, Kept };
+
+struct CallRequest {
+  int32_t job = 0;     // index into the jobs the call was planned from
+  ItemRange items;     // the job's items it scores; empty: the query alone (its keys kept)
+  QuerySource query = QuerySource::Run;
+  std::shared_ptr<const KvBlock> cached;  // Kept: the prefix cache's copy, or null (the engine holds them)
+  bool offer_query = false;               // Run: hand a copy of the query's keys back
 };
 
-// A labeler directory's files beyond the checkpoint: tokenizer.json, and sift.json unless
-// `need_sift_json` is false. A missing one is an Error saying where it comes from (`sift init`
-// writes sift.json; a tokenizer ships with a Hugging Face model, or `sift tokenizer train` /
-// `sift make-checkpoint --tokenizer` make one).
-void check_labeler_files(const std::filesystem::path& dir, bool need_sift_json = true);
+struct PlannedCall {
+  std::vector<CallRequest> requests;
+  int64_t n_tokens = 0;  // new tokens: what the call budget counts
+};
 
-class ScoringEngine {
+// A copy of a Run query's keys, for the prefix cache: offered[k] belongs to requests[k]
+// (null where the request did not ask).
+using OfferedKeys = std::vector<std::shared_ptr<const KvBlock>>;
+
+// What packed generation (mode generate) needs beside the model: the prompt assembly, the
+// artifact's answer words (scoring/generate_mode.h) and the longest request (--max-request-tokens).
+struct GenerateSetup {
+  const PromptEncoder* prompts = nullptr;
+  const ScoringArtifact* artifact = nullptr;
+  int64_t max_request_tokens = 0;
+};
+
+class Engine {
  public:
-  // Loads dir/config.json + weights (held as `weights` says), dir/tokenizer.json and dir/sift.json.
-  static std::unique_ptr<ScoringEngine> load(const std::filesystem::path& dir,
-                                             WeightStorage weights = WeightStorage::Auto);
-  ScoringEngine(std::unique_ptr<Model> model, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
-          const std::string& where);
+  virtual ~Engine() = default;
+  // Runs one call over `jobs` (the indices in call.requests), writing each item's readout
+  // into its job: result.scores (YesProbability) or label_scores (LabelProbabilities).
+  virtual OfferedKeys run(const PlannedCall& call, std::span<ScoringJob* const> jobs) = 0;
+  // Whether the keys of `query` are in place for the next call without a copy.
+  virtual bool holds(std::span<const int32_t> query) const = 0;
+  // Mode generate: one job's packed generation on its text, into job.result.
+  virtual void generate(ScoringJob& job, const GenerateSetup& setup) = 0;
+};
 
-  const Model& model() const { return *model_; }
-  const Tokenizer& tokenizer() const { return *tokenizer_; }
-  const ScoringArtifact& artifact() const { return artifact_; }
-  const PromptEncoder& prompts() const { return prompts_; }
-  AnswerTokenIds answer_ids() const { return answer_ids_; }
-  // The threshold labels use: options.threshold (an OptionError unless is_probability,
-  // scoring/readout.h), else sift.json's.
-  double threshold(const ScoringOptions& options) const;
-  // The options checked (the threshold, the request and call limits: an OptionError naming a
-  // bad one) and their request and call limits. Every scoring entry point calls it first.
-  PlanLimits limits(const ScoringOptions& options) const;
-  // The prompt tokens of rows that share one forward call: --max-batch-tokens when given, else
-  // default_call_tokens (request_sizing.h: about 64 MiB of activations). score_tokenized
-  // groups rows by it; callers that queue rows take about this much at a time.
-  int64_t call_tokens(const ScoringOptions& options) const;
-
-  // The row's prompt ids; an encoding failure (invalid UTF-8) is the row's error. Thread-safe.
-  TokenizedRow tokenize(std::string_view query, std::span<const std::string> items) const;
-  // The same, cut to fit a request as options.truncate says (scoring/truncation.h) when the
-  // row is too long for one; a row that cannot be cut to fit gets its error.
-  TokenizedRow tokenize(std::string_view query, std::span<const std::string> items,
-                        const ScoringOptions& options) const;
-
-  // Scores rows in order on `session`; a row that cannot be encoded or does not fit gets its
-  // error, the others their scores (bit-identical to scoring each row alone).
-  std::vector<RowResult> score_rows(Session& session, std::span<const TextRow> rows,
-                                    const ScoringOptions& options) const;
-  // The same for rows tokenized already (not mode generate, which needs the text).
-  std::vector<RowResult> score_tokenized(Session& session, std::span<const TokenizedRow> rows,
-                                         const ScoringOptions& options) const;
-
-  // One row on a session of its own; a row error is thrown as an Error.
-  RowResult score_row(std::string_view query, const std::vector<std::string>& items,
-                      const ScoringOptions& options) const;
+// How many compute threads each of the contexts running at once gets: `total` split evenly
+// among them (at least 1 each), so two contexts on two cores run one thread each.
+class ThreadShare {
+ public:
+  explicit ThreadShare(int total) : total_(total) {}
+  void enter() { ++active_; }
+  void leave() { --active_; }
+  int per_context() const { return std::max(1, total_ / std::max(1, active_.load())); }
 
  private:
-  RowResult generate_row(Session& session, const TextRow& row, const ScoringOptions& options) const;
+  int total_;
+  std::atomic<int> active_{0};
+};
 
-  std::unique_ptr<Model> model_;
-  std::unique_ptr<Tokenizer> tokenizer_;
-  ScoringArtifact artifact_;
-  PromptEncoder prompts_;
-  AnswerTokenIds answer_ids_;
+// An engine on this machine: a Session on a shared Model.
+class LocalEngine final : public Engine {
+ public:
+  // A session of its own on `model`: n_threads <= 0, the process default; `share` (when
+  // given) decides the count per call instead.
+  explicit LocalEngine(const Model& model, int n_threads = 0, const ThreadShare* share = nullptr);
+  // The caller's session (and its thread count), which must outlive the engine.
+  explicit LocalEngine(Session& session);
+
+  OfferedKeys run(const PlannedCall& call, std::span<ScoringJob* const> jobs) override;
+  bool holds(std::span<const int32_t> query) const override;
+  void generate(ScoringJob& job, const GenerateSetup& setup) override;
+
+  Session& session() { return session_; }
+
+ private:
+  void use_threads();
+
+  std::unique_ptr<Session> owned_;
+  Session& session_;
+  const ThreadShare* share_ = nullptr;
+  // The query whose keys the session keeps at [0, Lq) after a call (the call's first Kept
+  // query, or its first request's query run from key 0), so that the next call against the
+  // same query (prefix mode's next item, a profile's next round) needs no copy.
+  TokenIds resident_;
 };
 
 }  // namespace sift

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "scoring/request_sizing.h"
 
 namespace sift {
 namespace {
@@ -56,43 +55,18 @@ int64_t prompt_tokens(const TokenRow& row) {
   return static_cast<int64_t>(row.query.size()) + total_len(row.items);
 }
 
-void check_row_fits(const ModelConfig& config, const TokenRow& row, const PlanLimits& limits) {
+void check_row_fits(int64_t max_positions, const TokenRow& row, int64_t request_limit, std::string_view flags) {
   const int64_t query_len = static_cast<int64_t>(row.query.size());
-  const int64_t request_limit = std::min(limits.max_request_tokens, limits.max_call_tokens);
   for (size_t i = 0; i < row.items.size(); ++i) {
     const int64_t item_len = static_cast<int64_t>(row.items[i].size());
     if (item_len == 0) fail("item {} has no tokens: the item part must end at an answer position", i);
-    if (query_len + item_len > config.max_position_embeddings)
+    if (query_len + item_len > max_positions)
       fail("the query ({} tokens) with item {} ({} tokens) is {} tokens, more than the model's "
-           "max_position_embeddings {}", query_len, i, item_len, query_len + item_len, config.max_position_embeddings);
+           "max_position_embeddings {}", query_len, i, item_len, query_len + item_len, max_positions);
     if (query_len + item_len > request_limit)
       fail("the query ({} tokens) with item {} ({} tokens) is {} tokens, more than the request limit of {} ({})",
-           query_len, i, item_len, query_len + item_len, request_limit, limits.flags);
+           query_len, i, item_len, query_len + item_len, request_limit, flags);
   }
-}
-
-std::vector<ForwardCall> plan_calls(std::span<const TokenRow> rows, RequestShape shape, const PlanLimits& limits) {
-  const int64_t request_limit = std::min(limits.max_request_tokens, limits.max_call_tokens);
-  std::vector<ForwardCall> calls;
-  const auto add_request = [&](const TokenRow& row, int32_t row_index, ItemRange range) {
-    const std::span<const TokenIds> items = row.items.subspan(range.begin, range.size());
-    const int64_t tokens = static_cast<int64_t>(row.query.size()) + total_len(items);
-    if (calls.empty() || calls.back().n_tokens() + tokens > limits.max_call_tokens) calls.emplace_back();
-    append_request(calls.back(), row.query, items, row_index, as_i32(range.begin));
-  };
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const TokenRow& row = rows[r];
-    const int64_t query_len = static_cast<int64_t>(row.query.size());
-    if (shape == RequestShape::QueryPerItem) {
-      for (int64_t i = 0; i < static_cast<int64_t>(row.items.size()); ++i) add_request(row, as_i32(r), {i, i + 1});
-      continue;
-    }
-    std::vector<int64_t> lengths;
-    for (const TokenIds& item : row.items) lengths.push_back(static_cast<int64_t>(item.size()));
-    for (const ItemRange& range : split_into_requests(query_len, lengths, request_limit))
-      add_request(row, as_i32(r), range);
-  }
-  return calls;
 }
 
 }  // namespace sift

@@ -21,10 +21,14 @@
 //
 //   call ids : q_A c_A1 c_A2 | q_B c_B1 | ...     segments: {0,LqA, -}, {LqA, LA1, [0,LqA)}, ...
 //
-// Independent scoring is one request per item; prefix mode runs the query alone, keeps its
-// keys in the session, and runs each item against the cached range (append_items).
+// Which requests share a call, and where each request's query keys come from (run in the
+// call, shared with an earlier request of it, or kept from an earlier call), is the
+// scheduler's plan (scoring/scheduler.h); this file lays a planned call out.
+#include <algorithm>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/model.h"
@@ -32,6 +36,11 @@
 namespace sift {
 
 using TokenIds = std::vector<int32_t>;
+
+// Token ids as a string of their bytes: a map key (equal exactly when the ids are).
+inline std::string ids_key(std::span<const int32_t> ids) {
+  return {reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(int32_t)};
+}
 
 // A logit row's owner: item `item` of row `row` (indices in the caller's row list).
 struct ItemSlot {
@@ -84,26 +93,22 @@ struct TokenRow {
 // forward-call budgets count.
 int64_t prompt_tokens(const TokenRow& row);
 
-enum class RequestShape {
-  SharedQuery,   // mis: [q; c_b .. c_e] per request
-  QueryPerItem,  // independent: [q; c_i] per request
-};
-
 struct PlanLimits {
   int64_t max_request_tokens = 0;  // one request: Lq + its items (positions, memory)
   int64_t max_call_tokens = 0;     // one forward call: the requests packed into it
+  // What one request may hold: a request never exceeds the call limit either.
+  int64_t request_limit() const { return std::min(max_request_tokens, max_call_tokens); }
   // The options that set these limits, as errors name them (`sift serve` has one for both).
   const char* flags = "--max-request-tokens / --max-batch-tokens";
 };
 
 // Checks that every item of the row fits a request with its query under both limits and the
 // model's positions (Lq + L_i <= max_position_embeddings); throws Error naming the lengths.
-void check_row_fits(const ModelConfig& config, const TokenRow& row, const PlanLimits& limits);
-
-// Plans forward calls for rows (each passed check_row_fits): each row's items are split into
-// the fewest in-order requests of <= min(max_request_tokens, max_call_tokens) tokens
-// (request_sizing.h), and the requests of all rows are packed in order into calls, a call
-// closed when the next request would take it past max_call_tokens.
-std::vector<ForwardCall> plan_calls(std::span<const TokenRow> rows, RequestShape shape, const PlanLimits& limits);
+// `flags` names the options that set the request limit in the error.
+void check_row_fits(int64_t max_positions, const TokenRow& row, int64_t request_limit,
+                    std::string_view flags = "--max-request-tokens / --max-batch-tokens");
+inline void check_row_fits(const ModelConfig& config, const TokenRow& row, const PlanLimits& limits) {
+  check_row_fits(config.max_position_embeddings, row, limits.request_limit(), limits.flags);
+}
 
 }  // namespace sift

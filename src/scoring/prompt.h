@@ -22,15 +22,10 @@
 #include <vector>
 
 #include "scoring/artifact.h"
+#include "scoring/readout.h"
 #include "tokenizer/tokenizer.h"
 
 namespace sift {
-
-// The two vocabulary rows scoring reads.
-struct AnswerTokenIds {
-  int32_t yes = -1;
-  int32_t no = -1;
-};
 
 // yes and no must each encode (no BOS/EOS, special tokens recognised, so an added readout
 // token works) to exactly one token; otherwise an Error naming `where` and the field.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "scoring/plan.h"
 
 namespace sift {
 namespace {

@@ -16,7 +16,8 @@
 #include <string>
 #include <string_view>
 
-#include "scoring/engine.h"
+#include "sift/labeler.h"
+#include "scoring/plan.h"
 #include "scoring/prompt.h"
 
 namespace sift {

@@ -38,7 +38,7 @@ ScoringOptions batch_options(int64_t max_batch_tokens) {
 
 // The engine's limits, named as `sift serve` sets them: --max-batch-tokens, unless the model's
 // own request limit (its positions, its activation budget) is lower.
-PlanLimits serve_limits(const ScoringEngine& engine, int64_t max_batch_tokens) {
+PlanLimits serve_limits(const LoadedLabeler& engine, int64_t max_batch_tokens) {
   PlanLimits limits = engine.limits(batch_options(max_batch_tokens));
   limits.flags = limits.max_request_tokens < limits.max_call_tokens
                      ? "the model's: max_position_embeddings and a 4 GiB activation budget"
@@ -48,7 +48,7 @@ PlanLimits serve_limits(const ScoringEngine& engine, int64_t max_batch_tokens) {
 
 }  // namespace
 
-EngineLoop::EngineLoop(const ScoringEngine& engine, const EngineLoopOptions& options, QueryKvCache& cache,
+EngineLoop::EngineLoop(const LoadedLabeler& engine, const EngineLoopOptions& options, QueryKvCache& cache,
                        Metrics& metrics)
     : engine_(engine),
       options_(options),

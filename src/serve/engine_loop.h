@@ -8,8 +8,8 @@
 // has passed (no compute spent), and runs the rest by mode:
 //
 //   mis (label, rerank, score)  shared_query_runner: packed calls + the query-KV cache
-//   independent, prefix         ScoringEngine::score_tokenized (the engine's own modes)
-//   generate                    ScoringEngine::score_rows on the text
+//   independent, prefix         LoadedLabeler::score_tokenized (the engine's own modes)
+//   generate                    LoadedLabeler::score_rows on the text
 //
 // Each job is finished as soon as its work is done. close() stops taking new jobs, runs
 // everything already queued, and joins the thread. (Tests can hold the loop before each
@@ -19,7 +19,7 @@
 
 #include "core/bounded_queue.h"
 #include "model/session.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "serve/engine_gate.h"
 #include "serve/job.h"
 #include "serve/metrics.h"
@@ -35,7 +35,7 @@ struct EngineLoopOptions {
 
 class EngineLoop {
  public:
-  EngineLoop(const ScoringEngine& engine, const EngineLoopOptions& options, QueryKvCache& cache, Metrics& metrics);
+  EngineLoop(const LoadedLabeler& engine, const EngineLoopOptions& options, QueryKvCache& cache, Metrics& metrics);
   ~EngineLoop();  // close()
   EngineLoop(const EngineLoop&) = delete;
   EngineLoop& operator=(const EngineLoop&) = delete;
@@ -51,7 +51,7 @@ class EngineLoop {
   void loop();
   void run_batch(std::vector<std::shared_ptr<Job>>& batch);
 
-  const ScoringEngine& engine_;
+  const LoadedLabeler& engine_;
   EngineLoopOptions options_;
   PlanLimits limits_;
   QueryKvCache& cache_;

@@ -73,6 +73,7 @@ std::string_view route_name(Route route) {
     case Route::Label: return "/v1/label";
     case Route::Score: return "/v1/score";
     case Route::Rerank: return "/v1/rerank";
+    case Route::App: return "app";
     case Route::None: break;
   }
   return "other";
@@ -97,6 +98,12 @@ HeadVerdict check_head(const RequestParser& parser, const HeadRules& rules) {
   const bool expects_continue = expect != head.end() && beast::iequals(expect->value(), "100-continue");
   if (expect != head.end() && !expects_continue)
     return refuse(error_reply(417, "the only Expect this server meets is 100-continue"), true);
+  if (rules.routes) {  // an application's routes (routes.h) in place of the scoring API's
+    verdict.route = Route::App;
+    if (std::optional<Reply> refusal = rules.routes->refusal(head)) return refuse(std::move(*refusal), false);
+    verdict.send_continue = expects_continue && has_body && head.version() >= 11 && !parser.is_done();
+    return verdict;
+  }
   if (rules.api_key && verdict.route != Route::Health) {
     const auto authorization = head.find(http::field::authorization);
     const std::string_view given =
@@ -134,7 +141,8 @@ Response to_response(const Reply& reply, unsigned version, bool keep_alive, bool
     response.set(http::field::content_type, "application/json");
     response.body() = reply.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   } else {
-    response.set(http::field::content_type, "text/plain; version=0.0.4");
+    response.set(http::field::content_type,
+                 reply.content_type.empty() ? "text/plain; version=0.0.4" : reply.content_type);
     response.body() = reply.text;
   }
   response.keep_alive(keep_alive);

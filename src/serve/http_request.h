@@ -23,6 +23,7 @@
 
 #include "serve/api_key.h"
 #include "serve/reply.h"
+#include "serve/routes.h"
 
 namespace sift::serve {
 
@@ -30,7 +31,7 @@ namespace http = boost::beast::http;
 using RequestParser = http::request_parser<http::string_body>;
 using Response = http::response<http::string_body>;
 
-enum class Route { None, Health, Models, Metrics, Label, Score, Rerank };
+enum class Route { None, Health, Models, Metrics, Label, Score, Rerank, App /* Routes::answer */ };
 
 Route route_of(http::verb method, std::string_view target);
 // The route's name in metrics: its path, or "other" for Route::None (so random paths cannot
@@ -41,6 +42,7 @@ bool is_post(Route route);
 struct HeadRules {
   const ApiKey* api_key = nullptr;  // every route but /health needs it, when set
   bool service_ready = false;       // the model is loaded (else POST routes and /v1/models get 503)
+  const Routes* routes = nullptr;   // an application's routes instead of the scoring API's (its own auth)
 };
 
 // What the head of a request allows.

@@ -74,6 +74,8 @@ int HttpServer::max_connections() const { return impl_->connections.max_total();
 
 void HttpServer::attach(Service& service) { impl_->service.store(&service); }
 
+void HttpServer::serve(Routes& routes) { impl_->context.routes = &routes; }
+
 void HttpServer::listen() {
   Impl& s = *impl_;
   s.connections.set_on_empty([&s] {

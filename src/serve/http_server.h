@@ -24,6 +24,7 @@
 
 #include "serve/http_options.h"
 #include "serve/metrics.h"
+#include "serve/routes.h"
 #include "serve/service.h"
 
 namespace sift::serve {
@@ -50,6 +51,8 @@ class HttpServer {
   void stop();
   // From now on the POST routes and /v1/models are served by `service`.
   void attach(Service& service);
+  // Instead of the scoring API: every request goes to `routes` (routes.h). Before listen().
+  void serve(Routes& routes);
 
  private:
   struct Impl;

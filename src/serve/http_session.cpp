@@ -133,7 +133,8 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
     version_ = head.version();
     keep_alive_ = head.keep_alive();
     const HeadRules rules{.api_key = context_.options.api_key ? &*context_.options.api_key : nullptr,
-                          .service_ready = context_.service.load() != nullptr};
+                          .service_ready = context_.service.load() != nullptr,
+                          .routes = context_.routes};
     HeadVerdict verdict = check_head(*parser_, rules);
     route_ = verdict.route;
     if (verdict.refusal) return respond(std::move(*verdict.refusal), verdict.close || !keep_alive_);
@@ -194,9 +195,22 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
       case Route::Rerank:
         if (service) return start_job(*service);
         break;
+      case Route::App: return answer_app(close);
       case Route::None: break;  // refused with the head
     }
     respond(retry_reply(503, "the model is loading"), close);
+  }
+
+  // An application's request (routes.h), answered here on this I/O thread.
+  void answer_app(bool close) {
+    Reply reply;
+    try {
+      reply = context_.routes->answer(parser_->get());
+    } catch (const std::exception& e) {
+      reply = error_reply(500, e.what());
+    }
+    parser_.reset();
+    respond(std::move(reply), close);
   }
 
   void start_job(Service& service) {

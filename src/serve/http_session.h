@@ -24,6 +24,7 @@
 #include "serve/http_options.h"
 #include "serve/metrics.h"
 #include "serve/reply.h"
+#include "serve/routes.h"
 #include "serve/service.h"
 
 namespace sift::serve {
@@ -36,6 +37,7 @@ struct SessionContext {
   Metrics& metrics;
   Connections& connections;
   const std::atomic<bool>& stopping;
+  Routes* routes = nullptr;  // set: every request goes to these (routes.h), not to the scoring API
 };
 
 // Starts serving an accepted connection (counted in by Connections::admit from `address`).

@@ -10,7 +10,9 @@ std::string_view error_type(int status) {
   switch (status) {
     case 400: return "BadRequestError";
     case 401: return "AuthenticationError";
+    case 403: return "PermissionDeniedError";
     case 404: return "NotFoundError";
+    case 405: return "MethodNotAllowedError";
     case 408: return "RequestTimeoutError";
     case 413: return "RequestTooLargeError";
     case 429: return "RateLimitError";

@@ -1,6 +1,7 @@
 #pragma once
 // Reply: what `sift serve` answers a request, apart from HTTP's framing: a status, a JSON body
-// (or, for /metrics, text) and extra headers (Retry-After, WWW-Authenticate).
+// (or, for /metrics, text; for an application's pages, text of its own content type) and extra
+// headers (Retry-After, WWW-Authenticate).
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -15,6 +16,7 @@ struct Reply {
   nlohmann::json body;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string text;  // a text/plain body instead of JSON when not empty (/metrics)
+  std::string content_type = {};  // of `text`, when not Prometheus' text/plain (routes.h)
 };
 
 // {"object": "error", "message", "type", "code", "param", "error": {the same}} with the

@@ -59,7 +59,7 @@ json usage_of(const Job& job) {
 }
 
 // The job of a text row scored with the labeler's templates (label, rerank).
-std::shared_ptr<Job> templated_job(const ScoringEngine& engine, const std::string& query,
+std::shared_ptr<Job> templated_job(const LoadedLabeler& engine, const std::string& query,
                                    const std::vector<std::string>& items, const char* items_field) {
   auto job = std::make_shared<Job>();
   try {
@@ -138,7 +138,7 @@ void set_deadline(Job& job, const CommonFields& common) {
 
 }  // namespace
 
-Service::Service(const ScoringEngine& engine, const ServiceOptions& options, Metrics& metrics)
+Service::Service(const LoadedLabeler& engine, const ServiceOptions& options, Metrics& metrics)
     : engine_(engine),
       options_(options),
       metrics_(metrics),

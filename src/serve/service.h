@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "serve/admission.h"
 #include "serve/api_requests.h"
 #include "serve/engine_loop.h"
@@ -54,7 +54,7 @@ enum class GiveUp { Deadline, Disconnect, Shutdown };
 
 class Service {
  public:
-  Service(const ScoringEngine& engine, const ServiceOptions& options, Metrics& metrics);
+  Service(const LoadedLabeler& engine, const ServiceOptions& options, Metrics& metrics);
 
   // Each throws BadRequest (400, or 413 over a size limit). `on_done` is the queued job's
   // on_done (see Started): it must only hand the answer over, never block.
@@ -85,7 +85,7 @@ class Service {
   // The 404 for a request whose "model" is not options_.model_name (the /v1/models id).
   std::optional<Reply> foreign_model(const CommonFields& common) const;
 
-  const ScoringEngine& engine_;
+  const LoadedLabeler& engine_;
   ServiceOptions options_;
   Metrics& metrics_;
   QueryKvCache cache_;

@@ -5,12 +5,14 @@
 
 namespace sift::store {
 
-inline constexpr int kLabelStoreSchemaVersion = 1;
+// 1: runs, members, labels. 2: members.profile and members.margin, the reviews table, and
+// the indexes `sift review` pages with.
+inline constexpr int kLabelStoreSchemaVersion = 2;
 
-// Creates the tables that are missing and records the schema version; an existing store of
-// another schema version is an Error.
+// Creates the tables that are missing and records the schema version; a version-1 store is
+// upgraded in place (its rows kept); a store of an unknown version is an Error.
 void create_label_schema(SqlDatabase& db);
-// An Error unless db holds a label store of this schema version.
-void check_label_schema(SqlDatabase& db);
+// The schema version of the label store db holds (1 or 2); an Error when it holds none.
+int check_label_schema(SqlDatabase& db);
 
 }  // namespace sift::store

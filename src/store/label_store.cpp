@@ -1,6 +1,7 @@
 #include "store/label_store.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -43,10 +44,14 @@ Judgment judgment_of(const SqlRow& row, size_t first) {
 }  // namespace
 
 std::unique_ptr<LabelStore> LabelStore::open(const std::string& location, Access access) {
-  std::unique_ptr<SqlDatabase> db = open_sql_database(location, access == Access::write ? DatabaseAccess::write : DatabaseAccess::read);
-  if (access == Access::write) create_label_schema(*db);
-  else check_label_schema(*db);
-  return std::make_unique<LabelStore>(std::move(db));
+  if (access == Access::read) {
+    std::unique_ptr<SqlDatabase> db = open_sql_database(location, DatabaseAccess::read);
+    const int version = check_label_schema(*db);
+    return std::make_unique<LabelStore>(std::move(db), version);
+  }
+  std::unique_ptr<SqlDatabase> db = open_sql_database(location, DatabaseAccess::write);
+  create_label_schema(*db);
+  return std::make_unique<LabelStore>(std::move(db), kLabelStoreSchemaVersion);
 }
 
 void LabelStore::begin_run(const RunStart& run) {
@@ -108,19 +113,27 @@ void LabelStore::replace_member(const MemberLabels& m) {
                              placeholders(end - begin, kLabelColumnCount)),
                  values);
   }
+  double margin = 1;  // min |score - threshold|: how near the threshold its most uncertain label is
+  for (const Judgment& j : m.judgments) margin = std::min(margin, std::abs(j.score - m.threshold));
+  const SqlValue profile = m.profile ? SqlValue(*m.profile) : SqlValue(nullptr);
   db_->execute(
-      "INSERT INTO members (member, input_hash, artifact_version, threshold, rounds, stop_reason, run_id, labeled_at) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (member) DO UPDATE SET input_hash = excluded.input_hash, "
-      "artifact_version = excluded.artifact_version, threshold = excluded.threshold, rounds = excluded.rounds, "
-      "stop_reason = excluded.stop_reason, run_id = excluded.run_id, labeled_at = excluded.labeled_at",
-      {m.member, m.input_hash, m.artifact_version, m.threshold, m.rounds, m.stop_reason, m.run_id, m.labeled_at});
+      "INSERT INTO members (member, input_hash, artifact_version, threshold, rounds, stop_reason, run_id, labeled_at, "
+      "profile, margin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (member) DO UPDATE SET "
+      "input_hash = excluded.input_hash, artifact_version = excluded.artifact_version, threshold = excluded.threshold, "
+      "rounds = excluded.rounds, stop_reason = excluded.stop_reason, run_id = excluded.run_id, "
+      "labeled_at = excluded.labeled_at, profile = excluded.profile, margin = excluded.margin",
+      {m.member, m.input_hash, m.artifact_version, m.threshold, m.rounds, m.stop_reason, m.run_id, m.labeled_at,
+       profile, margin});
   transaction.commit();
 }
 
 std::optional<MemberLabels> LabelStore::member(const std::string& member) {
   std::optional<MemberLabels> found;
-  db_->query("SELECT input_hash, artifact_version, threshold, rounds, stop_reason, run_id, labeled_at FROM members "
-             "WHERE member = ?",
+  // A version-1 store (read, not upgraded) has no profile column.
+  const char* profile_column = schema_version_ >= 2 ? "profile" : "NULL";
+  db_->query(fmt::format("SELECT input_hash, artifact_version, threshold, rounds, stop_reason, run_id, labeled_at, {} "
+                         "FROM members WHERE member = ?",
+                         profile_column),
              {member}, [&](const SqlRow& row) {
                MemberLabels m;
                m.member = member;
@@ -131,6 +144,7 @@ std::optional<MemberLabels> LabelStore::member(const std::string& member) {
                m.stop_reason = as_text(row[4], "members.stop_reason");
                m.run_id = as_text(row[5], "members.run_id");
                m.labeled_at = as_text(row[6], "members.labeled_at");
+               if (!is_null(row[7])) m.profile = as_text(row[7], "members.profile");
                found = std::move(m);
              });
   if (!found) return found;

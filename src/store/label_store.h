@@ -10,6 +10,7 @@
 //   labels  one row per judged (member, qualification), negatives too (label 0), so "not
 //           labeled" and "judged NO" differ: score, label, round, rank, artifact version,
 //           threshold, run and time
+//   reviews a person's verdict on a labels row (review_store.h), never changing the row
 //
 // A member's rows are replaced in one transaction (replace_member): a crash leaves either
 // the old rows or the new ones, never half of a profile.
@@ -53,6 +54,7 @@ struct MemberLabels {
   std::string stop_reason;       // below_threshold | max_rounds | exhausted
   std::string run_id;
   std::string labeled_at;        // ISO 8601 UTC
+  std::optional<std::string> profile;  // the text judged (none: stored by a sift before reviews)
   std::vector<Judgment> judgments;  // in rank order
 };
 
@@ -85,8 +87,8 @@ struct RunStart {
 class LabelStore {
  public:
   enum class Access {
-    write,  // creates the store (SQLite file) and its tables when missing
-    read,   // the store must exist and hold the tables
+    write,  // creates the store (SQLite file) and its tables when missing, upgrades an old schema
+    read,   // the store must exist and hold the tables; opened read-only
   };
   // location: a SQLite file path, or postgresql://... / postgres://...
   static std::unique_ptr<LabelStore> open(const std::string& location, Access access);
@@ -107,10 +109,15 @@ class LabelStore {
   // Every stored judgment, by member then rank, streaming.
   void for_each_judgment(const std::function<void(const StoredJudgment&)>& fn);
 
-  explicit LabelStore(std::unique_ptr<SqlDatabase> db) : db_(std::move(db)) {}
+  LabelStore(std::unique_ptr<SqlDatabase> db, int schema_version) : db_(std::move(db)), schema_version_(schema_version) {}
+
+  // For the queries of review_store.h, over the same connection.
+  SqlDatabase& database() { return *db_; }
+  int schema_version() const { return schema_version_; }
 
  private:
   std::unique_ptr<SqlDatabase> db_;
+  int schema_version_;
 };
 
 }  // namespace sift::store

@@ -51,7 +51,7 @@ std::string number_placeholders(std::string_view sql) {
 
 class PostgresDatabase final : public SqlDatabase {
  public:
-  explicit PostgresDatabase(const std::string& uri) : where_(redact_password(uri)) {
+  PostgresDatabase(const std::string& uri, DatabaseAccess access) : where_(redact_password(uri)) {
     conn_ = PQconnectdb(uri.c_str());
     if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
       std::string message = conn_ ? first_line(PQerrorMessage(conn_)) : "out of memory";
@@ -64,6 +64,13 @@ class PostgresDatabase final : public SqlDatabase {
       fail("{}: the server does not accept client encoding UTF8", where_);
     }
     where_ = fmt::format("postgresql://{}@{}:{}/{}", PQuser(conn_), PQhost(conn_), PQport(conn_), PQdb(conn_));
+    if (access != DatabaseAccess::read) return;
+    try {
+      execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", {});
+    } catch (...) {
+      PQfinish(conn_);
+      throw;
+    }
   }
   ~PostgresDatabase() override { PQfinish(conn_); }
 
@@ -175,8 +182,8 @@ class PostgresDatabase final : public SqlDatabase {
 
 }  // namespace
 
-std::unique_ptr<SqlDatabase> open_postgres_database(const std::string& uri) {
-  return std::make_unique<PostgresDatabase>(uri);
+std::unique_ptr<SqlDatabase> open_postgres_database(const std::string& uri, DatabaseAccess access) {
+  return std::make_unique<PostgresDatabase>(uri, access);
 }
 
 }  // namespace sift::store

@@ -10,7 +10,7 @@ bool is_postgres_location(std::string_view location) {
 
 std::unique_ptr<SqlDatabase> open_sql_database(const std::string& location, DatabaseAccess access) {
   if (location.empty()) fail("--store: a SQLite file path or a postgresql:// URI is required");
-  if (is_postgres_location(location)) return open_postgres_database(location);
+  if (is_postgres_location(location)) return open_postgres_database(location, access);
   return open_sqlite_database(location, access);
 }
 

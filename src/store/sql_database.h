@@ -50,7 +50,8 @@ enum class DatabaseAccess {
 // directory, a device such as /dev/null, a FIFO) is refused: SQLite would write its journal
 // beside it.
 std::unique_ptr<SqlDatabase> open_sqlite_database(const std::string& path, DatabaseAccess access);
-std::unique_ptr<SqlDatabase> open_postgres_database(const std::string& uri);
+// DatabaseAccess::read: every transaction is read-only, so nothing can be written.
+std::unique_ptr<SqlDatabase> open_postgres_database(const std::string& uri, DatabaseAccess access);
 // postgresql://... or postgres://... opens PostgreSQL; anything else is a SQLite file path.
 std::unique_ptr<SqlDatabase> open_sql_database(const std::string& location, DatabaseAccess access);
 bool is_postgres_location(std::string_view location);

@@ -63,7 +63,7 @@ torch::Tensor rms_norm(const torch::Tensor& x, const torch::Tensor& weight, doub
 // The engine's inverse frequencies (src/kernels/rope.cpp, with the Llama 3 scaling): one
 // formula for both, so training and scoring rotate by the same angles.
 torch::Tensor rope_inv_freq(const ModelConfig& config) {
-  return torch::tensor(Rope(config).inv_freq(), torch::kFloat32);
+  return torch::tensor(Rope(rope_parameters(config)).inv_freq(), torch::kFloat32);
 }
 
 TorchModel::TorchModel(ModelConfig config) : config_(std::move(config)), inv_freq_(rope_inv_freq(config_)) {

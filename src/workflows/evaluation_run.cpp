@@ -19,22 +19,22 @@ std::vector<T> permuted(const std::vector<T>& values, const std::vector<size_t>&
 // Scores rows (items_of[r] the items of rows[r], maybe reordered) on one session, in chunks
 // of about one forward call's tokens so rows share calls; progress after each chunk
 // (`done_before`: rows of earlier passes). A row the engine cannot score keeps its error.
-std::vector<RowResult> score_in_chunks(const ScoringEngine& labeler, Session& session, const std::vector<LabeledRow>& rows,
+std::vector<RowResult> score_in_chunks(Context& context, const std::vector<LabeledRow>& rows,
                                        const std::vector<std::vector<std::string>>& items_of,
                                        const ScoringOptions& options, const char* what, int64_t done_before,
                                        const RowProgressFn& progress) {
-  const int64_t budget = labeler.call_tokens(options);
+  const int64_t budget = context.labeler().resolve(options).call_tokens;
   std::vector<RowResult> results;
   results.reserve(rows.size());
   for (size_t begin = 0; begin < rows.size();) {
-    std::vector<TextRow> chunk;
+    std::vector<Row> chunk;
     int64_t chunk_chars = 0;  // a cheap stand-in for tokens: a token is at least one byte
     for (size_t r = begin; r < rows.size() && (chunk.empty() || chunk_chars < budget); ++r) {
       chunk.push_back({rows[r].row.query, items_of[r]});
       chunk_chars += static_cast<int64_t>(rows[r].row.query.size());
       for (const std::string& item : items_of[r]) chunk_chars += static_cast<int64_t>(item.size());
     }
-    std::vector<RowResult> scored = labeler.score_rows(session, chunk, options);
+    std::vector<RowResult> scored = context.score_rows(chunk, options);
     for (RowResult& result : scored) results.push_back(std::move(result));
     begin += chunk.size();
     if (progress) progress(done_before + static_cast<int64_t>(begin), what);
@@ -55,14 +55,14 @@ nlohmann::ordered_json counts_to_json(const LabelCounts& counts) {
 
 }  // namespace
 
-ScoredRows score_labeled_rows(const ScoringEngine& labeler, const std::vector<LabeledRow>& rows,
+ScoredRows score_labeled_rows(const Labeler& labeler, const std::vector<LabeledRow>& rows,
                               const ScoringOptions& options, const RowProgressFn& progress) {
-  Session session(labeler.model());
+  Context context = labeler.context();
   std::vector<std::vector<std::string>> items_of;
   for (const LabeledRow& row : rows) items_of.push_back(row.row.items);
   const auto start = std::chrono::steady_clock::now();
   ScoredRows scored;
-  scored.results = score_in_chunks(labeler, session, rows, items_of, options, "scoring", 0, progress);
+  scored.results = score_in_chunks(context, rows, items_of, options, "scoring", 0, progress);
   scored.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (size_t r = 0; r < rows.size(); ++r) {
     if (!scored.results[r].error.empty()) {
@@ -79,12 +79,12 @@ int64_t evaluation_passes_rows(size_t n_rows, const EvalOptions& options) {
   return static_cast<int64_t>(n_rows) * (1 + std::max<int64_t>(options.shuffles, 0));
 }
 
-EvalReport evaluate(const ScoringEngine& labeler, const std::vector<LabeledRow>& rows, const EvalOptions& options,
+EvalReport evaluate(const Labeler& labeler, const std::vector<LabeledRow>& rows, const EvalOptions& options,
                     const RowProgressFn& progress) {
   if (options.shuffles < 0) fail("--shuffles must be >= 0, got {}", options.shuffles);
   EvalReport report;
   report.mode = options.scoring.mode;
-  report.threshold = labeler.threshold(options.scoring);
+  report.threshold = labeler.resolve(options.scoring).threshold;
   report.shuffles = options.shuffles;
 
   const ScoredRows scored = score_labeled_rows(labeler, rows, options.scoring, progress);
@@ -104,7 +104,7 @@ EvalReport evaluate(const ScoringEngine& labeler, const std::vector<LabeledRow>&
   }
 
   // Order inconsistency: K seeded shuffles per row, labels matched back by item identity.
-  Session session(labeler.model());
+  Context context = labeler.context();
   for (int64_t k = 0; k < options.shuffles; ++k) {
     std::vector<std::vector<size_t>> orders;
     std::vector<std::vector<std::string>> shuffled_items;
@@ -114,7 +114,7 @@ EvalReport evaluate(const ScoringEngine& labeler, const std::vector<LabeledRow>&
     }
     const int64_t done_before = static_cast<int64_t>(rows.size()) * (k + 1);
     const std::vector<RowResult> shuffled =
-        score_in_chunks(labeler, session, rows, shuffled_items, options.scoring, "shuffles", done_before, progress);
+        score_in_chunks(context, rows, shuffled_items, options.scoring, "shuffles", done_before, progress);
     for (size_t r = 0; r < rows.size(); ++r) {
       if (rows[r].row.items.size() < 2 || !scored.results[r].error.empty() || !shuffled[r].error.empty()) continue;
       add_order_comparison(report.order, scored.results[r].labels, scored.results[r].scores, shuffled[r].labels,

@@ -1,5 +1,5 @@
 #pragma once
-// Scoring labeled rows through the scoring engine (ScoringEngine::score_rows, exactly what
+// Scoring labeled rows through a context of the labeler (Context::score_rows, exactly what
 // `sift score` runs), and the evaluation report of `sift eval` built on it. A row the engine
 // cannot score (too long for the model, invalid UTF-8) is that row's error: it is left out
 // of every count and listed in the report, and the others are scored.
@@ -13,7 +13,7 @@
 
 #include "workflows/evaluation.h"
 #include "workflows/labeled_rows.h"
-#include "scoring/engine.h"
+#include "sift/labeler.h"
 
 namespace sift {
 
@@ -29,7 +29,7 @@ struct ScoredRows {
 };
 
 // Scores every row, in order.
-ScoredRows score_labeled_rows(const ScoringEngine& labeler, const std::vector<LabeledRow>& rows,
+ScoredRows score_labeled_rows(const Labeler& labeler, const std::vector<LabeledRow>& rows,
                               const ScoringOptions& options, const RowProgressFn& progress = {});
 
 struct EvalOptions {
@@ -57,7 +57,7 @@ struct EvalReport {
   double labels_per_second() const { return seconds > 0 ? static_cast<double>(n_labels) / seconds : 0.0; }
 };
 
-EvalReport evaluate(const ScoringEngine& labeler, const std::vector<LabeledRow>& rows, const EvalOptions& options,
+EvalReport evaluate(const Labeler& labeler, const std::vector<LabeledRow>& rows, const EvalOptions& options,
                     const RowProgressFn& progress = {});
 
 // The report as one JSON object; `input_errors` counts the rows that could not even be read.

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "io/line_reader.h"
-#include "scoring/score_io.h"
+#include "formats/score_io.h"
 
 namespace sift {
 

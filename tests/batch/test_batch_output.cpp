@@ -11,7 +11,7 @@
 #include "batch/durable_file.h"
 #include "compressed_files.h"
 #include "core/error.h"
-#include "label/content_hash.h"
+#include "io/content_hash.h"
 
 namespace sift::batch {
 namespace {
@@ -161,8 +161,8 @@ TEST(FileDigest, IsTheSha256OfTheBytesAndResumesFromItsMidstate) {
   for (int i = 0; bytes.size() < size_t(5) * kMidstateBytes / 2; ++i) bytes += std::to_string(i * 7919) + "\n";
   FileDigest whole;
   for (size_t at = 0; at < bytes.size(); at += 100003) whole.add(std::string_view(bytes).substr(at, 100003));
-  EXPECT_EQ(whole.checkpoint().sha256, label::sha256_hex(bytes));
-  EXPECT_EQ(empty_file_checkpoint().sha256, label::sha256_hex(""));
+  EXPECT_EQ(whole.checkpoint().sha256, sha256_hex(bytes));
+  EXPECT_EQ(empty_file_checkpoint().sha256, sha256_hex(""));
   const auto path = batch_test_dir() / "digested";
   write_test_file("digested", bytes);
   for (int64_t cut : {int64_t(0), int64_t(1), kMidstateBytes - 1, kMidstateBytes, kMidstateBytes + 65,

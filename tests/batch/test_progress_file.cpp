@@ -9,7 +9,7 @@
 #include "batch/progress_file.h"
 #include "compressed_files.h"
 #include "core/error.h"
-#include "label/content_hash.h"
+#include "io/content_hash.h"
 
 namespace sift::batch {
 namespace {
@@ -48,7 +48,7 @@ JobProgress sample_checkpoint() {
 std::string with_checksum(std::string text) {
   const size_t last = text.rfind(" \"checksum\": ");
   text.resize(last);
-  return text + " \"checksum\": \"sha256:" + label::sha256_hex(text) + "\"\n}\n";
+  return text + " \"checksum\": \"sha256:" + sha256_hex(text) + "\"\n}\n";
 }
 
 TEST(ProgressFile, RoundTrips) {

@@ -117,8 +117,8 @@ TEST(RunBatch, OutputIsSiftScoresLinesStampedAndInOrder) {
   std::ifstream in(rows_file());
   sift::LineReader reader(in);
   std::ostringstream scored;
-  const auto engine = ScoringEngine::load(labeler_dir());
-  score_stream(*engine, reader, [&](std::string_view text) { scored << text; }, {});
+  const Labeler labeler = Labeler::load(labeler_dir());
+  score_stream(labeler, reader, [&](std::string_view text) { scored << text; }, {});
   const auto expected = json_lines(scored.str());
   ASSERT_EQ(expected.size(), lines.size());
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -206,7 +206,7 @@ TEST(MergeShards, ShardsMergeIntoTheUnshardedBytes) {
   std::vector<std::filesystem::path> shards;
   for (int64_t k = 3; k >= 1; --k) {  // any order
     BatchOptions options = options_for("shard" + std::to_string(k) + ".jsonl");
-    options.shard = label::Shard{k, 3};
+    options.shard = Shard{k, 3};
     const BatchSummary summary = run(options);
     EXPECT_EQ(summary.run.rows, 80);
     shards.push_back(options.output);

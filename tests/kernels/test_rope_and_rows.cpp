@@ -8,17 +8,16 @@
 
 #include "kernels/packed_matrix.h"
 #include "kernels/rope.h"
-#include "model/config.h"
 
 namespace sift {
 namespace {
 
-ModelConfig rope_config(int64_t max_positions) {
-  ModelConfig config;
-  config.head_dim = 16;
-  config.rope_theta = 10000.0;
-  config.max_position_embeddings = max_positions;
-  return config;
+RopeParameters rope_config(int64_t max_positions) {
+  RopeParameters parameters;
+  parameters.head_dim = 16;
+  parameters.theta = 10000.0;
+  parameters.max_positions = max_positions;
+  return parameters;
 }
 
 std::vector<float> random_rows(int64_t n, int64_t width, unsigned seed) {

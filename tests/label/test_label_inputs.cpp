@@ -1,5 +1,5 @@
 // The inputs of `sift label`: catalog and profile rows (each malformed row reported with its
-// line, the rest kept), input hashes, shards, bounded line reading.
+// line, the rest kept), input hashes, bounded line reading.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -12,10 +12,9 @@
 
 #include "core/error.h"
 #include "label/catalog_file.h"
-#include "label/content_hash.h"
+#include "io/content_hash.h"
 #include "label/jsonl_file.h"
 #include "label/profile_row.h"
-#include "label/shard.h"
 
 using namespace sift::label;
 
@@ -135,37 +134,8 @@ TEST(ProfileRow, TheInputHashFollowsTextAndGivenCandidatesOnly) {
   EXPECT_NE(hash(R"({"id": "m1", "text": "x", "candidates": ["a", "b"]})"),
             hash(R"({"id": "m1", "text": "x", "candidates": ["b", "a"]})"));
   // The digest itself: SHA-256 of the documented key, checked against a known vector.
-  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(h, sha256_hex(R"(["python",null])"));
-}
-
-TEST(Shard, ParsesKOverNAndSplitsMembersEvenlyAndDisjointly) {
-  EXPECT_EQ(Shard::parse("2/4").index, 2);
-  EXPECT_EQ(Shard::parse("2/4").count, 4);
-  for (const char* bad : {"0/4", "5/4", "1/0", "1", "a/b", "1/2/3", "-1/2", "1/", "/2", " 1/2"})
-    EXPECT_THROW(Shard::parse(bad), sift::OptionError) << bad;
-  std::vector<int> sizes(4, 0);
-  for (int m = 0; m < 4000; ++m) {
-    const std::string member = "m" + std::to_string(m);
-    int owners = 0;
-    for (int k = 1; k <= 4; ++k)
-      if (Shard::parse(std::to_string(k) + "/4").contains(member)) {
-        ++owners;
-        ++sizes[size_t(k - 1)];
-      }
-    EXPECT_EQ(owners, 1) << member;
-  }
-  for (int size : sizes) EXPECT_NEAR(size, 1000, 150);
-  EXPECT_TRUE(Shard::parse("1/1").contains("anyone"));
-}
-
-TEST(Shard, IsTheFirst8BytesOfTheIdsSha256BigEndianModN) {  // the rule docs/labeling.md states
-  // SHA-256("abc") (FIPS 180-2's test vector) begins ba7816bf8f01cfea; "12345" begins 5994471abb01112a.
-  for (const auto& [member, h] : {std::pair<std::string, uint64_t>{"abc", 0xba7816bf8f01cfeaULL},
-                                  {"12345", 0x5994471abb01112aULL}})
-    for (uint64_t n : {2, 3, 7, 10, 1000})
-      for (uint64_t k = 1; k <= n; ++k)
-        EXPECT_EQ(Shard::parse(fmt::format("{}/{}", k, n)).contains(member), h % n == k - 1) << member << " " << k << "/" << n;
+  EXPECT_EQ(sift::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(h, sift::sha256_hex(R"(["python",null])"));
 }
 
 TEST(JsonlFile, CountsLinesReadsCrlfAndCutsRunawayLines) {
@@ -215,17 +185,3 @@ TEST(JsonlFile, DeeplyNestedOrInvalidJsonIsAnErrorNotACrash) {
   EXPECT_THROW(parse_object_line("{\"id\": \"\xff\xfe\"}", false), sift::Error);  // not UTF-8
 }
 
-TEST(ArtifactFingerprint, FollowsTheLabelerFilesOnly) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("sift_fingerprint_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "sift.json") << "{\"version\": \"1\"}";
-  std::ofstream(dir / "model.safetensors") << "weights";
-  const std::string first = artifact_fingerprint(dir);
-  EXPECT_EQ(first.rfind("sha256:", 0), 0u);
-  std::ofstream(dir / "README.md") << "notes";
-  EXPECT_EQ(artifact_fingerprint(dir), first) << "a README is not part of the labeler";
-  std::ofstream(dir / "model.safetensors") << "weightz";
-  EXPECT_NE(artifact_fingerprint(dir), first);
-  std::filesystem::remove_all(dir);
-}

@@ -24,7 +24,7 @@ std::vector<Candidate> candidates(int n) {
   return out;
 }
 
-std::vector<double> scores_alone(const sift::ScoringEngine& labeler, const std::vector<Candidate>& ranked) {
+std::vector<double> scores_alone(const sift::LoadedLabeler& labeler, const std::vector<Candidate>& ranked) {
   std::vector<double> scores;
   for (const Candidate& c : ranked) scores.push_back(*labeler.score_row(kProfile, {c.name}, {}).scores.at(0));
   return scores;

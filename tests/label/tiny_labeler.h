@@ -12,7 +12,7 @@
 
 #include "io/dtype.h"
 #include "model/random_checkpoint.h"
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 
 namespace sift::testing {
 
@@ -34,7 +34,7 @@ inline std::filesystem::path tiny_labeler_checkpoint() {
   return dir;
 }
 
-inline std::unique_ptr<ScoringEngine> tiny_labeler(double threshold) {
+inline std::unique_ptr<LoadedLabeler> tiny_labeler(double threshold) {
   const std::filesystem::path dir = tiny_labeler_checkpoint();
   // Parsed like a sift.json, so the artifact's defaults apply; the format is the current one.
   const ScoringArtifact artifact = parse_scoring_artifact(
@@ -46,7 +46,7 @@ inline std::unique_ptr<ScoringEngine> tiny_labeler(double threshold) {
                      {"no", "NO"},
                      {"threshold", threshold}},
       "tiny labeler");
-  return std::make_unique<ScoringEngine>(Model::load(dir), Tokenizer::load(dir / "tokenizer.json"), artifact,
+  return std::make_unique<LoadedLabeler>(Model::load(dir), Tokenizer::load(dir / "tokenizer.json"), artifact,
                                    "tiny labeler");
 }
 

@@ -1,5 +1,6 @@
 // Forward plans (scoring/plan.h): the multi-item layout of one request, several requests and
-// rows side by side in one call, and the call budget.
+// rows side by side in one call, and the fit check. How rows are packed into calls under the
+// budget is the scheduler's (tests/scoring/test_scheduler.cpp).
 #include <gtest/gtest.h>
 
 #include "core/error.h"
@@ -76,70 +77,33 @@ TEST(Plan, AnEmptyItemIsAnError) {
   EXPECT_THROW(append_request(call, Ids{1}, std::vector<TokenIds>{{2}, {}}, 0, 0), Error);
 }
 
-// Rows of (query length, item lengths) with ids that do not matter here.
-struct Rows {
-  std::vector<Ids> queries;
-  std::vector<std::vector<TokenIds>> items;
-  std::vector<TokenRow> rows() const {
-    std::vector<TokenRow> out;
-    for (size_t r = 0; r < queries.size(); ++r) out.push_back({queries[r], items[r]});
-    return out;
-  }
-  void add(int query_len, std::vector<int> item_lens) {
-    queries.emplace_back(query_len, 1);
-    items.emplace_back();
-    for (int len : item_lens) items.back().emplace_back(len, 2);
-  }
-};
-
-TEST(Plan, ShortRowsShareACallUnderTheBudget) {
-  Rows rows;
-  for (int r = 0; r < 5; ++r) rows.add(10, {4, 4});  // 18 tokens per row
-  const auto calls = plan_calls(rows.rows(), RequestShape::SharedQuery, {.max_request_tokens = 1000, .max_call_tokens = 40});
-  ASSERT_EQ(calls.size(), 3u);  // 2 + 2 + 1 rows
-  EXPECT_EQ(calls[0].n_tokens(), 36);
-  EXPECT_EQ(calls[0].requests.size(), 2u);
-  EXPECT_EQ(calls[2].requests[0].row, 4);
-  // A budget of one row's tokens: one row per call.
-  EXPECT_EQ(plan_calls(rows.rows(), RequestShape::SharedQuery, {1000, 18}).size(), 5u);
-}
-
-TEST(Plan, ALongRowIsSplitIntoTheFewestInOrderRequests) {
-  Rows rows;
-  rows.add(10, {5, 5, 5, 5, 5});  // 35 tokens; 20 per request fits the query and 2 items
-  const auto calls = plan_calls(rows.rows(), RequestShape::SharedQuery, {.max_request_tokens = 20, .max_call_tokens = 100});
-  ASSERT_EQ(calls.size(), 1u);
-  ASSERT_EQ(calls[0].requests.size(), 3u);
-  std::vector<int32_t> items;
-  for (const ItemSlot& slot : calls[0].slots) items.push_back(slot.item);
-  EXPECT_EQ(items, (Ids{0, 1, 2, 3, 4}));
-}
-
-TEST(Plan, IndependentIsOneRequestPerItem) {
-  Rows rows;
-  rows.add(3, {1, 2});
-  const auto calls = plan_calls(rows.rows(), RequestShape::QueryPerItem, {100, 100});
-  ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(calls[0].requests.size(), 2u);
-  EXPECT_EQ(calls[0].n_tokens(), 9);
-  EXPECT_EQ(calls[0].positions, (Ids{0, 1, 2, 3, 0, 1, 2, 3, 4}));
+TEST(Plan, IndependentRequestsEachCarryTheirQuery) {
+  // Independent scoring: one request [q; c_i] per item (the scheduler's plan), laid out side by side.
+  const Ids query = {1, 1, 1};
+  const std::vector<TokenIds> items = {{2}, {2, 2}};
+  ForwardCall call;
+  for (int32_t i = 0; i < 2; ++i) append_request(call, query, std::span<const TokenIds>(items).subspan(size_t(i), 1), 0, i);
+  EXPECT_EQ(call.requests.size(), 2u);
+  EXPECT_EQ(call.n_tokens(), 9);
+  EXPECT_EQ(call.positions, (Ids{0, 1, 2, 3, 0, 1, 2, 3, 4}));
 }
 
 TEST(Plan, ARowThatCannotFitIsAClearError) {
   ModelConfig config;
   config.max_position_embeddings = 16;
-  Rows rows;
-  rows.add(10, {4, 8});
+  const Ids query(10, 1);
+  const std::vector<TokenIds> items = {TokenIds(4, 2), TokenIds(8, 2)};
+  const TokenRow row{query, items};
   try {
-    check_row_fits(config, rows.rows()[0], {1000, 1000});
+    check_row_fits(config, row, {1000, 1000});
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("item 1 (8 tokens) is 18 tokens, more than the model's"), std::string::npos)
         << e.what();
   }
   config.max_position_embeddings = 100;
-  EXPECT_THROW(check_row_fits(config, rows.rows()[0], {1000, 15}), Error);
-  EXPECT_NO_THROW(check_row_fits(config, rows.rows()[0], {1000, 18}));
+  EXPECT_THROW(check_row_fits(config, row, {1000, 15}), Error);
+  EXPECT_NO_THROW(check_row_fits(config, row, {1000, 18}));
 }
 
 }  // namespace

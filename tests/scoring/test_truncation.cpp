@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "scoring/engine.h"
+#include "scoring/loaded_labeler.h"
 #include "sift/error.h"
 
 namespace sift {
@@ -17,9 +17,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const ScoringEngine& labeler() {
-  static const std::unique_ptr<ScoringEngine> engine =
-      ScoringEngine::load(std::string(SIFT_SOURCE_DIR) + "/models/default-labeler");
+const LoadedLabeler& labeler() {
+  static const std::unique_ptr<LoadedLabeler> engine =
+      LoadedLabeler::load(std::string(SIFT_SOURCE_DIR) + "/models/default-labeler");
   return *engine;
 }
 

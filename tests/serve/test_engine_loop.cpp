@@ -26,8 +26,8 @@
 namespace sift::serve {
 namespace {
 
-const ScoringEngine& labeler() {
-  static const std::unique_ptr<ScoringEngine> engine = sift::testing::tiny_labeler(0.5);
+const LoadedLabeler& labeler() {
+  static const std::unique_ptr<LoadedLabeler> engine = sift::testing::tiny_labeler(0.5);
   return *engine;
 }
 

@@ -12,7 +12,7 @@
 
 #include "core/error.h"
 #include "io/row_items.h"
-#include "scoring/score_io.h"
+#include "formats/score_io.h"
 #include "serve/api_requests.h"
 #include "tokenizer/bpe_corpus.h"
 

@@ -3,6 +3,8 @@
 // fresh database. Skipped for PostgreSQL only where the server binary is absent.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <cmath>
 #include <filesystem>
@@ -12,6 +14,7 @@
 
 #include "core/error.h"
 #include "store/label_store.h"
+#include "store/review_store.h"
 #include "store/sql_database.h"
 #include "postgres_server.h"
 
@@ -102,7 +105,175 @@ void expect_same(const MemberLabels& a, const MemberLabels& b) {
   }
 }
 
+// A store as the first schema version wrote it: the tables without profile and margin.
+void write_version_1_store(SqlDatabase& db) {
+  for (const char* statement : {
+           "CREATE TABLE store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+           "CREATE TABLE runs (run_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT, "
+           "artifact_version TEXT NOT NULL, artifact_fingerprint TEXT NOT NULL, threshold DOUBLE PRECISION NOT NULL, "
+           "options TEXT NOT NULL, profiles BIGINT, judged BIGINT, skipped_unchanged BIGINT, errors BIGINT, "
+           "rounds BIGINT, pairs_judged BIGINT, accepted BIGINT)",
+           "CREATE TABLE members (member TEXT PRIMARY KEY, input_hash TEXT NOT NULL, artifact_version TEXT NOT NULL, "
+           "threshold DOUBLE PRECISION NOT NULL, rounds BIGINT NOT NULL, stop_reason TEXT NOT NULL, "
+           "run_id TEXT NOT NULL, labeled_at TEXT NOT NULL)",
+           "CREATE TABLE labels (member TEXT NOT NULL, qualification TEXT NOT NULL, name TEXT NOT NULL, "
+           "score DOUBLE PRECISION NOT NULL, label SMALLINT NOT NULL, round BIGINT NOT NULL, rank BIGINT NOT NULL, "
+           "artifact_version TEXT NOT NULL, threshold DOUBLE PRECISION NOT NULL, run_id TEXT NOT NULL, "
+           "labeled_at TEXT NOT NULL, PRIMARY KEY (member, qualification))",
+           "INSERT INTO store_info VALUES ('schema_version', '1')",
+           "INSERT INTO members VALUES ('m1', 'h1', 'v1', 0.5, 1, 'max_rounds', 'run-a', '2026-01-01T00:00:00Z')",
+           "INSERT INTO labels VALUES ('m1', 'q1', 'Python', 0.9, 1, 1, 1, 'v1', 0.5, 'run-a', '2026-01-01T00:00:00Z')",
+           "INSERT INTO labels VALUES ('m1', 'q2', 'Go', 0.45, 0, 1, 2, 'v1', 0.5, 'run-a', '2026-01-01T00:00:00Z')",
+       })
+    db.execute(statement);
+}
+
+std::string message_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const sift::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 }  // namespace
+
+TEST_P(LabelStoreTest, AVersion1StoreReadsAsItIsAndUpgradesInPlaceKeepingItsRows) {
+  write_version_1_store(*open_sql_database(location_, DatabaseAccess::write));
+  std::optional<MemberLabels> old = open(LabelStore::Access::read)->member("m1");
+  ASSERT_TRUE(old.has_value());
+  EXPECT_FALSE(old->profile.has_value());
+  ASSERT_EQ(old->judgments.size(), 2u);
+  EXPECT_NE(message_of([&] { ReviewStore::open(location_, ReviewStore::Access::read); }).find("--reviewer"),
+            std::string::npos)
+      << "reading for review names the way to upgrade";
+
+  auto store = ReviewStore::open(location_, ReviewStore::Access::review);  // upgrades
+  EXPECT_EQ(store->labels().schema_version(), 2);
+  std::optional<MemberLabels> after = store->labels().member("m1");
+  ASSERT_TRUE(after.has_value());
+  expect_same(*old, *after);
+  MemberPage page = store->members({.order = MemberOrder::uncertainty});
+  ASSERT_EQ(page.members.size(), 1u);
+  EXPECT_DOUBLE_EQ(page.members[0].margin, 0.05) << "the margin is computed from the stored labels";
+  EXPECT_EQ(page.members[0].judged, 2);
+  EXPECT_EQ(page.members[0].accepted, 1);
+  int64_t version = 0;
+  store->labels().database().query("SELECT value FROM store_info WHERE key = 'schema_version'", {},
+                                   [&](const SqlRow& row) { version = std::stoll(as_text(row[0], "value")); });
+  EXPECT_EQ(version, 2);
+  ReviewStore::open(location_, ReviewStore::Access::review);  // a second open finds nothing to upgrade
+}
+
+TEST_P(LabelStoreTest, AVerdictIsItsOwnRowAndExportsTheTrueLabel) {
+  {
+    auto labels = open();
+    MemberLabels m = member_labels("m1", "run-a", {judged("q1", 0.9, 1, 1), judged("q2", 0.2, 1, 2),
+                                                   judged("q3", 0.4, 1, 3)});
+    m.profile = "Data engineer <script>alert(1)</script>";
+    labels->replace_member(m);
+    MemberLabels other = member_labels("m2", "run-a", {judged("q1", 0.6, 1, 1)});
+    other.profile = "Cook";
+    labels->replace_member(other);
+  }
+  auto store = ReviewStore::open(location_, ReviewStore::Access::review);
+  const Review first = store->review("m1", "q1", Verdict::wrong, "ann", "2026-12-01T00:00:01Z");
+  EXPECT_TRUE(first.label);
+  EXPECT_FALSE(first.true_label());
+  EXPECT_EQ(first.score, 0.9);
+  EXPECT_EQ(first.artifact_version, "v1");
+  store->review("m1", "q2", Verdict::right, "ann", "2026-12-01T00:00:02Z");
+  store->review("m1", "q2", Verdict::wrong, "bob", "2026-12-01T00:00:03Z");  // the latest verdict counts
+  store->review("m1", "q1", Verdict::right, "ann", "2026-12-01T00:00:04Z");  // ann changes her mind
+  EXPECT_NE(message_of([&] { store->review("m1", "q9", Verdict::right, "ann", "t"); }).find("q9"), std::string::npos);
+  EXPECT_NE(message_of([&] { store->review("nobody", "q1", Verdict::right, "ann", "t"); }).find("nobody"),
+            std::string::npos);
+
+  std::optional<MemberLabels> m1 = store->labels().member("m1");
+  ASSERT_TRUE(m1.has_value());
+  EXPECT_TRUE(m1->judgments[0].label) << "a verdict never changes the stored judgment";
+  EXPECT_EQ(m1->profile, "Data engineer <script>alert(1)</script>");
+  EXPECT_EQ(store->reviews_of("m1").size(), 3u);  // (q1, ann), (q2, ann), (q2, bob)
+
+  std::vector<ReviewedMember> rows;
+  ReviewedExportCounts counts = store->for_each_reviewed_member([&](const ReviewedMember& m) { rows.push_back(m); });
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].profile, "Data engineer <script>alert(1)</script>");
+  EXPECT_EQ(rows[0].qualifications, (std::vector<std::string>{"q1", "q2"}));
+  EXPECT_EQ(rows[0].items, (std::vector<std::string>{"name of q1", "name of q2"}));
+  EXPECT_EQ(rows[0].labels, (std::vector<bool>{true, true})) << "q1: ann's latest (right, label 1); q2: bob's (wrong, label 0)";
+  EXPECT_EQ(counts.pairs, 2);
+  EXPECT_EQ(store->reviewed_scores(), (std::vector<std::pair<double, bool>>{{0.9, true}, {0.2, true}}));
+
+  // The queue: unreviewed pairs, nearest the threshold (0.379...) first.
+  std::vector<QueuedPair> queue = store->queue(10);
+  ASSERT_EQ(queue.size(), 2u);
+  EXPECT_EQ(queue[0].member + "/" + queue[0].qualification, "m1/q3");
+  EXPECT_EQ(queue[1].member + "/" + queue[1].qualification, "m2/q1");
+
+  // A changed profile makes its reviews stale: kept, not exported.
+  MemberLabels changed = member_labels("m1", "run-b", {judged("q1", 0.1, 1, 1)});
+  changed.input_hash = "another hash";
+  changed.profile = "Another text";
+  store->labels().replace_member(changed);
+  rows.clear();
+  counts = store->for_each_reviewed_member([&](const ReviewedMember& m) { rows.push_back(m); });
+  EXPECT_TRUE(rows.empty());
+  EXPECT_EQ(counts.stale, 2);
+  EXPECT_EQ(store->reviews_of("m1").size(), 3u);
+}
+
+TEST_P(LabelStoreTest, MembersPageSearchSortAndFlipCounts) {
+  {
+    auto labels = open();
+    for (int i = 0; i < 30; ++i) {
+      const double score = 0.379 + 0.01 * (i + 1) * (i % 2 ? 1 : -1);  // member i is 0.01 (i+1) from the threshold
+      MemberLabels m = member_labels(fmt::format("m{:02}", i), "run-a", {judged("q1", score, 1, 1)});  // ids m00..m29
+      m.profile = i == 7 ? "knows 100% of SQL_server" : "plain";
+      labels->replace_member(m);
+    }
+  }
+  auto store = ReviewStore::open(location_, ReviewStore::Access::read);
+  MemberPage page = store->members({.order = MemberOrder::member, .offset = 10, .limit = 5});
+  EXPECT_EQ(page.total, 30);
+  ASSERT_EQ(page.members.size(), 5u);
+  EXPECT_EQ(page.members[0].member, "m10");
+  page = store->members({.order = MemberOrder::uncertainty, .limit = 3});
+  ASSERT_EQ(page.members.size(), 3u);
+  EXPECT_EQ(page.members[0].member, "m00");
+  EXPECT_EQ(page.members[2].member, "m02");
+  page = store->members({.text = "0%"});  // LIKE's wildcards are text
+  ASSERT_EQ(page.total, 1);
+  EXPECT_EQ(page.members[0].member, "m07");
+  EXPECT_EQ(store->members({.text = "S_L"}).total, 0);  // "_" is no wildcard: SQL does not match
+  EXPECT_EQ(store->members({.text = "plain"}).total, 29);
+  page = store->members({.text = "plain", .order = MemberOrder::uncertainty, .offset = 27, .limit = 5});
+  EXPECT_EQ(page.total, 29);
+  ASSERT_EQ(page.members.size(), 2u);  // the last two of 29, most uncertain first: m28, m29
+  EXPECT_EQ(page.members[0].member, "m28");
+  EXPECT_EQ(page.members[1].member, "m29");
+  EXPECT_EQ(store->members({.text = "plain", .offset = 40}).members.size(), 0u);
+  EXPECT_EQ(store->members({.id_prefix = "m2"}).total, 10);
+  EXPECT_EQ(store->members({.id_prefix = "m2", .text = "plain"}).total, 10);
+  EXPECT_EQ(store->members({.id_prefix = "m0", .text = "SQL"}).members.at(0).member, "m07");
+  EXPECT_EQ(store->members({.id_prefix = "2"}).total, 0) << "a prefix, not a substring";
+  EXPECT_EQ(store->members({.id_prefix = "m29"}).total, 1);
+  EXPECT_THROW(store->members({.limit = kMaxPage + 1}), sift::Error);
+  EXPECT_THROW(store->members({.offset = -1}), sift::Error);
+
+  // Judged at 0.379...: odd members are above (label 1), even below. At 0.5 the odd ones with
+  // scores below 0.5 flip to no: members 1, 3, ..., 11 (0.399 .. 0.499), six of them.
+  FlipCounts flips = store->flips(0.5);
+  EXPECT_EQ(flips.to_no, 6);
+  EXPECT_EQ(flips.to_yes, 0);
+  flips = store->flips(0.3);  // even members 0..6 have scores 0.369 .. 0.309: at 0.3 they flip to yes
+  EXPECT_EQ(flips.to_yes, 4);
+  EXPECT_EQ(flips.to_no, 0);
+  EXPECT_EQ(store->pair_count(), 30);
+  EXPECT_EQ(store->member_count(), 30);
+  EXPECT_THROW(store->review("m00", "q1", Verdict::right, "ann", "t"), sift::Error) << "read access writes nothing";
+}
 
 TEST_P(LabelStoreTest, ReadAccessNeedsAnExistingStoreAndWriteCreatesItOnce) {
   if (GetParam() == Backend::sqlite) {

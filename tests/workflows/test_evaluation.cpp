@@ -13,7 +13,7 @@
 #include "workflows/evaluation_run.h"
 #include "io/line_reader.h"
 #include "workflows/labeled_rows.h"
-#include "scoring/engine.h"
+#include "sift/labeler.h"
 #include "../scoring/scoring_checkpoints.h"
 
 namespace sift {
@@ -176,7 +176,7 @@ class LabelerEvaluation : public ::testing::Test {
       "query_template": "<|im_start|>user\nDoes the profile support it?\nProfile: {query}\n",
       "item_template": "Qualification: {item}<|im_end|>\n<|im_start|>assistant\n",
       "yes": "YES", "no": "NO", "threshold": 0.5})";
-    labeler_ = ScoringEngine::load(dir_).release();
+    labeler_ = new Labeler(Labeler::load(dir_));
 
     rows_path_ = dir_ / "rows.jsonl";
     std::ofstream rows(rows_path_);
@@ -191,7 +191,7 @@ class LabelerEvaluation : public ::testing::Test {
     testing::remove_scoring_test_checkpoints();
   }
   static inline std::filesystem::path dir_, rows_path_;
-  static inline ScoringEngine* labeler_ = nullptr;
+  static inline Labeler* labeler_ = nullptr;
 };
 
 TEST_F(LabelerEvaluation, ReadsRowsSkippingBlankLines) {
@@ -243,7 +243,7 @@ TEST_F(LabelerEvaluation, MetricsFollowTheLabelsOfScoreRow) {
   const EvalReport report = evaluate(*labeler_, rows, options);
   LabelCounts expected;
   for (const LabeledRow& row : rows)
-    add_labels(expected, labeler_->score_row(row.row.query, row.row.items, options.scoring).labels, row.labels);
+    add_labels(expected, labeler_->score(row.row.query, row.row.items, options.scoring).labels, row.labels);
   EXPECT_EQ(report.reference.n_agree, expected.n_agree);
   EXPECT_EQ(report.reference.true_positives, expected.true_positives);
   EXPECT_EQ(report.order.n_compared, 0);

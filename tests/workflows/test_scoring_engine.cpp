@@ -1,4 +1,4 @@
-// ScoringEngine::score_row and the `sift score` stream on a tiny random checkpoint with a fake
+// LoadedLabeler::score_row and the `sift score` stream on a tiny random checkpoint with a fake
 // tokenizer: the prompt contract end to end, thresholds, error lines.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,8 @@
 #include "core/error.h"
 #include "../scoring/fake_tokenizer.h"
 #include "model/session.h"
-#include "scoring/engine.h"
+#include "api/labeler_of.h"
+#include "scoring/loaded_labeler.h"
 #include "scoring/readout.h"
 #include "io/line_reader.h"
 #include "workflows/score_stream.h"
@@ -49,11 +50,11 @@ class LabelerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto dir = testing::write_scoring_test_checkpoint("qwen3", DType::F32);
-    labeler_ = std::make_unique<ScoringEngine>(Model::load(dir), std::make_unique<testing::FakeTokenizer>(),
+    labeler_ = std::make_unique<LoadedLabeler>(Model::load(dir), std::make_unique<testing::FakeTokenizer>(),
                                                test_artifact(), "t/sift.json");
   }
   void TearDown() override { testing::remove_scoring_test_checkpoints(); }
-  std::unique_ptr<ScoringEngine> labeler_;
+  std::unique_ptr<LoadedLabeler> labeler_;
 };
 
 TEST_F(LabelerTest, ScoresFollowThePromptContract) {
@@ -83,7 +84,7 @@ TEST(BrokenCheckpoint, NonFiniteLogitsAreTheRowsErrorNeverALabel) {
   // A final norm of FLT_MAX: the hidden state overflows to +-inf, the logits are not finite.
   const auto dir = testing::write_scoring_test_checkpoint("qwen3", DType::F32, 12);
   testing::overwrite_f32_tensor(dir / "model.safetensors", "model.norm.weight", std::numeric_limits<float>::max());
-  const ScoringEngine engine(Model::load(dir), std::make_unique<testing::FakeTokenizer>(), test_artifact(),
+  const LoadedLabeler engine(Model::load(dir), std::make_unique<testing::FakeTokenizer>(), test_artifact(),
                              "t/sift.json");
   for (ScoringMode mode : {ScoringMode::Mis, ScoringMode::Independent, ScoringMode::Prefix}) {
     try {
@@ -166,7 +167,7 @@ TEST_F(LabelerTest, RowsGroupedIntoCallsScoreAsEachAlone) {
 TEST_F(LabelerTest, AnswerTokensMustBeInTheModelVocabulary) {
   ScoringArtifact a = labeler_->artifact();
   a.yes = "\xff";  // fake id 255 + 16 = 271: in the fake vocabulary, fine for a 1024-row model
-  EXPECT_NO_THROW(ScoringEngine(Model::load(testing::write_scoring_test_checkpoint("qwen2", DType::F32)),
+  EXPECT_NO_THROW(LoadedLabeler(Model::load(testing::write_scoring_test_checkpoint("qwen2", DType::F32)),
                           std::make_unique<testing::FakeTokenizer>(), a, "t/sift.json"));
 }
 
@@ -181,7 +182,8 @@ TEST_F(LabelerTest, StreamWritesOneLinePerInputLineInOrder) {
       "{\"id\": 7, \"query\": \"" + std::string(5000, 'y') + "\", \"items\": [\"a\"]}");
   std::string out;
   LineReader reader(in, 4000);
-  StreamStats stats = score_stream(*labeler_, reader, [&out](std::string_view lines) { out += lines; },
+  const Labeler labeler = labeler_of(std::move(labeler_));
+  StreamStats stats = score_stream(labeler, reader, [&out](std::string_view lines) { out += lines; },
                                    options_with({}, {}, 2048));
   std::vector<json> lines;
   std::istringstream written(out);

@@ -1,0 +1,22 @@
+#pragma once
+// SHA-256 (OpenSSL) for what decides re-labeling and resuming: a profile's input, the labeler's
+// files, a `sift batch` job's input, and which shard a member falls in (io/shard.h).
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace sift {
+
+// Lower-case hex digest of the bytes.
+std::string sha256_hex(std::string_view bytes);
+
+// "sha256:<hex>" over the labeler directory's files that make its scores (io/labeler_files.h),
+// in name order, each as its name, its size and its bytes. Read in blocks (a multi-GB
+// checkpoint is fine).
+std::string artifact_fingerprint(const std::filesystem::path& model_dir);
+
+// The first 8 bytes of SHA-256(text) as a big-endian integer: an even, stable spread of ids.
+uint64_t stable_hash64(std::string_view text);
+
+}  // namespace sift

@@ -1,0 +1,44 @@
+#pragma once
+// The routes of `sift review` on sift's HTTP layer (serve/routes.h):
+//
+//   GET  /  /member?id=  /calibration      the pages (assets.h), /assets/<file> their CSS and JS
+//   GET  /api/...  POST /api/review        the JSON API (review_api.h)
+//   GET  /login  POST /login               with --api-key-file: a form taking the key, which
+//                                          sets the session cookie and goes to /
+//
+// Who may ask: with --api-key-file, every route but /login needs the session cookie (HttpOnly,
+// SameSite=Strict, a random token made at startup, never the key) or "Authorization: Bearer
+// <key>"; anything else is 401 (a page route shows the login form). A POST to /api/review
+// also needs "X-CSRF-Token: <token>" (the token /api/session gives; another origin can
+// neither read it nor send the header). Every response says Content-Security-Policy
+// "default-src 'self'" without inline script, nosniff and no framing: a page shows data only
+// as text (textContent), and a text holding <script> is text.
+#include <array>
+#include <optional>
+#include <string>
+
+#include "review/review_api.h"
+#include "serve/api_key.h"
+#include "serve/routes.h"
+
+namespace sift::review {
+
+class ReviewRoutes final : public serve::Routes {
+ public:
+  ReviewRoutes(ReviewApi& api, std::optional<serve::ApiKey> api_key);
+
+  std::optional<serve::Reply> refusal(const Head& head) const override;
+  serve::Reply answer(const Request& request) override;
+
+ private:
+  bool authorized(const Head& head) const;
+  serve::Reply login(const Request& request) const;
+  serve::Reply api(const Request& request, std::string_view path);
+
+  ReviewApi& api_;
+  std::optional<serve::ApiKey> api_key_;
+  std::string session_token_;  // the cookie's value: random, for this run of the server
+  std::string csrf_token_;     // random, for this run of the server
+};
+
+}  // namespace sift::review

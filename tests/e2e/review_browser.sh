@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# End to end in a browser: Debian's chromium, headless, driven over the DevTools protocol
+# (tests/e2e/lib/cdp.py) through `sift review` on a store made by `sift label` with the
+# bundled labeler: log in with the key; the members page, a search, one member; the slider
+# moved, its flip counts (this member's and the store's) changing to what `sift labels
+# export` says; two pairs reviewed with the keyboard (j, n, y), found in the store and in
+# `sift labels export --reviewed`; the calibration page draws its curve; a profile holding
+# <script> and an onerror handler shows as text and runs nothing; with the cookie gone every
+# route is refused again. With SIFT_REVIEW_SCREENSHOTS=DIR the three pages are saved there
+# (docs/review.md shows them). Skipped (77) without chromium or python3-websocket.
+# Usage: bash review_browser.sh <sift-binary> <source-dir>
+set -euo pipefail
+SIFT=$1
+SRC=$2
+if [ ! -x /usr/bin/chromium ] || ! /usr/bin/python3 -c "import websocket" 2>/dev/null; then
+  echo "skipped: needs Debian's chromium and python3-websocket (make setup installs them)"
+  exit 77
+fi
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+PYTHONPATH="$SRC/tests/e2e/lib" /usr/bin/python3 - "$SIFT" "$SRC" "$WORK" "${SIFT_REVIEW_SCREENSHOTS:-}" <<'PY'
+import json, os, sqlite3, sys
+from cdp import Browser
+from review_client import HOSTILE, Review, check, export, make_store
+sift, src, work, shots = sys.argv[1:5]
+labeler = f"{src}/models/default-labeler"
+store, profiles, reference = make_store(sift, src, work)
+judged = export(sift, store)
+with open(f"{work}/key", "w") as f:
+    f.write("browser-key\n")
+hostile_member = list(profiles)[2]
+
+def shot(browser, name):
+    path = os.path.join(shots or work, f"review-{name}.png")
+    browser.screenshot(path)
+    check(os.path.getsize(path) > 10_000, f"{name}: a screenshot of a drawn page")
+
+with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/key", "--reference", reference,
+            "--model", labeler) as server, Browser() as browser:
+    # 1. Not logged in: the login form. Log in with the key: the members page.
+    browser.navigate(server.url + "/")
+    browser.wait_for("document.querySelector('input[name=key]') !== null", "the login form")
+    browser.evaluate("document.querySelector('input[name=key]').focus()")
+    browser.type_text("browser-key")
+    browser.evaluate("document.querySelector('form').submit()")
+    rows = browser.wait_for("document.querySelectorAll('#members tbody tr').length", "the members list")
+    check(rows == len(profiles), f"{rows} members listed")
+    browser.evaluate("document.getElementById('order').value = 'uncertainty';"
+                     "document.getElementById('order').dispatchEvent(new Event('change'))")
+    browser.wait_for("location.search.includes('uncertainty')", "sorted by uncertainty")
+    shot(browser, "members")
+
+    # 2. Search the hostile profile's words: one member; open it.
+    browser.evaluate("document.getElementById('field').value = 'text';"
+                     "document.getElementById('field').dispatchEvent(new Event('change'));"
+                     "document.getElementById('search').focus()")
+    browser.type_text("window.__pwned")
+    browser.wait_for("document.querySelectorAll('#members tbody tr').length === 1", "one member found")
+    found = browser.evaluate("document.querySelector('#members tbody a').textContent")
+    check(found == hostile_member, f"search found {found}")
+    browser.evaluate("document.querySelector('#members tbody a').click()")
+    n = len([r for r in judged if r["member"] == hostile_member])
+    browser.wait_for(f"document.querySelectorAll('#candidates tbody tr').length === {n}", "the member's candidates")
+    profile = browser.evaluate("document.getElementById('profile').textContent")
+    check(profile == profiles[hostile_member] and profile.startswith(HOSTILE), "the profile shows as text")
+    check(browser.evaluate("document.querySelectorAll('#profile *').length") == 0, "no element made from the text")
+    check(browser.evaluate("typeof window.__pwned") == "undefined", "the profile's script did not run")
+
+    # 3. The slider: this member's flips and the store's, as the export says.
+    mine = [r for r in judged if r["member"] == hostile_member]
+    t = sorted(r["score"] for r in mine)[len(mine) // 2] + 1e-4  # a cut through this member's scores
+    t = round(t, 3)
+    flips_here = sum(1 for r in mine if (r["score"] >= t) != r["label"])
+    flips_store = sum(1 for r in judged if (r["score"] >= t) != r["label"])
+    check(flips_here > 0, "the chosen threshold flips some of this member's labels")
+    before = browser.wait_for("document.getElementById('store-flips').textContent", "the store's flip count")
+    browser.evaluate(f"const s = document.getElementById('threshold'); s.value = '{t}';"
+                     "s.dispatchEvent(new Event('input', {bubbles: true}))")
+    here = browser.wait_for(f"document.getElementById('member-flips').textContent.includes(': {flips_here} of')",
+                            "this member's flip count")
+    text = browser.wait_for(f"(t => t.includes('Store: {flips_store} of') && t)(document.getElementById('store-flips').textContent)",
+                            "the store's flip count at the new threshold")
+    check(text != before, f"the store's count changed: {before} -> {text}")
+    marked = browser.evaluate("document.querySelectorAll('#candidates tbody tr.flipped').length")
+    check(marked == flips_here, f"{marked} rows marked as flipping, not {flips_here}")
+    shot(browser, "member")
+
+    # 4. Review two pairs with the keyboard: j (second row), n (wrong), then y on the next (right).
+    browser.evaluate("document.activeElement && document.activeElement.blur()")
+    browser.key("j")
+    browser.wait_for("document.querySelectorAll('#candidates tbody tr')[1].classList.contains('selected')", "j")
+    browser.key("n")
+    browser.wait_for("document.getElementById('status').textContent.includes('is wrong')", "the first verdict")
+    browser.wait_for("document.querySelectorAll('#candidates tbody tr')[2].classList.contains('selected')", "next row")
+    browser.key("y")
+    browser.wait_for("document.getElementById('status').textContent.includes('is right')", "the second verdict")
+    second, third = mine[1], mine[2]
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    verdicts = db.execute("SELECT member, qualification, reviewer, verdict FROM reviews ORDER BY reviewed_at").fetchall()
+    db.close()
+    check(verdicts == [(hostile_member, second["qualification"], "ann", "wrong"),
+                       (hostile_member, third["qualification"], "ann", "right")], f"the store's verdicts: {verdicts}")
+    rows = export(sift, store, "--reviewed")
+    check(len(rows) == 1 and rows[0]["id"] == hostile_member and rows[0]["query"] == profiles[hostile_member], f"{rows}")
+    got = {item["id"]: label for item, label in zip(rows[0]["items"], rows[0]["labels"])}
+    check(got == {second["qualification"]: int(not second["label"]), third["qualification"]: int(third["label"])},
+          f"exported true labels: {got}")
+    check(export(sift, store) == judged, "the judgments are unchanged")
+
+    # 5. The calibration page draws the PR curve and the histogram from the reference rows.
+    browser.navigate(server.url + "/calibration")
+    browser.wait_for("document.querySelector('#pr path.curve') !== null", "the PR curve")
+    check(browser.evaluate("document.querySelectorAll('#histogram rect').length") > 2, "the histogram")
+    check(browser.evaluate("document.querySelectorAll('#history tbody tr').length") >= 1, "sift.json's history")
+    shot(browser, "calibration")
+    check(browser.evaluate("typeof window.__pwned") == "undefined", "nothing hostile ran anywhere")
+
+    # 6. Without the cookie every route is refused again.
+    browser.clear_cookies()
+    for path in ("/api/members", "/api/session", "/assets/common.js", "/calibration"):
+        browser.navigate(server.url + path)
+        body = browser.evaluate("document.body ? document.body.innerText : ''")
+        check("log in" in body.lower() or "key" in body.lower(), f"{path} without the cookie: {body[:200]}")
+    status = browser.evaluate("fetch('/api/members').then(r => r.status)")
+    check(status == 401, f"fetch without the cookie: {status}")
+print("review_browser: ok")
+PY

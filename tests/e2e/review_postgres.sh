@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# End to end: `sift review` over a PostgreSQL label store (a real server started here on a
+# private socket, tests/e2e/lib/postgres_server.sh) answers as over the SQLite store the same
+# `sift label` run wrote: members by id and by uncertainty, one member, flip counts, the queue;
+# verdicts land in PostgreSQL and come out of `sift labels export --reviewed`; read-only
+# without --reviewer. Exits 77 (skipped) only where no server binary is installed.
+# Usage: bash review_postgres.sh <sift-binary> <source-dir>
+set -euo pipefail
+SIFT=$1
+SRC=$2
+WORK=$(mktemp -d)
+SERVER_DIR=""
+cleanup() {
+  [ -n "$SERVER_DIR" ] && bash "$SRC/tests/e2e/lib/postgres_server.sh" stop "$SERVER_DIR"
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+server=$(bash "$SRC/tests/e2e/lib/postgres_server.sh" start) || {
+  rc=$?
+  [ "$rc" -eq 77 ] && echo "review_postgres: SKIPPED: no PostgreSQL server binary (apt-get install postgresql)"
+  exit "$rc"
+}
+SERVER_DIR=$(echo "$server" | sed -n 1p)
+URI=$(echo "$server" | sed -n 2p)
+psql -q "$URI" -c "CREATE DATABASE labels" >/dev/null
+
+PYTHONPATH="$SRC/tests/e2e/lib" python3 - "$SIFT" "$SRC" "$WORK" "$URI" <<'PY'
+import json, sys, urllib.parse
+from review_client import Review, check, export, make_store
+sift, src, work, uri = sys.argv[1:5]
+pg_store = uri.replace("/postgres?", "/labels?")
+sqlite_store, profiles, reference = make_store(sift, src, work)
+make_store(sift, src, work, store=pg_store)
+without_run = lambda rows: [{k: v for k, v in r.items() if k not in ("run_id", "labeled_at")} for r in rows]
+check(without_run(export(sift, pg_store)) == without_run(export(sift, sqlite_store)), "the same judgments in both")
+
+routes = ["/api/members?limit=500", "/api/members?order=uncertainty&limit=5&offset=2", "/api/members?id=m0000",
+          "/api/members?text=" + urllib.parse.quote("window.__pwned"), "/api/flips?threshold=0.3",
+          "/api/flips?threshold=0.7", "/api/queue?limit=7",
+          "/api/member?id=" + urllib.parse.quote(list(profiles)[2])]
+def strip(body):  # what differs between two runs: when and in which run
+    if isinstance(body, dict):
+        return {k: strip(v) for k, v in body.items() if k not in ("labeled_at", "run_id", "reviewed_at")}
+    if isinstance(body, list):
+        return [strip(v) for v in body]
+    return body
+answers = {}
+for store in (sqlite_store, pg_store):
+    with Review(sift, store, work, "--reviewer", "ann") as server:
+        for path in routes:
+            status, _, body = server.request("GET", path)
+            check(status == 200, f"{store} {path}: {status} {body}")
+            answers.setdefault(path, []).append(strip(body))
+        _, _, session = server.request("GET", "/api/session")
+        queue = server.request("GET", "/api/queue?limit=2")[2]["pairs"]
+        for pair, verdict in zip(queue, ("wrong", "right")):
+            status, _, body = server.request("POST", "/api/review", {"member": pair["member"], "qualification":
+                                             pair["qualification"], "verdict": verdict},
+                                             {"X-CSRF-Token": session["csrf_token"]})
+            check(status == 200, f"{store}: verdict: {status} {body}")
+for path, (on_sqlite, on_postgres) in answers.items():
+    check(on_sqlite == on_postgres, f"{path}: SQLite and PostgreSQL answer differently:\n{on_sqlite}\n{on_postgres}")
+check(export(sift, pg_store, "--reviewed") == export(sift, sqlite_store, "--reviewed") and
+      len(export(sift, pg_store, "--reviewed")) >= 1, "the same training rows from both")
+with Review(sift, pg_store, work) as server:
+    _, _, session = server.request("GET", "/api/session")
+    status, _, body = server.request("POST", "/api/review", {"member": queue[0]["member"], "qualification":
+                                     queue[0]["qualification"], "verdict": "right"},
+                                     {"X-CSRF-Token": session["csrf_token"]})
+    check(status == 403 and session["reviewer"] is None, f"read-only: {status} {body}")
+print("review_postgres: ok")
+PY
