@@ -20,6 +20,7 @@
 #include "apps/command.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
+#include "core/parallel.h"
 #include "io/atomic_file.h"
 #include "scoring/loaded_labeler.h"
 #include "serve/http_server.h"
@@ -30,7 +31,7 @@ namespace {
 struct ServeCliOptions {
   std::string model, host = "127.0.0.1", api_key_file, weights = "auto", port_file;
   std::optional<int> threads;
-  int port = 8000, http_threads = 4, max_connections = 10'000, max_connections_per_address = 256;
+  int port = 8000, http_threads = 4, workers = 1, max_connections = 10'000, max_connections_per_address = 256;
   int64_t max_batch_tokens = 8192, max_queue_tokens = 262144, max_items = 10'000, max_scores = 1'000'000;
   double kv_cache_mb = 256, max_body_mb = 8, max_response_mb = 64;
   double keep_alive_seconds = 5, head_timeout_seconds = 10, body_timeout_seconds = 60, shutdown_grace_seconds = 30;
@@ -66,7 +67,19 @@ sift::serve::HttpOptions http_options(const ServeCliOptions& o) {
   return http;
 }
 
+// The compute threads of the engines: --threads, else the global --threads, else every core;
+// a usage error when fewer than --workers (each worker runs on threads of its own).
+int compute_threads(const ServeCliOptions& o) {
+  const int threads = sift::apps::thread_count("--threads", o.threads);
+  const int total = threads > 0 ? threads : sift::default_n_threads();
+  if (o.workers > total)
+    sift::apps::usage_error("--workers {} is more than the {} compute threads (--threads, else the cores): each worker "
+                            "needs one of its own", o.workers, total);
+  return threads;
+}
+
 void serve(const ServeCliOptions& o) {
+  const int threads = compute_threads(o);
   const sigset_t signals = block_stop_signals();
   sift::serve::Metrics metrics;
   sift::serve::HttpServer server(http_options(o), metrics);
@@ -105,7 +118,8 @@ void serve(const ServeCliOptions& o) {
                                                 .max_batch_tokens = o.max_batch_tokens,
                                                 .max_queue_tokens = o.max_queue_tokens,
                                                 .kv_cache_bytes = mebibytes(o.kv_cache_mb),
-                                                .threads = sift::apps::thread_count("--threads", o.threads),
+                                                .threads = threads,
+                                                .workers = o.workers,
                                                 .admission = {.max_items = o.max_items,
                                                               .max_scores = o.max_scores,
                                                               .max_response_bytes = mebibytes(o.max_response_mb)}},
@@ -137,9 +151,14 @@ SIFT_COMMAND(serve) {
   cmd->add_option("--port-file", o->port_file,
                   "write the port listened on to this file (atomically, once bound, before the model loads)");
   cmd->add_option("--threads", o->threads,
-                  "compute threads of the engine, >= 1 (default: the global --threads, else all cores; capped as "
+                  "compute threads of the engines, all workers together, >= 1 (default: the global --threads, else all cores; capped as "
                   "--threads)")
       ->check(sift::apps::kThreadCount);
+  cmd->add_option("--workers", o->workers,
+                  "engines scoring at once, each a session (its own KV cache and workspace) on the one loaded model; "
+                  "the compute threads are split among those busy (default 1). More workers answer concurrent "
+                  "requests side by side; at most --threads")
+      ->check(CLI::Range(1, 256));
   cmd->add_option("--http-threads", o->http_threads,
                   "threads that read, parse, tokenize and write requests for every connection (default 4); "
                   "connections are bounded by --max-connections, not by threads")

@@ -82,6 +82,22 @@ class ThreadShare {
   void leave() { --active_; }
   int per_context() const { return std::max(1, total_ / std::max(1, active_.load())); }
 
+  // enter() for its lifetime, then leave(); nothing when the share is null.
+  class Scoring {
+   public:
+    explicit Scoring(ThreadShare* share) : share_(share) {
+      if (share_) share_->enter();
+    }
+    ~Scoring() {
+      if (share_) share_->leave();
+    }
+    Scoring(const Scoring&) = delete;
+    Scoring& operator=(const Scoring&) = delete;
+
+   private:
+    ThreadShare* share_;
+  };
+
  private:
   int total_;
   std::atomic<int> active_{0};

@@ -82,7 +82,7 @@ class LoadedLabeler {
   // The same for rows tokenized already (not mode generate, which needs the text).
   std::vector<RowResult> score_tokenized(Engine& engine, std::span<const TokenizedRow> rows,
                                          const ScoringOptions& options, PrefixCache* cache = nullptr) const;
-  // The same on a session (sift serve's engine loop, until it runs on the scheduler's queue).
+  // The same on a session of the caller's.
   std::vector<RowResult> score_rows(Session& session, std::span<const TextRow> rows,
                                     const ScoringOptions& options) const;
   std::vector<RowResult> score_tokenized(Session& session, std::span<const TokenizedRow> rows,

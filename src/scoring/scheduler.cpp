@@ -314,6 +314,9 @@ void Scheduler::run_batch(Engine& engine, std::vector<std::shared_ptr<ScoringJob
     }
     jobs.push_back(job.get());
   }
+  if (jobs.empty()) return;
+  if (settings_.observer) settings_.observer->batch_starting(static_cast<int64_t>(jobs.size()));
+  const ThreadShare::Scoring scoring(settings_.threads);
   try {
     run_jobs(engine, jobs, settings_);
   } catch (const std::exception&) {

@@ -59,6 +59,9 @@ class SchedulerObserver {
   virtual void queue_changed(int64_t jobs, int64_t tokens) {}     // jobs and tokens added (or taken: negative)
   virtual void job_started(double queue_seconds) {}               // a worker took a job
   virtual void job_dropped(std::string_view reason) {}            // "deadline"
+  // A worker is about to run `jobs` (claimed, the expired dropped), on its own thread, before
+  // any compute; it may hold the worker there (sift serve's test gate, serve/engine_gate.h).
+  virtual void batch_starting(int64_t jobs) {}
   virtual void call_done(int64_t tokens, int64_t jobs) {}         // a forward call: its new tokens, the jobs in it
   virtual void work_done(int64_t tokens, int64_t labels) {}       // tokens run, items scored
 };
@@ -71,6 +74,9 @@ struct SchedulerSettings {
   bool reuse_queries = false;                 // reuse query keys across calls (kept keys)
   PrefixCache* cache = nullptr;               // copies of query keys, shared by engines (null: none)
   SchedulerObserver* observer = nullptr;
+  // The cores of the queue's engines, when they share them (LocalEngines made with this
+  // share): a worker counts among those scoring while it runs a batch (Scheduler only).
+  ThreadShare* threads = nullptr;
   std::optional<GenerateSetup> generate;      // mode generate (none: refused)
 };
 

@@ -8,7 +8,8 @@
 // Exactly one of claim/abandon wins, so a job a worker has started is always finished, and
 // an abandoned one never costs compute. A job run at once on the caller's own engine
 // (run_jobs) goes Queued -> Running -> Done the same way. finish() wakes whoever waits and
-// then calls on_done, if set (a completion callback for feeders that do not wait).
+// then calls on_done, if set (a completion callback for feeders that do not wait), and lets
+// it go: what it holds (sift serve's HTTP connection) is not kept alive by the job.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scoring/plan.h"
@@ -56,7 +58,7 @@ struct ScoringJob {
       state_ = State::Done;
       done_.notify_all();
     }
-    if (on_done) on_done(*this);
+    if (std::function<void(ScoringJob&)> done = std::exchange(on_done, nullptr)) done(*this);
   }
   bool done() const {
     std::lock_guard lock(mutex_);

@@ -1,13 +1,13 @@
 #pragma once
-// EngineGate: a hold on the engine loop for tests only, so a test can keep the engine busy
-// for as long as it needs (by events, not by sleeping and hoping the engine is still busy).
+// EngineGate: a hold on the engines for tests only, so a test can keep them busy for as long
+// as it needs (by events, not by sleeping and hoping the engine is still busy).
 //
-// When the environment variable SIFT_TEST_ENGINE_GATE names a FIFO as the engine loop
-// starts, the loop reads one byte from it before each batch it runs: after it has taken the
-// batch's jobs off the queue (claimed them, dropped the expired ones), before any compute.
-// A test writes one byte per batch it lets through; while it writes none, the engine holds
-// the jobs it took and the queue fills. Unset (as everywhere but in tests) the loop pays one
-// branch per batch.
+// When the environment variable SIFT_TEST_ENGINE_GATE names a FIFO as the engines start
+// (engine_pool.h), each worker reads one byte from it before each batch it runs: after it has
+// taken the batch's jobs off the queue (claimed them, dropped the expired ones), before any
+// compute. A test writes one byte per batch it lets through; while it writes none, the workers
+// hold the jobs they took and the queue fills. Unset (as everywhere but in tests) a worker pays
+// one branch per batch.
 
 namespace sift::serve {
 

@@ -13,9 +13,9 @@
 //
 // Threads: --http-threads threads run every connection's reads, writes and timers
 // (http_session.h), so connections cost memory, not threads, and a slow client holds nothing
-// but its socket. Parsing and tokenizing run there too; the model runs on the engine loop,
-// which hands finished jobs back. The listener starts before the model loads, so /health can
-// say "loading".
+// but its socket. Parsing and tokenizing run there too; the model runs on the engines'
+// workers (engine_pool.h), which hand finished jobs back. The listener starts before the
+// model loads, so /health can say "loading".
 //
 // stop() (SIGTERM): stop accepting; close connections whose request is not complete; answer
 // the requests being worked on (Connection: close); listen() returns when every connection

@@ -184,7 +184,7 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
         return respond(service ? Reply{200, {{"status", "ok"}}, {}, {}} : Reply{503, {{"status", "loading"}}, {}, {}}, close);
       case Route::Metrics: {
         Reply reply;
-        reply.text = context_.metrics.render(service ? service->cache_stats() : QueryKvCacheStats{});
+        reply.text = context_.metrics.render(service ? service->cache_stats() : PrefixCacheStats{});
         return respond(std::move(reply), close);
       }
       case Route::Models:
@@ -216,7 +216,7 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
   void start_job(Service& service) {
     const std::string body = std::move(parser_->get().body());
     parser_.reset();
-    // Called on the engine's thread: hand over to this connection's strand, nothing more.
+    // Called on a worker's thread: hand over to this connection's strand, nothing more.
     auto on_done = [self = shared_from_this(), executor = stream_.get_executor()] {
       net::post(executor, [self] { self->job_done(); });
     };

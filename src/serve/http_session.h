@@ -9,7 +9,7 @@
 //
 // Requests are read one at a time and answered in order (RFC 9112 §9.3.2: a pipelined request
 // waits, buffered, until the one before it is answered). A deadline that passes closes the
-// connection. While a POST request's job waits on the engine loop, the session watches the
+// connection. While a POST request's job waits for the engines, the session watches the
 // socket: a client that closes its end has its queued job dropped (499). A response after
 // which the connection cannot go on (an error in the head, Connection: close, shutdown) says
 // Connection: close; the session then shuts down its sending side and reads what the client

@@ -99,7 +99,7 @@ void Metrics::count_timed_out(std::string_view phase) {
   ++timed_out_[std::string(phase)];
 }
 
-std::string Metrics::render(const QueryKvCacheStats& cache) const {
+std::string Metrics::render(const PrefixCacheStats& cache) const {
   std::lock_guard lock(mutex_);
   std::string out;
   auto line = [&out](std::string_view name, auto value) { fmt::format_to(std::back_inserter(out), "{} {}\n", name, value); };

@@ -13,7 +13,7 @@
 //   sift_connections                          gauge     open connections
 //   sift_connections_refused_total{reason}    counter   max-connections | per-address | fd-limit
 //   sift_connections_timed_out_total{phase}   counter   closed at a deadline: head | body | send
-//   sift_kv_cache_{hits,misses,evictions}_total, sift_kv_cache_{bytes,entries}   the query-KV cache
+//   sift_kv_cache_{hits,misses,evictions}_total, sift_kv_cache_{bytes,entries}   the query-KV cache (scoring/prefix_cache.h)
 //
 // Thread-safe: one mutex (updates are a few per request or call, never per token).
 #include <cstdint>
@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "serve/query_kv_cache.h"
+#include "scoring/prefix_cache.h"
 
 namespace sift::serve {
 
@@ -52,7 +52,7 @@ class Metrics {
   void count_refused(std::string_view reason);
   void count_timed_out(std::string_view phase);
 
-  std::string render(const QueryKvCacheStats& cache) const;
+  std::string render(const PrefixCacheStats& cache) const;
 
  private:
   mutable std::mutex mutex_;

@@ -47,13 +47,19 @@ int64_t prompt_tokens(const Job& job) {
 }
 
 // OpenAI's usage: prompt_tokens is the whole prompt, however much of it the query-KV cache
-// served; prompt_tokens_details.cached_tokens is that part (the query's tokens when its K/V
-// was reused). The engine's own modes (the baselines) run their prompts whole: their prompt is
-// what they prefilled, nothing cached. Prefill work = prompt_tokens - cached_tokens.
+// served; prompt_tokens_details.cached_tokens is that part: the prompt less what was run,
+//   run = result.prefill_tokens - result.cached_tokens   (the scheduler's: its requests' tokens
+//                                                         less the query tokens reused)
+// so the query's tokens when its K/V was reused, 0 when it ran (once, or in each of a split
+// row's calls with the cache off). The engine's own modes (the baselines) run their prompts
+// whole: their prompt is what they prefilled, nothing cached. Prefill work = prompt_tokens -
+// cached_tokens.
 json usage_of(const Job& job) {
   const bool mis = job.mode == ScoringMode::Mis;
   const int64_t prompt = mis ? prompt_tokens(job) : job.result.prefill_tokens;
-  json usage = {{"prompt_tokens", prompt}, {"prompt_tokens_details", {{"cached_tokens", mis ? job.cached_tokens : 0}}}};
+  const int64_t run = job.result.prefill_tokens - job.result.cached_tokens;
+  const int64_t cached = mis ? std::max<int64_t>(0, prompt - run) : 0;
+  json usage = {{"prompt_tokens", prompt}, {"prompt_tokens_details", {{"cached_tokens", cached}}}};
   if (job.truncated_tokens > 0) usage["truncated_tokens"] = job.truncated_tokens;  // as sift score's usage
   return usage;
 }
@@ -74,6 +80,7 @@ std::shared_ptr<Job> templated_job(const LoadedLabeler& engine, const std::strin
       throw BadRequest(fmt::format("{}[{}]", items_field, i), fmt::format("{}[{}]: {}", items_field, i, e.what()));
     }
   }
+  job->readout = Readout::yes_no(engine.answer_ids());
   job->threshold = engine.artifact().threshold;
   return job;
 }
@@ -142,14 +149,14 @@ Service::Service(const LoadedLabeler& engine, const ServiceOptions& options, Met
     : engine_(engine),
       options_(options),
       metrics_(metrics),
-      cache_(engine.artifact().version, options.kv_cache_bytes),
-      loop_(engine, {.max_batch_tokens = options.max_batch_tokens, .max_queue_tokens = options.max_queue_tokens,
-                     .threads = options.threads},
-            cache_, metrics_) {}
+      pool_(engine,
+            {.max_batch_tokens = options.max_batch_tokens, .max_queue_tokens = options.max_queue_tokens,
+             .kv_cache_bytes = options.kv_cache_bytes, .threads = options.threads, .workers = options.workers},
+            metrics_) {}
 
 void Service::check_fits(const Job& job, std::string_view items_field) const {
   try {
-    check_row_fits(engine_.model().config(), {job.query, job.items}, loop_.limits());
+    check_row_fits(engine_.model().config(), {job.query, job.items}, pool_.limits());
   } catch (const Error& e) {
     throw BadRequest(std::string(items_field), e.what());
   }
@@ -157,12 +164,12 @@ void Service::check_fits(const Job& job, std::string_view items_field) const {
 
 Started Service::queue(std::shared_ptr<Job> job, std::function<void()> on_done, std::function<Reply()> answer) {
   if (job->items.empty()) return answered(answer());  // nothing to score
-  job->cost = std::max<int64_t>(prompt_tokens(*job), 1);
+  job->cost = job_prompt_tokens(*job);
   if (job->cost > options_.max_queue_tokens)  // could never be admitted: not "retry later"
     return answered(error_reply(413, fmt::format("the request has {} prompt tokens, more than --max-queue-tokens {}",
                                                  job->cost, options_.max_queue_tokens), "items"));
-  job->on_done = std::move(on_done);
-  if (!loop_.submit(job))
+  job->on_done = [done = std::move(on_done)](ScoringJob&) { done(); };
+  if (!pool_.submit(job))
     return answered(retry_reply(429, fmt::format("the queue holds more than --max-queue-tokens {} prompt tokens; retry "
                                                  "later", options_.max_queue_tokens)));
   return {.reply = std::nullopt, .job = std::move(job), .answer = std::move(answer)};
@@ -194,7 +201,7 @@ std::optional<Reply> Service::give_up(Job& job, GiveUp why) {
 }
 
 int64_t Service::request_limit() const {
-  const PlanLimits& limits = loop_.limits();
+  const PlanLimits& limits = pool_.limits();
   return std::min({limits.max_request_tokens, limits.max_call_tokens, engine_.model().config().max_position_embeddings});
 }
 

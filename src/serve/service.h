@@ -2,9 +2,9 @@
 // Service: what each POST route does, apart from HTTP. A body is parsed (api_requests.h),
 // admitted by size (admission.h), rendered and tokenized, checked against the model (token ids
 // in the vocabulary, every [query; item] within --max-batch-tokens and the positions) and
-// queued as a Job on the engine loop. The caller never waits: start() returns at once with
-// either the answer or the queued job, whose on_done fires (on the engine's thread) when the
-// engine has finished it; answer() then gives the route's JSON.
+// queued as a Job for the engines (engine_pool.h: the scheduler's queue). The caller never
+// waits: start() returns at once with either the answer or the queued job, whose on_done fires
+// (on a worker's thread) when an engine has finished it; answer() then gives the route's JSON.
 //
 //   400 malformed body or field (the field named)    429 queue full (Retry-After)
 //   404 "model" names another model than the one served (model_not_found; absent is fine)
@@ -14,7 +14,7 @@
 //   499 the client went away while the job was queued (nobody reads it; counted)
 //
 // Parsing and tokenizing run on the caller's thread (an HTTP thread), bounded by the body
-// limit and admission; only the model runs on the engine loop.
+// limit and admission; only the model runs on the engines' workers.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -25,9 +25,9 @@
 #include "scoring/loaded_labeler.h"
 #include "serve/admission.h"
 #include "serve/api_requests.h"
-#include "serve/engine_loop.h"
+#include "serve/engine_pool.h"
+#include "serve/job.h"
 #include "serve/metrics.h"
-#include "serve/query_kv_cache.h"
 #include "serve/reply.h"
 
 namespace sift::serve {
@@ -37,7 +37,8 @@ struct ServiceOptions {
   int64_t max_batch_tokens = 0;  // one forward call, and one request
   int64_t max_queue_tokens = 0;  // waiting tokens before 429
   int64_t kv_cache_bytes = 0;    // the query-KV cache's budget
-  int threads = 0;               // the engine session's threads
+  int threads = 0;               // compute threads, split among the workers running
+  int workers = 1;               // engines: sessions on the one model
   AdmissionLimits admission;     // items, scores, response bytes
 };
 
@@ -62,7 +63,7 @@ class Service {
   Started score(std::string_view body, std::function<void()> on_done);
   Started rerank(std::string_view body, std::function<void()> on_done);
   Reply models() const;
-  QueryKvCacheStats cache_stats() const { return cache_.stats(); }
+  PrefixCacheStats cache_stats() const { return pool_.cache_stats(); }
 
   // The reply of a finished job: its error (504, 400, 500), or started.answer().
   static Reply answer(const Started& started);
@@ -71,8 +72,8 @@ class Service {
   // nullopt when the engine already has it (its on_done will fire).
   std::optional<Reply> give_up(Job& job, GiveUp why);
 
-  // Runs what is queued (and not given up) and stops the engine loop (after the HTTP side stopped).
-  void drain() { loop_.close(); }
+  // Runs what is queued (and not given up) and stops the engines (after the HTTP side stopped).
+  void drain() { pool_.close(); }
 
  private:
   Started queue(std::shared_ptr<Job> job, std::function<void()> on_done, std::function<Reply()> answer);
@@ -88,8 +89,7 @@ class Service {
   const LoadedLabeler& engine_;
   ServiceOptions options_;
   Metrics& metrics_;
-  QueryKvCache cache_;
-  EngineLoop loop_;
+  EnginePool pool_;
 };
 
 }  // namespace sift::serve

@@ -93,7 +93,7 @@ TEST(Metrics, CountersAndGaugesSayWhatWasCounted) {
   metrics.count_refused("fd-limit");
   metrics.count_timed_out("head");
   metrics.count_timed_out("send");
-  const QueryKvCacheStats cache{.hits = 4, .misses = 5, .insertions = 6, .evictions = 2, .bytes = 4096, .entries = 3};
+  const PrefixCacheStats cache{.hits = 4, .misses = 5, .insertions = 6, .evictions = 2, .bytes = 4096, .entries = 3};
   const std::string text = metrics.render(cache);
 
   EXPECT_EQ(sample(text, R"(sift_requests_total{route="/v1/label",status="200"})"), 2);

@@ -1,19 +1,20 @@
-// The query-KV cache of `sift serve` (serve/query_kv_cache.h) through its interface: blocks are
+// The prefix cache (scoring/prefix_cache.h: LruPrefixCache) through its interface: blocks are
 // kept within the byte budget, the least recently used (inserted or found) out first; a block
 // larger than the budget is not kept; budget 0 keeps nothing; keys are the query's ids. A
 // random sequence of finds and inserts is checked against a plain LRU written here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <list>
 #include <memory>
 #include <random>
 #include <utility>
 #include <vector>
 
-#include "serve/query_kv_cache.h"
+#include "scoring/prefix_cache.h"
 
-namespace sift::serve {
+namespace sift {
 namespace {
 
 // A block of `floats` keys and as many values: 8 x floats bytes.
@@ -25,10 +26,13 @@ std::shared_ptr<const KvBlock> block(size_t floats, float fill = 1) {
   return b;
 }
 
+// A query's ids (a span is not made from a braced list).
+std::vector<int32_t> ids(std::initializer_list<int32_t> list) { return list; }
+
 constexpr int64_t kBlockBytes = 8 * 100;  // block(100)
 
-TEST(QueryKvCache, KeepsWithinItsBudgetEvictingTheLeastRecentlyUsed) {
-  QueryKvCache cache("v1", 3 * kBlockBytes);
+TEST(LruPrefixCache, KeepsWithinItsBudgetEvictingTheLeastRecentlyUsed) {
+  LruPrefixCache cache("v1", 3 * kBlockBytes);
   const std::vector<int32_t> q1{1}, q2{2}, q3{3}, q4{4};
   cache.insert(q1, block(100, 1));
   cache.insert(q2, block(100, 2));
@@ -36,7 +40,7 @@ TEST(QueryKvCache, KeepsWithinItsBudgetEvictingTheLeastRecentlyUsed) {
   EXPECT_EQ(cache.stats().bytes, 3 * kBlockBytes);
   ASSERT_NE(cache.find(q1), nullptr);  // q1 used: q2 is now the least recent
   cache.insert(q4, block(100, 4));
-  const QueryKvCacheStats s = cache.stats();
+  const PrefixCacheStats s = cache.stats();
   EXPECT_EQ(s.evictions, 1);
   EXPECT_EQ(s.entries, 3);
   EXPECT_EQ(s.bytes, 3 * kBlockBytes);
@@ -47,7 +51,7 @@ TEST(QueryKvCache, KeepsWithinItsBudgetEvictingTheLeastRecentlyUsed) {
     EXPECT_EQ(found->keys[0], fill) << "the block kept for query " << q[0];
   }
   // A block of twice the size makes room by evicting the two least recently used.
-  cache.insert({5}, block(200));
+  cache.insert(ids({5}), block(200));
   EXPECT_EQ(cache.stats().evictions, 3);
   EXPECT_EQ(cache.stats().bytes, 3 * kBlockBytes);
   EXPECT_EQ(cache.find(q1), nullptr);
@@ -55,46 +59,46 @@ TEST(QueryKvCache, KeepsWithinItsBudgetEvictingTheLeastRecentlyUsed) {
   EXPECT_NE(cache.find(q4), nullptr);
 }
 
-TEST(QueryKvCache, ABlockLargerThanTheBudgetIsNotKeptAndEvictsNothing) {
-  QueryKvCache cache("v1", 2 * kBlockBytes);
-  cache.insert({1}, block(100));
-  cache.insert({2}, block(300));
-  EXPECT_EQ(cache.find({2}), nullptr);
-  EXPECT_NE(cache.find({1}), nullptr);
+TEST(LruPrefixCache, ABlockLargerThanTheBudgetIsNotKeptAndEvictsNothing) {
+  LruPrefixCache cache("v1", 2 * kBlockBytes);
+  cache.insert(ids({1}), block(100));
+  cache.insert(ids({2}), block(300));
+  EXPECT_EQ(cache.find(ids({2})), nullptr);
+  EXPECT_NE(cache.find(ids({1})), nullptr);
   EXPECT_EQ(cache.stats().evictions, 0);
   EXPECT_EQ(cache.stats().bytes, kBlockBytes);
 }
 
-TEST(QueryKvCache, BudgetZeroKeepsNothing) {
-  QueryKvCache cache("v1", 0);
+TEST(LruPrefixCache, BudgetZeroKeepsNothing) {
+  LruPrefixCache cache("v1", 0);
   EXPECT_FALSE(cache.enabled());
-  cache.insert({1}, block(1));
-  EXPECT_EQ(cache.find({1}), nullptr);
+  cache.insert(ids({1}), block(1));
+  EXPECT_EQ(cache.find(ids({1})), nullptr);
   EXPECT_EQ(cache.stats().entries, 0);
   EXPECT_EQ(cache.stats().bytes, 0);
 }
 
-TEST(QueryKvCache, InsertingAKeptQueryAgainRefreshesItWithoutCountingItTwice) {
-  QueryKvCache cache("v1", 2 * kBlockBytes);
-  cache.insert({1}, block(100));
-  cache.insert({2}, block(100));
-  cache.insert({1}, block(100));  // the same query again: now the most recent
+TEST(LruPrefixCache, InsertingAKeptQueryAgainRefreshesItWithoutCountingItTwice) {
+  LruPrefixCache cache("v1", 2 * kBlockBytes);
+  cache.insert(ids({1}), block(100));
+  cache.insert(ids({2}), block(100));
+  cache.insert(ids({1}), block(100));  // the same query again: now the most recent
   EXPECT_EQ(cache.stats().bytes, 2 * kBlockBytes);
   EXPECT_EQ(cache.stats().insertions, 2);
-  cache.insert({3}, block(100));  // evicts {2}, not {1}
-  EXPECT_NE(cache.find({1}), nullptr);
-  EXPECT_EQ(cache.find({2}), nullptr);
+  cache.insert(ids({3}), block(100));  // evicts {2}, not {1}
+  EXPECT_NE(cache.find(ids({1})), nullptr);
+  EXPECT_EQ(cache.find(ids({2})), nullptr);
 }
 
-TEST(QueryKvCache, KeysAreTheWholeIdSequence) {
-  QueryKvCache cache("v1", 10 * kBlockBytes);
-  cache.insert({1, 2}, block(100));
-  EXPECT_EQ(cache.find({1}), nullptr);
-  EXPECT_EQ(cache.find({1, 2, 3}), nullptr);
-  EXPECT_EQ(cache.find({2, 1}), nullptr);
-  EXPECT_EQ(cache.find({}), nullptr);
-  EXPECT_NE(cache.find({1, 2}), nullptr);
-  const QueryKvCacheStats s = cache.stats();
+TEST(LruPrefixCache, KeysAreTheWholeIdSequence) {
+  LruPrefixCache cache("v1", 10 * kBlockBytes);
+  cache.insert(ids({1, 2}), block(100));
+  EXPECT_EQ(cache.find(ids({1})), nullptr);
+  EXPECT_EQ(cache.find(ids({1, 2, 3})), nullptr);
+  EXPECT_EQ(cache.find(ids({2, 1})), nullptr);
+  EXPECT_EQ(cache.find(ids({})), nullptr);
+  EXPECT_NE(cache.find(ids({1, 2})), nullptr);
+  const PrefixCacheStats s = cache.stats();
   EXPECT_EQ(s.hits, 1);
   EXPECT_EQ(s.misses, 4);
 }
@@ -124,10 +128,10 @@ struct ReferenceLru {
   }
 };
 
-TEST(QueryKvCache, ARandomSequenceBehavesAsAPlainLru) {
+TEST(LruPrefixCache, ARandomSequenceBehavesAsAPlainLru) {
   std::mt19937 rng(11);
   const int64_t budget = 1000 * 8;
-  QueryKvCache cache("v1", budget);
+  LruPrefixCache cache("v1", budget);
   ReferenceLru reference{budget, {}};
   for (int step = 0; step < 5000; ++step) {
     const std::vector<int32_t> q = {static_cast<int32_t>(rng() % 30), static_cast<int32_t>(rng() % 2)};
@@ -138,7 +142,7 @@ TEST(QueryKvCache, ARandomSequenceBehavesAsAPlainLru) {
       cache.insert(q, block(floats));
       reference.insert(q, static_cast<int64_t>(8 * floats));
     }
-    const QueryKvCacheStats s = cache.stats();
+    const PrefixCacheStats s = cache.stats();
     ASSERT_LE(s.bytes, budget) << "step " << step;
     ASSERT_EQ(s.bytes, reference.bytes) << "step " << step;
     ASSERT_EQ(s.entries, static_cast<int64_t>(reference.entries.size())) << "step " << step;
@@ -147,4 +151,4 @@ TEST(QueryKvCache, ARandomSequenceBehavesAsAPlainLru) {
 }
 
 }  // namespace
-}  // namespace sift::serve
+}  // namespace sift

@@ -1,9 +1,11 @@
-// The server's engine loop (serve/engine_loop.h) through what the server uses of it, on a
-// real tiny labeler: submitted jobs get the engine's own bits; while the engine is busy the
-// queue admits jobs up to --max-queue-tokens and refuses the next; a job whose deadline
-// passed before the engine took it is finished unrun (504), one abandoned while queued is
-// never run; close() runs what is queued and admits nothing more. Where a check needs the
-// engine busy, it is held by its test gate (serve/engine_gate.h: a FIFO), never by timing.
+// The server's engines (serve/engine_pool.h: the scheduler's queue, --workers sessions on one
+// model) through what the server uses of them, on a real tiny labeler: submitted jobs get the
+// engine's own bits, on one worker or two; two workers run two batches at once; while the
+// engines are busy the queue admits jobs up to --max-queue-tokens and refuses the next; a job
+// whose deadline passed before an engine took it is finished unrun (504), one abandoned while
+// queued is never run; close() runs what is queued and admits nothing more. Where a check
+// needs the engines busy, they are held by their test gate (serve/engine_gate.h: a FIFO),
+// never by timing.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,7 +23,9 @@
 #include "../io/safetensors_test_files.h"
 #include "../label/tiny_labeler.h"
 #include "prometheus_text.h"
-#include "serve/engine_loop.h"
+#include "serve/engine_gate.h"
+#include "serve/engine_pool.h"
+#include "serve/job.h"
 
 namespace sift::serve {
 namespace {
@@ -43,6 +47,7 @@ std::shared_ptr<Job> job_of(const Row& row) {
   job->items = tokens.items;
   job->cost = static_cast<int64_t>(tokens.query.size());
   for (const TokenIds& item : tokens.items) job->cost += static_cast<int64_t>(item.size());
+  job->readout = Readout::yes_no(labeler().answer_ids());
   job->threshold = labeler().artifact().threshold;
   return job;
 }
@@ -58,7 +63,7 @@ const Row kRows[] = {{"ten years of python and go", {"Python", "welding", "Go"}}
                      {"a nurse in intensive care", {"nursing"}},
                      {"data engineer, spark and sql", {"SQL", "Spark", "baking", "Kafka"}}};
 
-bool finished(Job& job) { return job.done(); }
+bool finished(const Job& job) { return job.done(); }
 
 // Whether `condition` comes to hold within 60 s (a hang detector, not a timing check).
 template <typename Condition>
@@ -81,21 +86,23 @@ bool finishes(Job& job) {
   return eventually([&] { return job.done(); });
 }
 
-// An engine loop with its metrics and cache, held before each batch until release() (gated),
-// or running freely.
+// The engines with their metrics, held before each batch until release() (gated), or running
+// freely.
 class Loop {
  public:
-  explicit Loop(bool gated, int64_t max_queue_tokens = 1 << 20) : cache_(labeler().artifact().version, 1 << 20) {
+  explicit Loop(bool gated, int64_t max_queue_tokens = 1 << 20, int workers = 1) {
     if (gated) {
       const std::string fifo = (dir_ / "engine-gate").string();
       EXPECT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
       gate_ = ::open(fifo.c_str(), O_RDWR);
       ::setenv(kEngineGateVariable, fifo.c_str(), 1);  // read once, as the loop starts
     }
-    loop_ = std::make_unique<EngineLoop>(labeler(), EngineLoopOptions{.max_batch_tokens = 4096,
+    loop_ = std::make_unique<EnginePool>(labeler(), EnginePoolOptions{.max_batch_tokens = 4096,
                                                                       .max_queue_tokens = max_queue_tokens,
-                                                                      .threads = 1},
-                                         cache_, metrics_);
+                                                                      .kv_cache_bytes = 1 << 20,
+                                                                      .threads = workers,
+                                                                      .workers = workers},
+                                         metrics_);
     ::unsetenv(kEngineGateVariable);
   }
   ~Loop() {
@@ -103,11 +110,11 @@ class Loop {
     loop_.reset();
     if (gate_ >= 0) ::close(gate_);
   }
-  EngineLoop& operator*() { return *loop_; }
-  EngineLoop* operator->() { return loop_.get(); }
+  EnginePool& operator*() { return *loop_; }
+  EnginePool* operator->() { return loop_.get(); }
 
   void release(int batches) { ASSERT_EQ(::write(gate_, std::string(size_t(batches), 'x').data(), size_t(batches)), batches); }
-  double metric(const std::string& name) const { return testing::sample(metrics_.render(cache_.stats()), name).value_or(-1); }
+  double metric(const std::string& name) const { return testing::sample(metrics_.render(loop_->cache_stats()), name).value_or(-1); }
   // Until the engine has taken `n` jobs off the queue (each observes its queue wait).
   void wait_taken(int n) {
     wait_until([&] { return metric("sift_queue_wait_seconds_count") >= n; }, "the engine never took the job");
@@ -117,17 +124,16 @@ class Loop {
   test::TempDir dir_;
   int gate_ = -1;
   Metrics metrics_;
-  QueryKvCache cache_;
-  std::unique_ptr<EngineLoop> loop_;
+  std::unique_ptr<EnginePool> loop_;
 };
 
-TEST(EngineLoop, JobsGetTheEnginesOwnBits) {
+TEST(EnginePool, JobsGetTheEnginesOwnBits) {
   Loop loop(false);
   std::vector<std::shared_ptr<Job>> jobs;
   std::atomic<int> answered{0};
   for (const Row& row : kRows) {
     jobs.push_back(job_of(row));
-    jobs.back()->on_done = [&answered, test_thread = std::this_thread::get_id()] {
+    jobs.back()->on_done = [&answered, test_thread = std::this_thread::get_id()](ScoringJob&) {
       EXPECT_NE(std::this_thread::get_id(), test_thread) << "called by the engine's thread";
       ++answered;
     };
@@ -144,7 +150,7 @@ TEST(EngineLoop, JobsGetTheEnginesOwnBits) {
   EXPECT_TRUE(eventually([&] { return answered == 3; })) << answered << " of 3 answered";
 }
 
-TEST(EngineLoop, WhileTheEngineIsBusyTheQueueAdmitsUpToItsTokensAndNoMore) {
+TEST(EnginePool, WhileTheEngineIsBusyTheQueueAdmitsUpToItsTokensAndNoMore) {
   Loop loop(true, 100);
   auto running = job_of(kRows[0]);
   ASSERT_TRUE(loop->submit(running));
@@ -171,7 +177,7 @@ TEST(EngineLoop, WhileTheEngineIsBusyTheQueueAdmitsUpToItsTokensAndNoMore) {
   EXPECT_EQ(loop.metric("sift_queue_tokens"), 0);
 }
 
-TEST(EngineLoop, AJobWhoseDeadlinePassedWhileQueuedIsFinishedUnrun) {
+TEST(EnginePool, AJobWhoseDeadlinePassedWhileQueuedIsFinishedUnrun) {
   Loop loop(true);
   auto running = job_of(kRows[0]);
   ASSERT_TRUE(loop->submit(running));
@@ -197,7 +203,7 @@ TEST(EngineLoop, AJobWhoseDeadlinePassedWhileQueuedIsFinishedUnrun) {
   EXPECT_EQ(in_time->result.scores, reference(kRows[1]).scores);
 }
 
-TEST(EngineLoop, AJobAbandonedWhileQueuedIsNeverRun) {
+TEST(EnginePool, AJobAbandonedWhileQueuedIsNeverRun) {
   Loop loop(true);
   auto running = job_of(kRows[0]);
   ASSERT_TRUE(loop->submit(running));
@@ -214,7 +220,7 @@ TEST(EngineLoop, AJobAbandonedWhileQueuedIsNeverRun) {
   EXPECT_EQ(loop.metric("sift_queue_requests"), 0);
 }
 
-TEST(EngineLoop, CloseRunsWhatIsQueuedAndAdmitsNothingMore) {
+TEST(EnginePool, CloseRunsWhatIsQueuedAndAdmitsNothingMore) {
   Loop loop(true);
   std::vector<std::shared_ptr<Job>> admitted = {job_of(kRows[0])};
   ASSERT_TRUE(loop->submit(admitted[0]));
@@ -237,6 +243,32 @@ TEST(EngineLoop, CloseRunsWhatIsQueuedAndAdmitsNothingMore) {
     EXPECT_FALSE(admitted[j]->result.scores.empty()) << "job " << j;
   }
   EXPECT_FALSE(loop->submit(job_of(kRows[0])));
+}
+
+TEST(EnginePool, TwoWorkersRunTwoBatchesAtOnceWithTheSameBits) {
+  Loop loop(true, 1 << 20, 2);
+  std::vector<std::shared_ptr<Job>> jobs;
+  for (const Row& row : kRows) jobs.push_back(job_of(row));
+  ASSERT_TRUE(loop->submit(jobs[0]));
+  loop.wait_taken(1);  // one worker holds it at the gate
+  ASSERT_TRUE(loop->submit(jobs[1]));
+  loop.wait_taken(2);  // taken while the first worker is held: by the second
+  ASSERT_TRUE(loop->submit(jobs[2]));
+  EXPECT_FALSE(finished(*jobs[0]) || finished(*jobs[1])) << "both workers are held before computing";
+  loop.release(1 << 12);
+  for (size_t r = 0; r < jobs.size(); ++r) {
+    ASSERT_TRUE(finishes(*jobs[r]));
+    const RowResult want = reference(kRows[r]);
+    EXPECT_EQ(jobs[r]->result.scores, want.scores) << "row " << r;
+    EXPECT_EQ(jobs[r]->result.labels, want.labels) << "row " << r;
+  }
+  // A query repeated on either worker comes from the one prefix cache both share.
+  auto again = job_of(kRows[0]);
+  ASSERT_TRUE(loop->submit(again));
+  ASSERT_TRUE(finishes(*again));
+  EXPECT_EQ(again->result.scores, reference(kRows[0]).scores);
+  EXPECT_EQ(again->result.cached_tokens, static_cast<int64_t>(again->query.size()));
+  EXPECT_GE(loop.metric("sift_kv_cache_hits_total"), 1);
 }
 
 }  // namespace

@@ -1,0 +1,64 @@
+#include "serve/engine_pool.h"
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/parallel.h"
+#include "serve/engine_gate.h"
+
+namespace sift::serve {
+namespace {
+
+ScoringOptions batch_options(int64_t max_batch_tokens) {
+  ScoringOptions options;
+  options.max_batch_tokens = max_batch_tokens;
+  return options;
+}
+
+// The labeler's limits, named as `sift serve` sets them: --max-batch-tokens, unless the model's
+// own request limit (its positions, its activation budget) is lower.
+PlanLimits serve_limits(const LoadedLabeler& labeler, int64_t max_batch_tokens) {
+  PlanLimits limits = labeler.limits(batch_options(max_batch_tokens));
+  limits.flags = limits.max_request_tokens < limits.max_call_tokens
+                     ? "the model's: max_position_embeddings and a 4 GiB activation budget"
+                     : "--max-batch-tokens";
+  return limits;
+}
+
+}  // namespace
+
+// The scheduler's hooks: /metrics, and the test gate before each batch.
+class EnginePool::Observer final : public SchedulerObserver {
+ public:
+  explicit Observer(Metrics& metrics) : metrics_(metrics), gate_(EngineGate::from_environment()) {}
+
+  void queue_changed(int64_t jobs, int64_t tokens) override { metrics_.queue_changed(jobs, tokens); }
+  void job_started(double queue_seconds) override { metrics_.observe_queue_wait(queue_seconds); }
+  void job_dropped(std::string_view reason) override { metrics_.count_dropped(reason); }
+  void batch_starting(int64_t) override { gate_.pass(); }
+  void call_done(int64_t tokens, int64_t jobs) override { metrics_.count_call(tokens, jobs); }
+  void work_done(int64_t tokens, int64_t labels) override { metrics_.count_work(tokens, labels); }
+
+ private:
+  Metrics& metrics_;
+  EngineGate gate_;
+};
+
+EnginePool::EnginePool(const LoadedLabeler& labeler, const EnginePoolOptions& options, Metrics& metrics)
+    : limits_(serve_limits(labeler, options.max_batch_tokens)),
+      cache_(labeler.artifact().version, options.kv_cache_bytes),
+      threads_(options.threads > 0 ? options.threads : default_n_threads()),
+      observer_(std::make_unique<Observer>(metrics)) {
+  SchedulerSettings settings = labeler.scheduler_settings(batch_options(options.max_batch_tokens), &cache_);
+  settings.observer = observer_.get();
+  settings.threads = &threads_;
+  std::vector<std::unique_ptr<Engine>> engines;
+  for (int w = 0; w < options.workers; ++w)
+    engines.push_back(std::make_unique<LocalEngine>(labeler.model(), 0, &threads_));
+  scheduler_ = std::make_unique<Scheduler>(std::move(engines), settings, options.max_queue_tokens);
+}
+
+EnginePool::~EnginePool() { close(); }
+
+}  // namespace sift::serve
