@@ -1,0 +1,74 @@
+"""sift.Labeler(dir, engines=[...]): rows scored on `sift serve` replicas (started here on
+ports they choose, --port 0 --port-file) give the same bits as the local Labeler, from several
+Python threads at once, and keep giving them when a replica goes away."""
+import concurrent.futures
+import os
+import signal
+import subprocess
+import time
+import urllib.request
+
+import pytest
+
+import sift
+from conftest import MODEL_DIR, SIFT_BINARY, synthetic_rows
+
+
+class Replica:
+    def __init__(self, tmp_path, name):
+        port_file = tmp_path / f"{name}.port"
+        self.proc = subprocess.Popen([SIFT_BINARY, "serve", "--model", MODEL_DIR, "--threads", "1", "--port", "0",
+                                      "--port-file", port_file], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while not (port_file.exists() and port_file.read_text().endswith("\n")):
+            assert self.proc.poll() is None and time.monotonic() < deadline, "sift serve wrote no port"
+            time.sleep(0.05)
+        self.url = f"http://127.0.0.1:{int(port_file.read_text())}"
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + "/health", timeout=5) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            assert self.proc.poll() is None and time.monotonic() < deadline, "sift serve did not become healthy"
+            time.sleep(0.05)
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        self.proc.wait(timeout=60)
+
+
+@pytest.fixture
+def replicas(tmp_path):
+    started = [Replica(tmp_path, f"r{k}") for k in range(2)]
+    yield started
+    for replica in started:
+        replica.stop()
+
+
+def test_engines_give_the_local_bits_from_several_threads(replicas):
+    rows = synthetic_rows(24, seed=11)
+    local = sift.Labeler(MODEL_DIR, threads=1)
+    remote = sift.Labeler(MODEL_DIR, engines=[r.url for r in replicas], engine_timeout=60)
+    assert remote.engines == [r.url for r in replicas]
+    want = [(r.scores, r.labels) for r in local.score_rows(rows)]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda row: remote.score(row["query"], row["items"]), rows))
+    assert [(r.scores, r.labels) for r in got] == want
+    replicas[0].stop(signal.SIGKILL)  # the other replica answers alone
+    assert [(r.scores, r.labels) for r in remote.score_rows(rows)] == want
+
+
+def test_no_engine_answering_is_a_value_error_naming_it(tmp_path):
+    replica = Replica(tmp_path, "gone")
+    remote = sift.Labeler(MODEL_DIR, engines=[replica.url], engine_timeout=1)
+    replica.stop(signal.SIGKILL)
+    with pytest.raises(ValueError, match=f"no engine answered for 1 s.*{replica.url}"):
+        remote.score("ten years of python", ["python"])
+
+
+def test_engines_and_weights_do_not_mix():
+    with pytest.raises(ValueError, match="engines hold the weights"):
+        sift.Labeler(MODEL_DIR, engines=["http://127.0.0.1:9"], weights="q8")

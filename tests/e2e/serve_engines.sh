@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# End to end: `sift batch` and `sift score` with --engine on a fleet of real `sift serve`
+# replicas on loopback (each on the port it chose, --port 0 --port-file). Against three
+# replicas the output is byte-identical to local scoring; one replica killed with SIGKILL
+# while it holds requests, the job still completes byte-identical; every replica down, the
+# job fails with exit 1 naming each engine's last failure, and once replicas are back
+# --resume completes it byte-identical; a replica serving another labeler (the same name,
+# other weights) is refused before any row is sent; a replica with a tiny queue answers 429
+# and costs retries, not errors.
+# Usage: bash serve_engines.sh <sift-binary> <source-dir>
+set -euo pipefail
+SIFT=$1
+SRC=$2
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+source "$SRC/tests/e2e/lib/tiny_labeler.sh"
+make_tiny_labeler "$SIFT" "$SRC" "$WORK/labeler" 5
+mkdir -p "$WORK/other"
+make_tiny_labeler "$SIFT" "$SRC" "$WORK/other/labeler" 6  # the same name, other weights
+
+PYTHONPATH="$SRC/tests/e2e/lib" OMP_NUM_THREADS=1 python3 - "$SIFT" "$WORK" <<'PY'
+import hashlib, json, os, subprocess, sys
+from batch_checks import check, make_rows, write, read_bytes
+from serve_client import Server, wait_until
+sift, work = sys.argv[1:3]
+model = f"{work}/labeler"
+env = dict(os.environ, OMP_NUM_THREADS="1")
+small = write(f"{work}/small.jsonl", make_rows(60, seed=1, bad_every=13))
+big = write(f"{work}/big.jsonl", make_rows(400, seed=2, bad_every=37))
+
+
+def run(*args, expect=0):
+    out = subprocess.run([sift, *args], capture_output=True, text=True, env=env)
+    check(out.returncode == expect, f"sift {' '.join(args)}: exit {out.returncode}, wanted {expect}: {out.stderr}")
+    return out
+
+
+def batch(input_path, output, *args, expect=0):
+    return run("batch", "--model", model, "--input", input_path, "--output", output, "--threads", "1",
+               "--checkpoint-seconds", "0", *args, expect=expect)
+
+
+def engines(*servers):
+    return ",".join(f"http://127.0.0.1:{s.port}" for s in servers)
+
+
+def scored(server, status="200"):
+    return server.metric(f'sift_requests_total{{route="/v1/score",status="{status}"}}') or 0
+
+
+batch(small, f"{work}/local_small.jsonl")
+batch(big, f"{work}/local_big.jsonl")
+local_score = run("score", "--model", model, "--input", small).stdout
+
+# 1. Three replicas: the same bytes as local scoring, every replica used.
+replicas = [Server(sift, model, "--threads", "1") for _ in range(3)]
+batch(small, f"{work}/fleet_small.jsonl", "--engine", engines(*replicas))
+check(read_bytes(f"{work}/fleet_small.jsonl") == read_bytes(f"{work}/local_small.jsonl"),
+      "sift batch --engine a,b,c differs from local sift batch")
+check(all(scored(r) > 0 for r in replicas), f"not every replica scored: {[scored(r) for r in replicas]}")
+fleet_score = run("score", "--model", model, "--input", small, "--engine", engines(*replicas)).stdout
+check(fleet_score == local_score, "sift score --engine differs from local sift score")
+# The fingerprint, computed here apart: SHA-256 over the labeler's files in name order, each
+# as its name, its size and its bytes.
+sha = hashlib.sha256()
+for name in sorted(f for f in os.listdir(model) if f in ("config.json", "tokenizer.json", "sift.json")
+                   or f.endswith(".safetensors") or f == "model.safetensors.index.json"):
+    data = read_bytes(f"{model}/{name}")
+    sha.update(f"{name}\n{len(data)}\n".encode() + data)
+models = replicas[0].request("GET", "/v1/models")[2]["data"][0]
+check(models["sift_fingerprint"] == "sha256:" + sha.hexdigest() and models["vocab_size"] == 512,
+      f"/v1/models names the labeler's fingerprint and vocabulary: {models}")
+
+# 2. One replica killed (SIGKILL) while it holds requests (its engine gated): the job completes,
+# byte-identical, on the others.
+held = Server(sift, model, "--threads", "1", gated=True)
+job = subprocess.Popen([sift, "batch", "--model", model, "--input", big, "--output", f"{work}/killed.jsonl",
+                        "--threads", "1", "--engine", engines(replicas[0], held, replicas[1]),
+                        "--engine-timeout", "300"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+wait_until(lambda: (held.metric("sift_queue_requests") or 0) >= 1, "no request reached the held replica")
+held.proc.kill()
+out, err = job.communicate(timeout=600)
+check(job.returncode == 0, f"the job failed after one replica was killed: {err}")
+check(read_bytes(f"{work}/killed.jsonl") == read_bytes(f"{work}/local_big.jsonl"),
+      "the job with a replica killed differs from local sift batch")
+held.close()
+
+# 3. Every replica down part way: exit 1 naming each engine; restarted replicas and --resume
+# complete the job byte-identical.
+last = Server(sift, model, "--threads", "1", gated=True)
+down = f"{work}/down.jsonl"
+job = subprocess.Popen([sift, "batch", "--model", model, "--input", big, "--output", down, "--threads", "1",
+                        "--checkpoint-seconds", "0", "--engine", engines(replicas[2], last), "--engine-timeout", "2"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+for r in replicas:
+    r.stop()
+def some_rows_written():
+    last.release(1)
+    return os.path.exists(down) and os.path.getsize(down) > 0
+wait_until(some_rows_written, "no rows written through the last replica")
+last.proc.kill()
+out, err = job.communicate(timeout=600)
+check(job.returncode == 1, f"all engines down: exit {job.returncode}, wanted 1: {err}")
+check("no engine answered for 2 s" in err and f"127.0.0.1:{replicas[2].port}" in err
+      and f"127.0.0.1:{last.port}" in err, f"the error names every engine: {err}")
+written = read_bytes(down)
+check(0 < len(written) < len(read_bytes(f"{work}/local_big.jsonl")), "the failed job wrote part of its output")
+for r in replicas:
+    r.close()
+last.close()
+replicas = [Server(sift, model, "--threads", "1") for _ in range(3)]
+out = batch(big, down, "--resume", "--engine", engines(*replicas))
+check(json.loads(out.stdout)["resumed"] is True, f"--resume resumed: {out.stdout}")
+check(read_bytes(down) == read_bytes(f"{work}/local_big.jsonl"), "--resume on restarted replicas differs from local")
+
+# 4. A replica serving another labeler under the same name: refused before any row is sent.
+with Server(sift, f"{work}/other/labeler", "--threads", "1") as other:
+    good_before = scored(replicas[0])
+    out = batch(small, f"{work}/refused.jsonl", "--engine", engines(replicas[0], other), expect=1)
+    check("fingerprint" in out.stderr and f"127.0.0.1:{other.port}" in out.stderr, f"refusal: {out.stderr}")
+    theirs = other.request("GET", "/v1/models")[2]["data"][0]["sift_fingerprint"]
+    ours = replicas[0].request("GET", "/v1/models")[2]["data"][0]["sift_fingerprint"]
+    check(theirs != ours and theirs in out.stderr and ours in out.stderr, f"the refusal names both: {out.stderr}")
+    check(scored(other) == 0 and scored(replicas[0]) == good_before, "a row was sent before the refusal")
+    check(not os.path.exists(f"{work}/refused.jsonl"), "the refused job wrote an output")
+
+# 5. A replica whose queue holds one request at a time (rows of one size, the queue exactly
+# one row's prompt tokens, its engine held until a 429 was answered): 429s cost retries, not
+# errors.
+same = {"query": "python sql kubernetes", "items": ["python", "welding", "cloud"]}
+busy = write(f"{work}/busy_rows.jsonl", "".join(json.dumps(dict(same, id=i)) + "\n" for i in range(20)))
+batch(busy, f"{work}/local_busy.jsonl")
+row_tokens = replicas[0].post("/v1/label", same)[2]["usage"]["prompt_tokens"]
+with Server(sift, model, "--threads", "1", "--max-queue-tokens", str(row_tokens), gated=True) as tiny:
+    job = subprocess.Popen([sift, "batch", "--model", model, "--input", busy, "--output", f"{work}/busy.jsonl",
+                            "--threads", "1", "--engine", engines(tiny)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    wait_until(lambda: scored(tiny, "429") > 0, "no 429 from the replica with a tiny queue")
+    tiny.release(1 << 12)
+    out, err = job.communicate(timeout=600)
+    check(job.returncode == 0, f"sift batch against a replica answering 429: {err}")
+    check(read_bytes(f"{work}/busy.jsonl") == read_bytes(f"{work}/local_busy.jsonl"), "429s changed the output")
+for r in replicas:
+    r.stop()
+    r.close()
+print("serve_engines: ok")
+PY
