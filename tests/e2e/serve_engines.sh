@@ -6,7 +6,8 @@
 # job fails with exit 1 naming each engine's last failure, and once replicas are back
 # --resume completes it byte-identical; a replica serving another labeler (the same name,
 # other weights) is refused before any row is sent; a replica with a tiny queue answers 429
-# and costs retries, not errors.
+# and costs retries, not errors; `sift label --engine` fills a store identical to a local
+# run's.
 # Usage: bash serve_engines.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -18,10 +19,12 @@ source "$SRC/tests/e2e/lib/tiny_labeler.sh"
 make_tiny_labeler "$SIFT" "$SRC" "$WORK/labeler" 5
 mkdir -p "$WORK/other"
 make_tiny_labeler "$SIFT" "$SRC" "$WORK/other/labeler" 6  # the same name, other weights
+"$SIFT" synth --out "$WORK/world" --members 60 --candidates 30 --seed 3 2>/dev/null
 
 PYTHONPATH="$SRC/tests/e2e/lib" OMP_NUM_THREADS=1 python3 - "$SIFT" "$WORK" <<'PY'
 import hashlib, json, os, subprocess, sys
 from batch_checks import check, make_rows, write, read_bytes
+from label_checks import Sift, without_run
 from serve_client import Server, wait_until
 sift, work = sys.argv[1:3]
 model = f"{work}/labeler"
@@ -142,6 +145,19 @@ with Server(sift, model, "--threads", "1", "--max-queue-tokens", str(row_tokens)
     out, err = job.communicate(timeout=600)
     check(job.returncode == 0, f"sift batch against a replica answering 429: {err}")
     check(read_bytes(f"{work}/busy.jsonl") == read_bytes(f"{work}/local_busy.jsonl"), "429s changed the output")
+# 6. sift label --engine fills a store with the judgments and scores of a local run.
+labels = Sift(sift, model, f"{work}/world/catalog.jsonl")
+profiles = write(f"{work}/profiles.jsonl", "".join(
+    json.dumps({"id": r["id"], "text": r["query"]}) + "\n"
+    for r in map(json.loads, open(f"{work}/world/train.jsonl").read().splitlines()[:20])))
+rounds = ["--k", "8", "--max-rounds", "3", "--stop-below", "0.3"]
+local_summary, _ = labels.label(profiles, f"{work}/local.db", *rounds)
+fleet_summary, _ = labels.label(profiles, f"{work}/fleet.db", *rounds, "--engine", engines(*replicas))
+check(local_summary["pairs_judged"] > 0 and local_summary["pairs_judged"] == fleet_summary["pairs_judged"],
+      f"the same pairs judged: {local_summary} vs {fleet_summary}")
+check(without_run(labels.export(f"{work}/fleet.db")) == without_run(labels.export(f"{work}/local.db")),
+      "sift label --engine stored other judgments or scores than a local run")
+
 for r in replicas:
     r.stop()
     r.close()
