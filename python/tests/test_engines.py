@@ -1,6 +1,7 @@
 """sift.Labeler(dir, engines=[...]): rows scored on `sift serve` replicas (started here on
 ports they choose, --port 0 --port-file) give the same bits as the local Labeler, from several
-Python threads at once, and keep giving them when a replica goes away."""
+Python threads at once, and keep giving them when a replica goes away; a Dask LocalCluster
+whose workers are thin clients of the replicas labels with the CLI's bits."""
 import concurrent.futures
 import os
 import signal
@@ -11,7 +12,7 @@ import urllib.request
 import pytest
 
 import sift
-from conftest import MODEL_DIR, SIFT_BINARY, synthetic_rows
+from conftest import MODEL_DIR, SIFT_BINARY, assert_bitwise_equal, reference_outputs, synthetic_rows
 
 
 class Replica:
@@ -72,3 +73,19 @@ def test_no_engine_answering_is_a_value_error_naming_it(tmp_path):
 def test_engines_and_weights_do_not_mix():
     with pytest.raises(ValueError, match="engines hold the weights"):
         sift.Labeler(MODEL_DIR, engines=["http://127.0.0.1:9"], weights="q8")
+
+
+def test_dask_workers_label_through_the_engines(replicas, tmp_path):
+    pandas = pytest.importorskip("pandas")
+    dask_dataframe = pytest.importorskip("dask.dataframe")
+    distributed = pytest.importorskip("distributed")
+    import sift.dask
+    rows = synthetic_rows(300, seed=23)
+    reference = reference_outputs(rows, tmp_path)
+    frame = dask_dataframe.from_pandas(pandas.DataFrame(rows), npartitions=6, sort=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  local_directory=str(tmp_path / "dask")) as cluster:
+        with distributed.Client(cluster, timeout=240) as client:
+            labeled = sift.dask.label(frame, MODEL_DIR, engines=[r.url for r in replicas])
+            scored = client.compute(labeled).result(timeout=240)
+    assert_bitwise_equal((list(scored["scores"]), list(scored["labels"]), list(scored["error"])), reference)

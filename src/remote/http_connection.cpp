@@ -58,9 +58,11 @@ std::optional<std::chrono::seconds> retry_after_of(const http::response<http::st
   return std::chrono::seconds(seconds);
 }
 
-std::string words(const beast::error_code& error, std::chrono::milliseconds timeout) {
-  if (error == beast::error::timeout) return fmt::format("no answer within {:.3g} s", timeout.count() / 1000.0);
-  return error.message();
+// `what` failed with `error`: a TransportError in words.
+TransportError failure(std::string_view what, const beast::error_code& error, std::chrono::milliseconds timeout) {
+  if (error == beast::error::timeout)
+    return TransportError(fmt::format("{}: no answer within {:.3g} s", what, timeout.count() / 1000.0), true);
+  return TransportError(fmt::format("{}: {}", what, error.message()));
 }
 
 }  // namespace
@@ -92,7 +94,7 @@ HttpAnswer HttpConnection::exchange(bool post, const std::string& path, const st
         s.stream.emplace(s.io);
         s.stream->expires_after(timeout);
         error = s.run([&](auto&& done) { s.stream->async_connect(addresses, done); });
-        if (error) throw TransportError(fmt::format("cannot connect: {}", words(error, timeout)));
+        if (error) throw failure("cannot connect", error, timeout);
       }
       s.stream->expires_after(timeout);
       http::request<http::string_body> request{post ? http::verb::post : http::verb::get, endpoint_.prefix + path, 11};
@@ -105,19 +107,18 @@ HttpAnswer HttpConnection::exchange(bool post, const std::string& path, const st
       }
       request.prepare_payload();
       beast::error_code error = s.run([&](auto&& done) { http::async_write(*s.stream, request, done); });
-      if (error) throw TransportError(fmt::format("sending the request failed: {}", words(error, timeout)));
+      if (error) throw failure("sending the request failed", error, timeout);
       http::response_parser<http::string_body> parser;
       parser.body_limit(kMaxAnswerBytes);
       error = s.run([&](auto&& done) { http::async_read(*s.stream, s.buffer, parser, done); });
-      if (error) throw TransportError(fmt::format("reading the answer failed: {}", words(error, timeout)));
+      if (error) throw failure("reading the answer failed", error, timeout);
       http::response<http::string_body> answer = parser.release();
       if (!answer.keep_alive()) s.close();
       else s.stream->expires_never();
       return {static_cast<int>(answer.result_int()), std::move(answer.body()), retry_after_of(answer)};
     } catch (const TransportError& e) {
       s.close();
-      const bool timed_out = std::string_view(e.what()).find("no answer within") != std::string_view::npos;
-      if (!reused || attempt > 0 || timed_out) throw;
+      if (!reused || attempt > 0 || e.timed_out) throw;
     }
   }
 }

@@ -18,7 +18,8 @@ namespace sift::remote {
 inline constexpr uint64_t kMaxAnswerBytes = uint64_t{256} << 20;
 
 struct TransportError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  TransportError(const std::string& what, bool timed_out = false) : std::runtime_error(what), timed_out(timed_out) {}
+  bool timed_out;  // the deadline passed (else the connection failed)
 };
 
 struct HttpAnswer {

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# End to end: `sift batch` and `sift score` with --engine on a fleet of real `sift serve`
-# replicas on loopback (each on the port it chose, --port 0 --port-file). Against three
-# replicas the output is byte-identical to local scoring; one replica killed with SIGKILL
-# while it holds requests, the job still completes byte-identical; every replica down, the
-# job fails with exit 1 naming each engine's last failure, and once replicas are back
-# --resume completes it byte-identical; a replica serving another labeler (the same name,
-# other weights) is refused before any row is sent; a replica with a tiny queue answers 429
-# and costs retries, not errors; `sift label --engine` fills a store identical to a local
-# run's.
+# End to end: sift score, batch, eval, calibrate and label with --engine on a fleet of real
+# `sift serve` replicas on loopback (each on the port it chose, --port 0 --port-file).
+# Against three replicas the output is byte-identical to local scoring (eval's report and
+# calibrate's threshold the same, label's store the same judgments and scores); one replica
+# killed with SIGKILL while it holds requests, the job still completes byte-identical; every
+# replica down, the job fails with exit 1 naming each engine's last failure, and once
+# replicas are back --resume completes it byte-identical; a replica serving another labeler
+# (the same name, other weights) is refused before any row is sent; a replica with a tiny
+# queue answers 429 and costs retries, not errors.
 # Usage: bash serve_engines.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -71,6 +71,14 @@ for name in sorted(f for f in os.listdir(model) if f in ("config.json", "tokeniz
                    or f.endswith(".safetensors") or f == "model.safetensors.index.json"):
     data = read_bytes(f"{model}/{name}")
     sha.update(f"{name}\n{len(data)}\n".encode() + data)
+# sift eval and sift calibrate on the fleet: the same report (but for the speed), the same threshold.
+def report(*args):
+    return {k: v for k, v in json.loads(run(*args).stdout).items() if "second" not in k}
+labeled = f"{work}/world/validation.jsonl"
+for command in (["eval", "--shuffles", "2"], ["calibrate", "--dry-run"]):
+    local_report = report(*command, "--model", model, "--input", labeled)
+    fleet_report = report(*command, "--model", model, "--input", labeled, "--engine", engines(*replicas))
+    check(fleet_report == local_report, f"sift {command[0]} --engine: {fleet_report} vs {local_report}")
 models = replicas[0].request("GET", "/v1/models")[2]["data"][0]
 check(models["sift_fingerprint"] == "sha256:" + sha.hexdigest() and models["vocab_size"] == 512,
       f"/v1/models names the labeler's fingerprint and vocabulary: {models}")
