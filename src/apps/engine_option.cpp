@@ -15,7 +15,8 @@ void add_engine_options(CLI::App* cmd, EngineFlags& flags) {
       ->delimiter(',');
   cmd->add_option("--engine-timeout", flags.timeout_seconds,
                   "with --engine: fail (exit 1, naming each engine's last failure) when work waits and no engine "
-                  "has answered for this many seconds; until then failed requests are retried")
+                  "has answered for this many seconds; until then failed requests (and any not answered within half "
+                  "of it) are retried")
       ->capture_default_str()
       ->check(decimal_in(0.001, 86400));
 }

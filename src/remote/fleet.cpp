@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "remote/http_connection.h"
+#include "scoring/readout.h"
 
 namespace sift::remote {
 
@@ -48,10 +49,15 @@ std::string answer_message(const std::string& body) {
   return body.substr(0, 200);
 }
 
-// The scores of a /v1/score answer: items x labels probabilities, or nullopt (with why).
+// The scores of a /v1/score answer: items x labels probabilities in [0, 1], or nullopt (with
+// why: the attempt failed, and the request goes to another engine).
 std::optional<ItemScores> parse_scores(const std::string& body, const ScoreCall& call, std::string& why) {
   const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("scores") || !j["scores"].is_array()) {
+  if (j.is_discarded()) {
+    why = fmt::format("answered 200 with a body that is not JSON: {}", body.substr(0, 80));
+    return std::nullopt;
+  }
+  if (!j.is_object() || !j.contains("scores") || !j["scores"].is_array()) {
     why = "answered 200 without a \"scores\" array";
     return std::nullopt;
   }
@@ -68,8 +74,8 @@ std::optional<ItemScores> parse_scores(const std::string& body, const ScoreCall&
       return std::nullopt;
     }
     for (const nlohmann::json& p : row) {
-      if (!p.is_number()) {
-        why = fmt::format("scores[{}] holds {}, not a number", i, p.dump());
+      if (!p.is_number() || !is_probability(p.get<double>())) {
+        why = fmt::format("scores[{}] holds {}, not a probability", i, p.dump());
         return std::nullopt;
       }
       scores[i].push_back(p.get<double>());
@@ -102,7 +108,10 @@ Fleet::~Fleet() {
 }
 
 std::chrono::milliseconds Fleet::attempt_timeout() const {
-  return std::max(std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(settings_.timeout));
+  // Half the fleet's: a request held by an engine that does not answer is sent elsewhere while
+  // the others still have time to answer it.
+  return std::max(std::chrono::milliseconds(1),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(settings_.timeout / 2));
 }
 
 void Fleet::check_engines() {
@@ -161,7 +170,8 @@ std::vector<ItemScores> Fleet::score(std::vector<ScoreCall> calls) {
 
 std::string Fleet::timeout_message() const {
   return fmt::format("no engine answered for {:.3g} s (--engine-timeout): {}",
-                     std::chrono::duration<double>(settings_.timeout).count(), policy_.failures(urls_));
+                     std::chrono::duration<double>(settings_.timeout).count(),
+                     policy_.failures(urls_, FleetClock::now()));
 }
 
 void Fleet::warn_inexact_once(size_t engine) {

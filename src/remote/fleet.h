@@ -6,7 +6,7 @@
 //                   the order given. Worker threads (max_in_flight per engine) each take the
 //                   first request due, on the engine FleetPolicy chooses (the fewest
 //                   outstanding tokens), over a keep-alive connection of their own.
-//   retried         connection errors, no answer within the timeout, 5xx, 429 (Retry-After
+//   retried         connection errors, no answer within half the timeout, 5xx, 429 (Retry-After
 //                   honoured), an answer that is not a /v1/score answer: with backoff and
 //                   jitter, an engine that keeps failing ejected and probed back
 //                   (remote/fleet_policy.h).

@@ -50,6 +50,8 @@ void FleetPolicy::finished(size_t e, int64_t tokens, Outcome outcome, TimePoint 
   };
   switch (outcome) {
     case Outcome::Answered:
+      engine.last_failure.clear();
+      engine.last_answer = now;
       engine.failures_in_row = 0;
       engine.ejections = 0;
       engine.probing = false;
@@ -102,13 +104,17 @@ std::optional<TimePoint> FleetPolicy::next_change(TimePoint now) const {
   return next;
 }
 
-std::string FleetPolicy::failures(const std::vector<std::string>& urls) const {
+std::string FleetPolicy::failures(const std::vector<std::string>& urls, TimePoint now) const {
   std::string text;
   for (size_t e = 0; e < engines_.size(); ++e) {
     if (!text.empty()) text += "; ";
     const EngineState& engine = engines_[e];
-    text += fmt::format("{}: {}{}", urls[e], engine.last_failure.empty() ? "no answer yet" : engine.last_failure,
-                        engine.ejected_until ? " (ejected)" : "");
+    std::string last = engine.last_failure;
+    if (last.empty())
+      last = engine.last_answer
+                 ? fmt::format("answered {:.1f} s ago", std::chrono::duration<double>(now - *engine.last_answer).count())
+                 : "no answer yet";
+    text += fmt::format("{}: {}{}", urls[e], last, engine.ejected_until ? " (ejected)" : "");
   }
   return text;
 }

@@ -68,8 +68,9 @@ class FleetPolicy {
   // ejection ends); nullopt when none is waiting for one.
   std::optional<TimePoint> next_change(TimePoint now) const;
 
-  // "http://a: connection refused (ejected); http://b: 503 ..." — given the engines' URLs.
-  std::string failures(const std::vector<std::string>& urls) const;
+  // "http://a: connection refused (ejected); http://b: 503 ..." — given the engines' URLs; an
+  // engine whose last attempt was answered says when.
+  std::string failures(const std::vector<std::string>& urls, TimePoint now) const;
 
   struct EngineState {
     int64_t outstanding_tokens = 0;
@@ -79,7 +80,8 @@ class FleetPolicy {
     std::optional<TimePoint> ejected_until;
     TimePoint paused_until{};        // Retry-After
     bool probing = false;            // its ejection ended: one request at a time until answered
-    std::string last_failure;
+    std::string last_failure;        // of its last attempt, if that failed
+    std::optional<TimePoint> last_answer;
   };
   const EngineState& state(size_t engine) const { return engines_[engine]; }
 

@@ -7,7 +7,8 @@
 # replica down, the job fails with exit 1 naming each engine's last failure, and once
 # replicas are back --resume completes it byte-identical; a replica serving another labeler
 # (the same name, other weights) is refused before any row is sent; a replica with a tiny
-# queue answers 429 and costs retries, not errors.
+# queue answers 429 and costs retries, not errors; engines that answer wrongly or not at all
+# (tests/e2e/lib/fake_engine.py) cost retries beside a good one and fail the job alone.
 # Usage: bash serve_engines.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -90,7 +91,9 @@ job = subprocess.Popen([sift, "batch", "--model", model, "--input", big, "--outp
                         "--threads", "1", "--engine", engines(replicas[0], held, replicas[1]),
                         "--engine-timeout", "300"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-wait_until(lambda: (held.metric("sift_queue_requests") or 0) >= 1, "no request reached the held replica")
+# Queued, or taken by its engine and held at the gate.
+wait_until(lambda: (held.metric("sift_queue_requests") or 0) + (held.metric("sift_queue_wait_seconds_count") or 0) >= 1,
+           "no request reached the held replica")
 held.proc.kill()
 out, err = job.communicate(timeout=600)
 check(job.returncode == 0, f"the job failed after one replica was killed: {err}")
@@ -100,13 +103,17 @@ held.close()
 
 # 3. Every replica down part way: exit 1 naming each engine; restarted replicas and --resume
 # complete the job byte-identical.
+# Calls of a few rows (--max-batch-tokens 600; every row fits one request of it), so that
+# rows are written while most of the job is still held at the last replica's gate.
 last = Server(sift, model, "--threads", "1", gated=True)
-down = f"{work}/down.jsonl"
-job = subprocess.Popen([sift, "batch", "--model", model, "--input", big, "--output", down, "--threads", "1",
-                        "--checkpoint-seconds", "0", "--engine", engines(replicas[2], last), "--engine-timeout", "2"],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 for r in replicas:
     r.stop()
+down = f"{work}/down.jsonl"
+small_calls = ["--max-batch-tokens", "600"]
+job = subprocess.Popen([sift, "batch", "--model", model, "--input", big, "--output", down, "--threads", "1",
+                        "--checkpoint-seconds", "0", "--engine", engines(replicas[2], last), "--engine-timeout", "2",
+                        *small_calls],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 def some_rows_written():
     last.release(1)
     return os.path.exists(down) and os.path.getsize(down) > 0
@@ -122,7 +129,7 @@ for r in replicas:
     r.close()
 last.close()
 replicas = [Server(sift, model, "--threads", "1") for _ in range(3)]
-out = batch(big, down, "--resume", "--engine", engines(*replicas))
+out = batch(big, down, "--resume", "--engine", engines(*replicas), *small_calls)
 check(json.loads(out.stdout)["resumed"] is True, f"--resume resumed: {out.stdout}")
 check(read_bytes(down) == read_bytes(f"{work}/local_big.jsonl"), "--resume on restarted replicas differs from local")
 
@@ -153,7 +160,29 @@ with Server(sift, model, "--threads", "1", "--max-queue-tokens", str(row_tokens)
     out, err = job.communicate(timeout=600)
     check(job.returncode == 0, f"sift batch against a replica answering 429: {err}")
     check(read_bytes(f"{work}/busy.jsonl") == read_bytes(f"{work}/local_busy.jsonl"), "429s changed the output")
-# 6. sift label --engine fills a store with the judgments and scores of a local run.
+# 6. Engines that answer wrongly (a wrong number of scores, not JSON, 1.5, a 500) or not at
+# all (--engine-timeout 3: a request held for half that is sent again elsewhere): beside a good
+# replica the job is byte-identical; alone, it fails naming what the engine did.
+models_body = json.dumps(replicas[0].request("GET", "/v1/models")[2])
+fake_engine = os.path.join(os.path.dirname(os.path.abspath(sys.modules["batch_checks"].__file__)), "fake_engine.py")
+expected = {"wrong-count": "score rows for", "not-json": "not JSON", "not-probability": "not a probability",
+            "error": "500: the engine fell over", "hang": "no answer within 1.5 s"}
+for mode, failure in expected.items():
+    port_file = f"{work}/fake-{mode}.port"
+    fake = subprocess.Popen([sys.executable, fake_engine, mode, models_body, port_file])
+    try:
+        wait_until(lambda: os.path.exists(port_file), f"the {mode} engine wrote no port")
+        fake_url = f"http://127.0.0.1:{int(open(port_file).read())}"
+        mixed = f"{work}/fake-{mode}.jsonl"
+        batch(small, mixed, "--engine", f"{fake_url},{engines(replicas[1])}", "--engine-timeout", "3")
+        check(read_bytes(mixed) == read_bytes(f"{work}/local_small.jsonl"), f"a {mode} engine changed the output")
+        out = batch(small, f"{work}/fake-{mode}-alone.jsonl", "--engine", fake_url, "--engine-timeout", "3", expect=1)
+        check(fake_url in out.stderr and failure in out.stderr, f"the {mode} engine's failure is named: {out.stderr}")
+    finally:
+        fake.kill()
+        fake.wait()
+
+# 7. sift label --engine fills a store with the judgments and scores of a local run.
 labels = Sift(sift, model, f"{work}/world/catalog.jsonl")
 profiles = write(f"{work}/profiles.jsonl", "".join(
     json.dumps({"id": r["id"], "text": r["query"]}) + "\n"

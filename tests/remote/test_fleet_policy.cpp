@@ -168,8 +168,12 @@ TEST(FleetPolicy, FailuresNameEveryEngine) {
   const TimePoint t0{};
   ASSERT_EQ(policy.choose(1, t0), 0u);
   policy.finished(0, 1, Outcome::Failed, t0, std::nullopt, "cannot connect: Connection refused");
-  EXPECT_EQ(policy.failures({"http://a:1", "http://b:2"}),
+  EXPECT_EQ(policy.failures({"http://a:1", "http://b:2"}, t0),
             "http://a:1: cannot connect: Connection refused; http://b:2: no answer yet");
+  ASSERT_EQ(policy.choose(1, t0), 1u);
+  policy.finished(1, 1, Outcome::Answered, t0);
+  EXPECT_EQ(policy.failures({"http://a:1", "http://b:2"}, t0 + milliseconds(2500)),
+            "http://a:1: cannot connect: Connection refused; http://b:2: answered 2.5 s ago");
 }
 
 }  // namespace
