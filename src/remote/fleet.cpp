@@ -115,9 +115,8 @@ std::chrono::milliseconds Fleet::attempt_timeout() const {
 }
 
 void Fleet::check_engines() {
-  std::vector<std::optional<std::string>> refusals(endpoints_.size());
   std::vector<IdentityCheck> checks(endpoints_.size());
-  std::vector<bool> answered(endpoints_.size(), false);
+  std::vector<char> answered(endpoints_.size(), 0);  // not vector<bool>: each asker writes its own
   std::vector<std::thread> askers;
   const auto timeout = std::min(attempt_timeout(), std::chrono::milliseconds(10000));
   for (size_t e = 0; e < endpoints_.size(); ++e)
@@ -127,7 +126,7 @@ void Fleet::check_engines() {
         const HttpAnswer answer = connection.get("/v1/models", timeout);
         if (answer.status != 200) return;  // loading, or not there yet: checked before its first request
         checks[e] = check_identity(answer.body, identity_, endpoints_[e].url);
-        answered[e] = true;
+        answered[e] = 1;
       } catch (const TransportError&) {
       }
     });

@@ -182,6 +182,22 @@ for mode, failure in expected.items():
         fake.kill()
         fake.wait()
 
+# An engine that names no fingerprint (as SGLang) but scores right: accepted by its name and
+# vocabulary, with one warning that exactness is not verified.
+served = replicas[0].request("GET", "/v1/models")[2]
+del served["data"][0]["sift_fingerprint"]
+port_file = f"{work}/fake-forward.port"
+fake = subprocess.Popen([sys.executable, fake_engine, "forward", json.dumps(served), port_file, engines(replicas[0])])
+try:
+    wait_until(lambda: os.path.exists(port_file), "the forwarding engine wrote no port")
+    forwarded = f"{work}/forwarded.jsonl"
+    out = batch(small, forwarded, "--engine", f"http://127.0.0.1:{int(open(port_file).read())}")
+    check(read_bytes(forwarded) == read_bytes(f"{work}/local_small.jsonl"), "the forwarding engine's output differs")
+    check(out.stderr.count("not verified") == 1, f"one warning that exactness is not verified: {out.stderr}")
+finally:
+    fake.kill()
+    fake.wait()
+
 # 7. sift label --engine fills a store with the judgments and scores of a local run.
 labels = Sift(sift, model, f"{work}/world/catalog.jsonl")
 profiles = write(f"{work}/profiles.jsonl", "".join(

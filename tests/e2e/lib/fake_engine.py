@@ -7,16 +7,21 @@ identity check) and every POST /v1/score in the way `mode` says:
   not-probability  200 with 1.5 where a probability belongs
   error         500 with an error body
   hang          never answers (the connection stays open)
+  forward       passes the request to BACKEND (a real replica) and its answer back: an engine
+                that scores right but, given a model list without "sift_fingerprint", cannot
+                say which labeler it serves (as SGLang)
 
-Run as: python3 fake_engine.py MODE MODELS_JSON PORT_FILE; it writes its port (bound to 0)."""
+Run as: python3 fake_engine.py MODE MODELS_JSON PORT_FILE [BACKEND]; it writes its port (bound to 0)."""
 import http.server
 import json
 import os
 import sys
 import threading
 import time
+import urllib.request
 
 mode, models, port_file = sys.argv[1], sys.argv[2], sys.argv[3]
+backend = sys.argv[4] if len(sys.argv) > 4 else None
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -37,8 +42,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.answer(200, models) if self.path == "/v1/models" else self.answer(404, '{"message": "no such route"}')
 
     def do_POST(self):
-        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        request = json.loads(body)
         n = len(request["items"])
+        if mode == "forward":
+            with urllib.request.urlopen(urllib.request.Request(backend + "/v1/score", data=body)) as answer:
+                return self.answer(answer.status, answer.read().decode())
         if mode == "wrong-count":
             self.answer(200, json.dumps({"scores": [[0.5, 0.5]] * (n - 1)}))
         elif mode == "not-json":
