@@ -63,6 +63,12 @@ LoadedLabeler::LoadedLabeler(ModelConfig config, std::unique_ptr<Tokenizer> toke
       fail("{}: field \"{}\" is token {}, outside the model's vocabulary of {}", where, field, id, vocab_size);
 }
 
+const Model& LoadedLabeler::model() const {
+  if (!model_) fail("the labeler was loaded without its weights (its rows are scored by engines elsewhere): there is "
+                    "no model here to run");
+  return *model_;
+}
+
 double LoadedLabeler::threshold(const ScoringOptions& options) const {
   if (options.threshold && !is_probability(*options.threshold))
     fail_option("threshold must be a number in [0, 1], got {}", *options.threshold);

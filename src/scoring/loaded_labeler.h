@@ -53,8 +53,8 @@ class LoadedLabeler {
   LoadedLabeler(std::shared_ptr<const Model> model, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
                 const std::string& where);
 
-  bool has_model() const { return model_ != nullptr; }
-  const Model& model() const { return *model_; }
+  // The model; an Error for a labeler loaded without its weights (nothing here runs it).
+  const Model& model() const;
   const ModelConfig& config() const { return config_; }
   const std::shared_ptr<const Model>& shared_model() const { return model_; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
