@@ -135,9 +135,9 @@ void Fleet::check_engines() {
   const std::lock_guard lock(mutex_);
   for (size_t e = 0; e < endpoints_.size(); ++e) {
     if (!answered[e]) continue;
-    if (checks[e].refusal) refused += (refused.empty() ? "" : "; ") + *checks[e].refusal;
+    std::optional<std::string> refusal = checks[e].refusal ? checks[e].refusal : admit(e, checks[e].exact);
+    if (refusal) refused += (refused.empty() ? "" : "; ") + *refusal;
     else verified_[e] = true;
-    if (!checks[e].refusal && !checks[e].exact) warn_inexact_once(e);
   }
   if (!refused.empty()) fail("refusing the engines: {}", refused);
 }
@@ -173,12 +173,21 @@ std::string Fleet::timeout_message() const {
                      policy_.failures(urls_, FleetClock::now()));
 }
 
-void Fleet::warn_inexact_once(size_t engine) {
-  if (warned_inexact_) return;
-  warned_inexact_ = true;
-  spdlog::warn("engine {} names no labeler fingerprint (it is not sift serve): it serves {} with this labeler's "
-               "vocabulary, but that its scores are this labeler's is not verified",
-               endpoints_[engine].url, identity_.model_name);
+std::optional<std::string> Fleet::admit(size_t engine, bool exact) {
+  if (!first_admitted_) {
+    first_admitted_ = engine;
+    exact_ = exact;
+    if (!exact)
+      spdlog::warn("engine {} names no labeler fingerprint (it is not sift serve): it serves {} with this labeler's "
+                   "vocabulary, but that its scores are this labeler's is not verified",
+                   endpoints_[engine].url, identity_.model_name);
+    return std::nullopt;
+  }
+  if (exact == exact_) return std::nullopt;
+  const size_t proven = exact ? engine : *first_admitted_, unproven = exact ? *first_admitted_ : engine;
+  return fmt::format("engine {} proves it serves this labeler (its fingerprint) but engine {} cannot (no "
+                     "fingerprint): one run scores with one arithmetic; give --engine engines of one kind",
+                     endpoints_[proven].url, endpoints_[unproven].url);
 }
 
 void Fleet::fail_everything(const std::string& message) {
@@ -288,11 +297,14 @@ Fleet::Attempt Fleet::attempt(std::vector<std::unique_ptr<HttpConnection>>& conn
 void Fleet::settle(Task task, size_t engine, Attempt result) {
   const TimePoint now = FleetClock::now();
   const int64_t tokens = task.batch->calls[task.index].tokens;
-  if (result.refusal) {
-    policy_.finished(engine, tokens, Outcome::Failed, now, std::nullopt, *result.refusal);
-    fatal_ = *result.refusal;
+  // An engine serving another labeler, or of the other kind than the fleet's: fatal.
+  std::optional<std::string> refusal = result.refusal;
+  if (!refusal && result.verified) refusal = admit(engine, !result.inexact);
+  if (refusal) {
+    policy_.finished(engine, tokens, Outcome::Failed, now, std::nullopt, *refusal);
+    fatal_ = *refusal;
     queue_.push_front(std::move(task));
-    fail_everything(*result.refusal);
+    fail_everything(*refusal);
     return;
   }
   if (result.rejected) {
@@ -303,10 +315,7 @@ void Fleet::settle(Task task, size_t engine, Attempt result) {
     }
     return;
   }
-  if (result.verified) {
-    verified_[engine] = true;
-    if (result.inexact) warn_inexact_once(engine);
-  }
+  if (result.verified) verified_[engine] = true;
   policy_.finished(engine, tokens, result.outcome, now, result.retry_after, result.failure);
   switch (result.outcome) {
     case Outcome::Answered:

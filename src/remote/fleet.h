@@ -12,7 +12,9 @@
 //                   (remote/fleet_policy.h).
 //   refused         an engine serving another labeler (remote/identity.h): checked before
 //                   its first request, and again after it was unreachable (it may have been
-//                   restarted with something else); the fleet then fails, naming both.
+//                   restarted with something else); the fleet then fails, naming both. So is
+//                   a fleet that would mix engines that prove their labeler (sift serve's
+//                   fingerprint) with engines that cannot (SGLang): one arithmetic per run.
 //   fails           when work waits and no engine has answered for the timeout: an Error
 //                   naming each engine's last failure; or when an engine rejects a request
 //                   (4xx but 408 and 429: the request itself is wrong, another engine would
@@ -77,7 +79,9 @@ class Fleet {
   void settle(Task task, size_t engine, Attempt result);  // under mutex_
   void fail_everything(const std::string& message);      // under mutex_
   std::string timeout_message() const;                   // under mutex_
-  void warn_inexact_once(size_t engine);                 // under mutex_
+  // An engine passed the identity check, `exact` or not: a refusal when the fleet already has
+  // engines of the other kind; warns once for the first inexact one. Under mutex_.
+  std::optional<std::string> admit(size_t engine, bool exact);
   std::chrono::milliseconds attempt_timeout() const;
 
   std::vector<Endpoint> endpoints_;
@@ -92,7 +96,8 @@ class Fleet {
   std::vector<bool> verified_;  // per engine: its identity was checked on this connection's life
   int64_t in_flight_ = 0;
   std::optional<std::string> fatal_;  // an engine serves another labeler: every score() fails
-  bool warned_inexact_ = false;
+  std::optional<size_t> first_admitted_;  // the first engine admitted, and so
+  bool exact_ = false;                    // ...whether the fleet's engines prove their labeler
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };

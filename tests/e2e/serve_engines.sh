@@ -183,7 +183,7 @@ for mode, failure in expected.items():
         fake.wait()
 
 # An engine that names no fingerprint (as SGLang) but scores right: accepted by its name and
-# vocabulary, with one warning that exactness is not verified.
+# vocabulary, with one warning that exactness is not verified; refused beside one that does.
 served = replicas[0].request("GET", "/v1/models")[2]
 del served["data"][0]["sift_fingerprint"]
 port_file = f"{work}/fake-forward.port"
@@ -194,6 +194,10 @@ try:
     out = batch(small, forwarded, "--engine", f"http://127.0.0.1:{int(open(port_file).read())}")
     check(read_bytes(forwarded) == read_bytes(f"{work}/local_small.jsonl"), "the forwarding engine's output differs")
     check(out.stderr.count("not verified") == 1, f"one warning that exactness is not verified: {out.stderr}")
+    # Beside a sift serve replica, which proves its labeler: refused, one arithmetic per run.
+    out = batch(small, f"{work}/mixed.jsonl", "--engine", f"{engines(replicas[1])},http://127.0.0.1:{int(open(port_file).read())}",
+                expect=1)
+    check("one arithmetic" in out.stderr and not os.path.exists(f"{work}/mixed.jsonl"), f"a mixed fleet: {out.stderr}")
 finally:
     fake.kill()
     fake.wait()
