@@ -46,8 +46,6 @@ LoadOptions load_options(std::optional<int> threads, const std::string& weights)
 
 Labeler load_labeler(const std::filesystem::path& dir, const LoadOptions& options,
                      const std::vector<std::string>& engines, double engine_timeout) {
-  if (!engines.empty() && options.weights != WeightStorage::Auto)
-    throw py::value_error("weights: with engines the engines hold the weights (start sift serve with --weights)");
 #if !SIFT_HAVE_REMOTE
   if (!engines.empty()) throw py::value_error("engines: this sift was built without its serving component");
 #endif

@@ -70,9 +70,9 @@ def test_no_engine_answering_is_a_value_error_naming_it(tmp_path):
         remote.score("ten years of python", ["python"])
 
 
-def test_engines_and_weights_do_not_mix():
-    with pytest.raises(ValueError, match="engines hold the weights"):
-        sift.Labeler(MODEL_DIR, engines=["http://127.0.0.1:9"], weights="q8")
+def test_weights_name_how_the_engines_must_hold_them(replicas):
+    with pytest.raises(ValueError, match="holds the weights as auto.*asks for q8"):
+        sift.Labeler(MODEL_DIR, engines=[replicas[0].url], weights="q8")
 
 
 def test_dask_workers_label_through_the_engines(replicas, tmp_path):

@@ -34,12 +34,10 @@ struct LabelArgs {
 // without its weights.
 void use_engines(LabelArgs& args) {
   if (!args.engines.any()) return;
-  if (args.weights != "auto")
-    sift::apps::usage_error("--weights: with --engine the engines hold the weights (start sift serve with --weights "
-                            "instead)");
 #if SIFT_HAVE_REMOTE
   args.run.engine = [engines = sift::EngineOptions{.urls = args.engines.urls,
-                                                   .timeout_seconds = args.engines.timeout_seconds}](
+                                                   .timeout_seconds = args.engines.timeout_seconds,
+                                                   .weights = args.run.weights}](
                         const std::filesystem::path& dir, const sift::LoadedLabeler& labeler) {
     return sift::remote::connect_engines(dir, labeler, engines)();
   };

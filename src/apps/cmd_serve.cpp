@@ -104,6 +104,7 @@ void serve(const ServeCliOptions& o) {
     service.emplace(*engine,
                     sift::serve::ServiceOptions{.model_name = name.empty() ? o.model : name,
                                                 .fingerprint = sift::artifact_fingerprint(o.model),
+                                                .weights = o.weights,
                                                 .max_batch_tokens = o.max_batch_tokens,
                                                 .max_queue_tokens = o.max_queue_tokens,
                                                 .kv_cache_bytes = mebibytes(o.kv_cache_mb),

@@ -24,8 +24,6 @@ void add_engine_options(CLI::App* cmd, EngineFlags& flags) {
 Labeler load_labeler(const std::filesystem::path& dir, const LoadOptions& options, const EngineFlags& engines,
                      ScoringMode mode) {
   if (!engines.any()) return Labeler::load(dir, options);
-  if (options.weights != WeightStorage::Auto)
-    usage_error("--weights: with --engine the engines hold the weights (start sift serve with --weights instead)");
   if (mode == ScoringMode::Generate)
     usage_error("--mode generate: the engines score (mis, independent, prefix); packed generation runs without "
                 "--engine");

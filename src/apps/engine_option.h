@@ -21,8 +21,8 @@ struct EngineFlags {
 void add_engine_options(CLI::App* cmd, EngineFlags& flags);
 
 // The labeler of `dir`: loaded here, or (--engine) loaded without weights and scored on the
-// engines. --weights other than auto and --mode generate are usage errors with --engine (the
-// engines hold their own weights; they do not generate).
+// engines, whose --weights must be options.weights (sift serve says how it holds them).
+// --mode generate is a usage error with --engine (the engines do not generate).
 Labeler load_labeler(const std::filesystem::path& dir, const LoadOptions& options, const EngineFlags& engines,
                      ScoringMode mode = ScoringMode::Mis);
 

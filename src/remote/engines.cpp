@@ -49,7 +49,8 @@ std::function<std::unique_ptr<Engine>()> connect_engines(const std::filesystem::
                                  .where = dir.string(),
                                  .vocab_size = loaded.config().vocab_size,
                                  .yes = loaded.answer_ids().yes,
-                                 .no = loaded.answer_ids().no};
+                                 .no = loaded.answer_ids().no,
+                                 .weights = std::string(weight_storage_name(engines.weights))};
   FleetSettings settings;
   settings.timeout = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(engines.timeout_seconds));
   settings.max_in_flight = engines.max_in_flight;
@@ -61,9 +62,11 @@ std::function<std::unique_ptr<Engine>()> connect_engines(const std::filesystem::
 }  // namespace remote
 
 Labeler load_with_engines(const std::filesystem::path& dir, const EngineOptions& engines, const LoadOptions& options) {
-  remote::endpoints_of(engines);  // a bad URL or option before anything is read
-  std::unique_ptr<LoadedLabeler> loaded = LoadedLabeler::load_without_weights(dir, remote::calls_in_flight(engines));
-  auto make = remote::connect_engines(dir, *loaded, engines);
+  EngineOptions checked = engines;
+  checked.weights = options.weights;
+  remote::endpoints_of(checked);  // a bad URL or option before anything is read
+  std::unique_ptr<LoadedLabeler> loaded = LoadedLabeler::load_without_weights(dir, remote::calls_in_flight(checked));
+  auto make = remote::connect_engines(dir, *loaded, checked);
   return labeler_of(std::move(loaded), options, std::move(make));
 }
 

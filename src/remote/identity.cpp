@@ -6,6 +6,14 @@
 
 namespace sift::remote {
 
+namespace {
+
+// --weights values that give the same bits: auto keeps 16-bit checkpoints 16-bit but computes
+// f32's bits.
+std::string_view weights_class(std::string_view weights) { return weights == "auto" ? "f32" : weights; }
+
+}  // namespace
+
 IdentityCheck check_identity(const std::string& models_body, const LabelerIdentity& local, const std::string& url) {
   using nlohmann::json;
   IdentityCheck check;
@@ -28,6 +36,13 @@ IdentityCheck check_identity(const std::string& models_body, const LabelerIdenti
         check.refusal = fmt::format("engine {} serves labeler {} with fingerprint {}, but this labeler ({}) is {}: "
                                     "its scores would not be this labeler's",
                                     url, id, theirs, local.where, local.fingerprint);
+      const std::string weights =
+          named("sift_weights") && model["sift_weights"].is_string() ? model["sift_weights"].get<std::string>() : "auto";
+      if (!check.refusal && weights_class(weights) != weights_class(local.weights))
+        check.refusal = fmt::format("engine {} holds the weights as {} (sift serve --weights), but this run asks for "
+                                    "{} (--weights): their scores differ; give the engines' --weights here, or "
+                                    "start them with this one",
+                                    url, weights, local.weights);
       check.exact = !check.refusal;
       return check;
     }

@@ -3,8 +3,10 @@
 // the local labeler directory.
 //
 //   sift serve   names the fingerprint of its labeler's files (io/content_hash.h) on its
-//                model object ("sift_fingerprint"): equal, the scores are the same bits as
-//                local scoring; different, the engine serves another labeler (refused).
+//                model object ("sift_fingerprint") and how it holds the weights
+//                ("sift_weights"): the same files held the same way (auto and f32 are one
+//                way: the same bits), the scores are the same bits as local scoring with
+//                that --weights; other files, or another way, is refused.
 //   others       (SGLang) name no fingerprint: the model id must be the name this client
 //                sends, and the vocabulary size and answer ids, where named, must agree; the
 //                scores are then the engine's arithmetic, not verified to be sift's.
@@ -20,6 +22,7 @@ struct LabelerIdentity {
   std::string where;        // the labeler directory, for messages
   int64_t vocab_size = 0;
   int32_t yes = -1, no = -1;
+  std::string weights = "auto";  // how the engines must hold the weights (--weights): auto and f32 give the same bits
 };
 
 struct IdentityCheck {

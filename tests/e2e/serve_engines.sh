@@ -144,6 +144,15 @@ with Server(sift, f"{work}/other/labeler", "--threads", "1") as other:
     check(scored(other) == 0 and scored(replicas[0]) == good_before, "a row was sent before the refusal")
     check(not os.path.exists(f"{work}/refused.jsonl"), "the refused job wrote an output")
 
+# A replica holding the weights as q8: refused for a run of the default weights; with
+# --weights q8, the bytes of a local --weights q8 run.
+with Server(sift, model, "--threads", "1", "--weights", "q8") as q8:
+    out = batch(small, f"{work}/q8-refused.jsonl", "--engine", engines(q8), expect=1)
+    check("holds the weights as q8" in out.stderr and scored(q8) == 0, f"a q8 replica for an auto run: {out.stderr}")
+    batch(small, f"{work}/local_q8.jsonl", "--weights", "q8")
+    batch(small, f"{work}/fleet_q8.jsonl", "--weights", "q8", "--engine", engines(q8))
+    check(read_bytes(f"{work}/fleet_q8.jsonl") == read_bytes(f"{work}/local_q8.jsonl"), "--weights q8 on a q8 replica")
+
 # 5. A replica whose queue holds one request at a time (rows of one size, the queue exactly
 # one row's prompt tokens, its engine held until a 429 was answered): 429s cost retries, not
 # errors.

@@ -32,6 +32,19 @@ TEST(Identity, AnotherFingerprintIsRefusedNamingBoth) {
   EXPECT_NE(check.refusal->find("models/labeler"), std::string::npos) << *check.refusal;
 }
 
+TEST(Identity, WeightsHeldAnotherWayAreRefusedButAutoIsF32) {
+  IdentityCheck check = check_identity(models(R"(, "sift_fingerprint": "sha256:aa", "sift_weights": "q8")"), kLocal, "http://a");
+  ASSERT_TRUE(check.refusal);
+  EXPECT_NE(check.refusal->find("holds the weights as q8"), std::string::npos) << *check.refusal;
+  check = check_identity(models(R"(, "sift_fingerprint": "sha256:aa", "sift_weights": "f32")"), kLocal, "http://a");
+  EXPECT_FALSE(check.refusal);
+  EXPECT_TRUE(check.exact);
+  LabelerIdentity q8 = kLocal;
+  q8.weights = "q8";
+  EXPECT_FALSE(check_identity(models(R"(, "sift_fingerprint": "sha256:aa", "sift_weights": "q8")"), q8, "http://a").refusal);
+  EXPECT_TRUE(check_identity(models(R"(, "sift_fingerprint": "sha256:aa", "sift_weights": "auto")"), q8, "http://a").refusal);
+}
+
 TEST(Identity, WithoutAFingerprintNameAndVocabularyDecideButNotExactly) {
   IdentityCheck check = check_identity(models(R"(, "max_model_len": 4096)"), kLocal, "http://a");
   EXPECT_FALSE(check.refusal);
