@@ -35,7 +35,7 @@ THIRD_PARTY = {
     "boost/": "Boost",
 }
 # Public headers that belong to a library above the engine.
-PUBLIC_OWNERS = {"sift/lines.h": "sift_formats"}
+PUBLIC_OWNERS = {"sift/lines.h": "sift_formats", "sift/engines.h": "sift_remote"}
 SCORING_COMMANDS = ("cmd_score.cpp", "cmd_batch.cpp", "cmd_eval.cpp", "cmd_calibrate.cpp")
 ENGINE_INTERNALS = ("scoring/", "model/", "kernels/", "tokenizer/")
 

@@ -18,7 +18,7 @@ _loads = 0
 
 def shared_labeler(model_dir, **options):
     """The process's Labeler(model_dir, **options), loading it the first time it is asked for."""
-    key = (os.fspath(model_dir), tuple(sorted(options.items())))
+    key = (os.fspath(model_dir), tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items())))
     with _lock:
         labeler = _labelers.get(key)
         if labeler is None:

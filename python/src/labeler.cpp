@@ -9,6 +9,9 @@
 
 #include "rows.h"
 #include "sift/lines.h"
+#if SIFT_HAVE_REMOTE
+#include "sift/engines.h"
+#endif
 
 namespace sift::python {
 
@@ -41,9 +44,17 @@ LoadOptions load_options(std::optional<int> threads, const std::string& weights)
   return LoadOptions{.threads = threads.value_or(0), .weights = *storage};
 }
 
-Labeler load_labeler(const std::filesystem::path& dir, const LoadOptions& options) {
+Labeler load_labeler(const std::filesystem::path& dir, const LoadOptions& options,
+                     const std::vector<std::string>& engines, double engine_timeout) {
+#if !SIFT_HAVE_REMOTE
+  if (!engines.empty()) throw py::value_error("engines: this sift was built without its serving component");
+#endif
   try {
     const py::gil_scoped_release release;
+#if SIFT_HAVE_REMOTE
+    if (!engines.empty())
+      return load_with_engines(dir, {.urls = engines, .timeout_seconds = engine_timeout}, options);
+#endif
     return Labeler::load(dir, options);
   } catch (const Error& e) {
     if (std::filesystem::is_directory(dir)) throw;  // a broken labeler: ValueError
@@ -57,12 +68,14 @@ Labeler load_labeler(const std::filesystem::path& dir, const LoadOptions& option
 PyLabeler::PyLabeler(const std::filesystem::path& model_dir, const std::string& mode, std::optional<int> threads,
                      std::optional<double> threshold, std::optional<int64_t> max_request_tokens,
                      std::optional<int64_t> max_batch_tokens, const std::string& weights, const std::string& truncate,
-                     const std::string& truncation_direction)
+                     const std::string& truncation_direction, const std::vector<std::string>& engines,
+                     double engine_timeout)
     : model_dir_(model_dir),
       options_(scoring_options(mode, threads, threshold, max_request_tokens, max_batch_tokens, truncate,
                                truncation_direction)),
       load_(load_options(threads, weights)),
-      labeler_(load_labeler(model_dir, load_)) {
+      engines_(engines),
+      labeler_(load_labeler(model_dir, load_, engines, engine_timeout)) {
   labeler_.score_rows({}, options_);  // the engine checks the threshold, token limits and truncation
 }
 
@@ -132,17 +145,20 @@ void bind_labeler(py::module_& module) {
                         "A labeler directory loaded once; scores (query, items) rows, from several threads at once.")
       .def(py::init<const std::filesystem::path&, const std::string&, std::optional<int>, std::optional<double>,
                     std::optional<int64_t>, std::optional<int64_t>, const std::string&, const std::string&,
-                    const std::string&>(),
+                    const std::string&, const std::vector<std::string>&, double>(),
            "model_dir"_a, "mode"_a = "mis", "threads"_a = py::none(), "threshold"_a = py::none(), py::kw_only(),
            "max_request_tokens"_a = py::none(), "max_batch_tokens"_a = py::none(), "weights"_a = "auto",
-           "truncate"_a = "none", "truncation_direction"_a = "right",
+           "truncate"_a = "none", "truncation_direction"_a = "right", "engines"_a = std::vector<std::string>{},
+           "engine_timeout"_a = 60.0,
            "Loads model_dir (config.json, weights, tokenizer.json, sift.json). mode: mis | independent | prefix | "
            "generate; threads: compute threads of each Python thread scoring at once (None: OMP_NUM_THREADS or all "
            "cores, split among the threads scoring at that moment); threshold: overrides "
            "sift.json's; max_request_tokens / max_batch_tokens: as sift score's options; weights: auto | f32 | "
            "bf16 | q8, how weight matrices are held (sift score --weights); truncate: none | query | items, "
            "truncation_direction: right | left, what a row too long for a request gives up (sift score "
-           "--truncate; Result.truncated_tokens counts the tokens cut).")
+           "--truncate; Result.truncated_tokens counts the tokens cut); engines: URLs of scoring servers "
+           "(sift serve replicas, SGLang) to score on instead of this machine, as sift score --engine (the "
+           "weights are then not loaded); engine_timeout: seconds with no engine answering before a call fails.")
       .def("score", &PyLabeler::score, "query"_a, "items"_a,
            "Scores one row: a Result with .scores and .labels. Raises ValueError for a row that cannot be scored.")
       .def("score_rows", &PyLabeler::score_rows, "rows"_a,
@@ -163,6 +179,7 @@ void bind_labeler(py::module_& module) {
       .def_property_readonly("weights", &PyLabeler::weights, "how weight matrices are held: auto, f32, bf16 or q8")
       .def_property_readonly("truncate", &PyLabeler::truncate, "none, query or items")
       .def_property_readonly("truncation_direction", &PyLabeler::truncation_direction, "right or left")
+      .def_property_readonly("engines", &PyLabeler::engines, "the scoring servers it scores on ([]: this machine)")
       .def("__repr__", &PyLabeler::repr);
 }
 

@@ -3,6 +3,7 @@
 // construction. The GIL is released while the engine loads and scores, and each Python thread
 // scoring at a moment gets a context of its own over the one copy of the weights, so threads
 // sharing one Labeler score in parallel.
+// With engines=[URL, ...] the rows are scored on scoring servers (sift/engines.h) instead.
 // Engine errors (sift::Error) become ValueError with the engine's message; a model_dir
 // that is not a directory is FileNotFoundError (an OSError).
 #include <pybind11/pybind11.h>
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "results.h"
 #include "sift/labeler.h"
@@ -23,7 +25,7 @@ class PyLabeler {
   PyLabeler(const std::filesystem::path& model_dir, const std::string& mode, std::optional<int> threads,
             std::optional<double> threshold, std::optional<int64_t> max_request_tokens,
             std::optional<int64_t> max_batch_tokens, const std::string& weights, const std::string& truncate,
-            const std::string& truncation_direction);
+            const std::string& truncation_direction, const std::vector<std::string>& engines, double engine_timeout);
 
   // One row; a bad row raises (TypeError for a wrong type, ValueError with the engine's message).
   Result score(py::handle query, py::handle items) const;
@@ -43,12 +45,14 @@ class PyLabeler {
   std::string_view weights() const { return weight_storage_name(load_.weights); }
   std::string_view truncate() const { return truncate_name(options_.truncate); }
   std::string_view truncation_direction() const { return truncation_direction_name(options_.truncation_direction); }
+  const std::vector<std::string>& engines() const { return engines_; }
   std::string repr() const;
 
  private:
   std::filesystem::path model_dir_;
   ScoringOptions options_;
   LoadOptions load_;
+  std::vector<std::string> engines_;  // scoring servers (sift/engines.h); empty: this machine
   Labeler labeler_;
 };
 

@@ -17,29 +17,32 @@
 namespace sift {
 
 struct Labeler::Shared {
-  Shared(std::unique_ptr<LoadedLabeler> loaded, const LoadOptions& options)
+  Shared(std::unique_ptr<LoadedLabeler> loaded, const LoadOptions& options, EngineMaker remote)
       : loaded(std::move(loaded)),
         threads(options.threads),
         share(options.threads > 0 ? options.threads : default_n_threads()),
-        cache(this->loaded->artifact().version, options.query_cache_bytes) {}
+        cache(this->loaded->artifact().version, options.query_cache_bytes),
+        remote(std::move(remote)) {}
 
   std::unique_ptr<LoadedLabeler> loaded;
   int threads;        // per context; <= 0: the cores, shared out by `share`
   ThreadShare share;  // the cores among the contexts scoring at once
   LruPrefixCache cache;
+  EngineMaker remote;  // set: every context is an engine elsewhere (remote/), not a session here
 
-  std::unique_ptr<LocalEngine> make_engine(int context_threads) {
+  std::unique_ptr<Engine> make_engine(int context_threads) {
+    if (remote) return remote();
     const int n = context_threads > 0 ? context_threads : threads;
     return std::make_unique<LocalEngine>(loaded->model(), n, n > 0 ? nullptr : &share);
   }
 
   // The pool behind Labeler::score and score_rows: idle engines, one made when none is idle.
   std::mutex pool_mutex;
-  std::vector<std::unique_ptr<LocalEngine>> idle;
+  std::vector<std::unique_ptr<Engine>> idle;
 
   template <typename Fn>
   auto with_pooled_engine(Fn&& fn) {
-    std::unique_ptr<LocalEngine> engine;
+    std::unique_ptr<Engine> engine;
     {
       const std::lock_guard lock(pool_mutex);
       if (!idle.empty()) {
@@ -50,7 +53,7 @@ struct Labeler::Shared {
     if (!engine) engine = make_engine(0);
     struct Return {  // back to the pool, even when scoring threw
       Shared& shared;
-      std::unique_ptr<LocalEngine>& engine;
+      std::unique_ptr<Engine>& engine;
       ~Return() {
         shared.share.leave();
         const std::lock_guard lock(shared.pool_mutex);
@@ -66,7 +69,7 @@ struct Labeler::Shared {
 struct Context::Impl {
   Labeler labeler;
   std::shared_ptr<Labeler::Shared> shared;
-  std::unique_ptr<LocalEngine> engine;
+  std::unique_ptr<Engine> engine;
   int threads;
 };
 
@@ -80,8 +83,8 @@ Labeler Labeler::load(const std::filesystem::path& dir, const LoadOptions& optio
   return labeler_of(LoadedLabeler::load(dir, options.weights), options);
 }
 
-Labeler labeler_of(std::unique_ptr<LoadedLabeler> loaded, const LoadOptions& options) {
-  return Labeler(std::make_shared<Labeler::Shared>(std::move(loaded), options));
+Labeler labeler_of(std::unique_ptr<LoadedLabeler> loaded, const LoadOptions& options, EngineMaker remote) {
+  return Labeler(std::make_shared<Labeler::Shared>(std::move(loaded), options, std::move(remote)));
 }
 
 std::vector<RowResult> Labeler::score_rows(std::span<const Row> rows, const ScoringOptions& options) const {
@@ -89,18 +92,18 @@ std::vector<RowResult> Labeler::score_rows(std::span<const Row> rows, const Scor
   views.reserve(rows.size());
   for (const Row& row : rows) views.push_back({row.query, row.items});
   return shared_->with_pooled_engine(
-      [&](LocalEngine& engine) { return shared_->loaded->score_rows(engine, views, options, &shared_->cache); });
+      [&](Engine& engine) { return shared_->loaded->score_rows(engine, views, options, &shared_->cache); });
 }
 
 std::vector<RowResult> Labeler::score_tokenized(std::span<const TokenizedRow> rows, const ScoringOptions& options) const {
   return shared_->with_pooled_engine(
-      [&](LocalEngine& engine) { return shared_->loaded->score_tokenized(engine, rows, options, &shared_->cache); });
+      [&](Engine& engine) { return shared_->loaded->score_tokenized(engine, rows, options, &shared_->cache); });
 }
 
 RowResult Labeler::score(std::string_view query, const std::vector<std::string>& items,
                          const ScoringOptions& options) const {
   const TextRow row{query, items};
-  RowResult result = shared_->with_pooled_engine([&](LocalEngine& engine) {
+  RowResult result = shared_->with_pooled_engine([&](Engine& engine) {
     return std::move(shared_->loaded->score_rows(engine, {&row, 1}, options, &shared_->cache)[0]);
   });
   if (!result.error.empty()) fail("{}", result.error);
@@ -109,8 +112,9 @@ RowResult Labeler::score(std::string_view query, const std::vector<std::string>&
 
 Context Labeler::context(int threads) const {
   const int n = threads > 0 ? threads : shared_->threads;
-  return Context(std::make_unique<Context::Impl>(
-      Context::Impl{*this, shared_, std::make_unique<LocalEngine>(shared_->loaded->model(), n), n}));
+  std::unique_ptr<Engine> engine =
+      shared_->remote ? shared_->remote() : std::make_unique<LocalEngine>(shared_->loaded->model(), n);
+  return Context(std::make_unique<Context::Impl>(Context::Impl{*this, shared_, std::move(engine), n}));
 }
 
 TokenizedRow Labeler::tokenize(std::string_view query, std::span<const std::string> items,

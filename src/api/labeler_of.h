@@ -1,6 +1,9 @@
 #pragma once
 // A public sift::Labeler over a labeler put together in memory (a model, a tokenizer and an
-// artifact that are not files: the tests' fake tokenizer), for sift's own tests and tools.
+// artifact that are not files: the tests' fake tokenizer), for sift's own tests and tools; or
+// over engines elsewhere (remote/: `remote` makes each context's engine, and the labeler may
+// be loaded without weights).
+#include <functional>
 #include <memory>
 
 #include "scoring/loaded_labeler.h"
@@ -8,6 +11,8 @@
 
 namespace sift {
 
-Labeler labeler_of(std::unique_ptr<LoadedLabeler> loaded, const LoadOptions& options = {});
+using EngineMaker = std::function<std::unique_ptr<Engine>()>;
+
+Labeler labeler_of(std::unique_ptr<LoadedLabeler> loaded, const LoadOptions& options = {}, EngineMaker remote = {});
 
 }  // namespace sift

@@ -13,6 +13,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/engine_option.h"
 #include "apps/kv_cache_option.h"
 #include "apps/truncate_option.h"
 #include "apps/weights_option.h"
@@ -33,6 +34,7 @@ struct BatchArgs {
   double kv_cache_mb = 64;
   bool resume = false, strict = false, echo = false;
   sift::apps::TruncateFlags truncation;
+  sift::apps::EngineFlags engines;
 };
 
 // The longest --checkpoint-seconds: a day between checkpoints.
@@ -68,6 +70,11 @@ void run_batch_command(const BatchArgs& args) {
   options.tokenize_threads = sift::apps::capped_threads("--tokenize-threads", args.tokenize_threads);
   options.errors_max = args.errors_max;
   options.checkpoint_seconds = args.checkpoint_seconds;
+  if (args.engines.any())
+    options.load_labeler = [engines = args.engines, mode = options.scoring.mode](const std::filesystem::path& dir,
+                                                                               const sift::LoadOptions& load) {
+      return sift::apps::load_labeler(dir, load, engines, mode);
+    };
   // A file-size limit (ulimit -f) is a write error naming the file, not a silent death.
   std::signal(SIGXFSZ, SIG_IGN);
 
@@ -138,6 +145,7 @@ SIFT_COMMAND(batch) {
   sift::apps::add_truncate_options(cmd, args->truncation);
   sift::apps::add_weights_option(cmd, args->weights);
   sift::apps::add_kv_cache_option(cmd, args->kv_cache_mb);
+  sift::apps::add_engine_options(cmd, args->engines);
   sift::apps::add_strict_flag(cmd, args->strict, "of the job failed (checked when the job is complete; its error line is in OUT)");
 
   CLI::App* merge_cmd = cmd->add_subcommand(

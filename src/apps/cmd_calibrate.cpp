@@ -12,6 +12,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/engine_option.h"
 #include "apps/max_line_bytes_option.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
@@ -38,6 +39,7 @@ struct CalibrateArgs {
   bool dry_run = false, in_place = false, strict = false;
   std::optional<int64_t> max_request_tokens;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
+  sift::apps::EngineFlags engines;
 };
 
 void check_write_mode(const CalibrateArgs& args) {
@@ -68,8 +70,8 @@ void run_calibrate(const CalibrateArgs& args) {
   if (args.in_place) lock = std::make_unique<sift::PathLock>(model_dir);
   if (!args.out.empty()) lock = std::make_unique<sift::PathLock>(fs::path(args.out));
 
-  const sift::Labeler labeler =
-      sift::Labeler::load(model_dir, {.weights = sift::apps::weight_storage_of(args.weights)});
+  const sift::Labeler labeler = sift::apps::load_labeler(
+      model_dir, {.weights = sift::apps::weight_storage_of(args.weights)}, args.engines, scoring.mode);
   labeler.resolve(scoring);
   const sift::LabeledRows input = sift::read_labeled_rows(args.input, args.max_line_bytes);
   const std::string input_name = args.input.empty() || args.input == "-" ? "stdin" : args.input;
@@ -193,6 +195,7 @@ SIFT_COMMAND(calibrate) {
       ->check(CLI::IsMember({"mis", "independent", "prefix"}))
       ->capture_default_str();
   sift::apps::add_weights_option(cmd, args->weights);
+  sift::apps::add_engine_options(cmd, args->engines);
   cmd->add_option("--out-dir", args->out_dir,
                   "where the curve files go (default: the labeler's calibration/; with --dry-run, only they are written)");
   cmd->add_option("--max-request-tokens", args->max_request_tokens, "as in `sift score`")

@@ -10,6 +10,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/engine_option.h"
 #include "apps/max_line_bytes_option.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
@@ -27,6 +28,7 @@ struct EvalArgs {
   std::optional<int64_t> max_request_tokens;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
   bool strict = false;
+  sift::apps::EngineFlags engines;
 };
 
 void print_readable(const sift::EvalReport& r, int64_t rows_left_out) {
@@ -54,8 +56,8 @@ void run_eval(const EvalArgs& args) {
   eval.shuffles = args.shuffles;
   eval.seed = args.seed;
 
-  const sift::Labeler labeler =
-      sift::Labeler::load(args.model, {.weights = sift::apps::weight_storage_of(args.weights)});
+  const sift::Labeler labeler = sift::apps::load_labeler(
+      args.model, {.weights = sift::apps::weight_storage_of(args.weights)}, args.engines, eval.scoring.mode);
   labeler.resolve(eval.scoring);  // reject a bad limit before reading input
   const sift::LabeledRows input = sift::read_labeled_rows(args.input, args.max_line_bytes);
   const std::string input_name = args.input.empty() || args.input == "-" ? "stdin" : args.input;
@@ -99,6 +101,7 @@ SIFT_COMMAND(eval) {
   cmd->add_option("--max-request-tokens", args->max_request_tokens, "as in `sift score`")
       ->check(CLI::PositiveNumber);
   sift::apps::add_weights_option(cmd, args->weights);
+  sift::apps::add_engine_options(cmd, args->engines);
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
   sift::apps::add_strict_flag(cmd, args->strict, "was left out");
   cmd->callback([args] { run_eval(*args); });

@@ -11,11 +11,15 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/engine_option.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "label/jsonl_file.h"
 #include "label/label_run.h"
+#if SIFT_HAVE_REMOTE
+#include "remote/connect.h"
+#endif
 
 namespace {
 
@@ -23,7 +27,25 @@ struct LabelArgs {
   sift::label::LabelRunOptions run;
   std::string model, catalog, profiles, shard = "1/1", weights = "auto";
   bool strict = false;
+  sift::apps::EngineFlags engines;
 };
+
+// --engine: the rounds are scored on the engines (remote/connect.h), the labeler loaded
+// without its weights.
+void use_engines(LabelArgs& args) {
+  if (!args.engines.any()) return;
+#if SIFT_HAVE_REMOTE
+  args.run.engine = [engines = sift::EngineOptions{.urls = args.engines.urls,
+                                                   .timeout_seconds = args.engines.timeout_seconds,
+                                                   .weights = args.run.weights}](
+                        const std::filesystem::path& dir, const sift::LoadedLabeler& labeler) {
+    return sift::remote::connect_engines(dir, labeler, engines)();
+  };
+#else
+  sift::apps::usage_error("--engine: this sift was built without its serving component (SIFT_BUILD_SERVE=OFF), which "
+                          "holds the engines' client");
+#endif
+}
 
 void run_label_command(LabelArgs& args) {
   args.run.model_dir = args.model;
@@ -32,6 +54,7 @@ void run_label_command(LabelArgs& args) {
   args.run.shard = sift::Shard::parse(args.shard);
   args.run.weights = sift::apps::weight_storage_of(args.weights);
   args.run.rounds.validate();
+  use_engines(args);
 
   sift::label::JsonlFile{args.run.profiles};  // an Error naming it now, before any work, when it cannot be read
   sift::ProgressReporter progress =
@@ -104,6 +127,7 @@ SIFT_COMMAND(label) {
                   "under another threshold is judged again")
       ->check(sift::apps::kProbability);
   sift::apps::add_weights_option(cmd, args->weights);
+  sift::apps::add_engine_options(cmd, args->engines);
   sift::apps::add_strict_flag(cmd, args->strict, "of the catalog or profiles was left out");
   cmd->callback([args] { run_label_command(*args); });
 }

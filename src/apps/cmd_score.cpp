@@ -12,6 +12,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/engine_option.h"
 #include "apps/kv_cache_option.h"
 #include "apps/max_line_bytes_option.h"
 #include "apps/truncate_option.h"
@@ -44,6 +45,7 @@ struct ScoreArgs {
   double kv_cache_mb = 64;
   bool strict = false, echo = false;
   sift::apps::TruncateFlags truncation;
+  sift::apps::EngineFlags engines;
 };
 
 // {"line", "id", "generations": [what the model wrote, per request], "unparsed": [items]}
@@ -82,9 +84,11 @@ void run_score(const ScoreArgs& args) {
   sift::InputFile input(args.input);
   std::vector<sift::NamedInput> inputs = sift::model_directory_inputs(args.model);
   inputs.push_back(input.as_input());
-  const sift::Labeler labeler =
-      sift::Labeler::load(args.model, {.weights = sift::apps::weight_storage_of(args.weights),
-                                       .query_cache_bytes = sift::apps::kv_cache_bytes(args.kv_cache_mb)});
+  const sift::Labeler labeler = sift::apps::load_labeler(
+      args.model,
+      {.weights = sift::apps::weight_storage_of(args.weights),
+       .query_cache_bytes = sift::apps::kv_cache_bytes(args.kv_cache_mb)},
+      args.engines, scoring.mode);
   labeler.resolve(scoring);  // a bad limit fails here, not on every row
   sift::LineReader reader(input.stream(), args.max_line_bytes);
   sift::LineOutput output(args.output, inputs);
@@ -152,6 +156,7 @@ SIFT_COMMAND(score) {
   sift::apps::add_truncate_options(cmd, args->truncation);
   sift::apps::add_weights_option(cmd, args->weights);
   sift::apps::add_kv_cache_option(cmd, args->kv_cache_mb);
+  sift::apps::add_engine_options(cmd, args->engines);
   cmd->add_option("--input", args->input, "JSON-lines input (default, or -: stdin)");
   cmd->add_option("--output", args->output,
                   "JSON-lines output, replaced when the run completes (default, or -: stdout)");

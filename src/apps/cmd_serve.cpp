@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "io/atomic_file.h"
+#include "io/content_hash.h"
 #include "scoring/loaded_labeler.h"
 #include "serve/http_server.h"
 #include "serve/service.h"
@@ -115,6 +116,8 @@ void serve(const ServeCliOptions& o) {
     const std::string name = std::filesystem::path(o.model).lexically_normal().filename().string();
     service.emplace(*engine,
                     sift::serve::ServiceOptions{.model_name = name.empty() ? o.model : name,
+                                                .fingerprint = sift::artifact_fingerprint(o.model),
+                                                .weights = o.weights,
                                                 .max_batch_tokens = o.max_batch_tokens,
                                                 .max_queue_tokens = o.max_queue_tokens,
                                                 .kv_cache_bytes = mebibytes(o.kv_cache_mb),

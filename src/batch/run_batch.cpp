@@ -112,9 +112,11 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   check_output(options);
   const PathLock lock(options.output);  // a second run of the job fails at once, naming this one
   std::optional<JobProgress> recorded = preflight(options);
-  const Labeler labeler = Labeler::load(options.model_dir, {.threads = options.inference_threads,
-                                                            .weights = options.weights,
-                                                            .query_cache_bytes = options.query_cache_bytes});
+  const LoadOptions load{.threads = options.inference_threads,
+                         .weights = options.weights,
+                         .query_cache_bytes = options.query_cache_bytes};
+  const Labeler labeler =
+      options.load_labeler ? options.load_labeler(options.model_dir, load) : Labeler::load(options.model_dir, load);
   const nlohmann::ordered_json job =
       job_fingerprint(options.model_dir, labeler, options.scoring, options.weights, options.line, options.shard,
                       options.input);

@@ -20,6 +20,7 @@
 // (path_lock.h), and must be a regular file or absent (output_guard.h).
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -44,6 +45,9 @@ struct BatchOptions {
   int tokenize_threads = 1;
   std::optional<int64_t> errors_max;
   double checkpoint_seconds = 2.0;
+  // How the labeler is loaded once the job is checked (the command's --engine); unset: on
+  // this machine, Labeler::load.
+  std::function<Labeler(const std::filesystem::path&, const LoadOptions&)> load_labeler;
 };
 
 struct BatchSummary {

@@ -2,9 +2,13 @@
 
 #include <openssl/evp.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <fmt/format.h>
@@ -58,10 +62,23 @@ uint64_t stable_hash64(std::string_view text) {
   return value;
 }
 
-std::string artifact_fingerprint(const std::filesystem::path& model_dir) {
-  std::error_code error;
-  const std::vector<std::filesystem::path> files = labeler_files(model_dir, error);
-  if (error) fail("{}: cannot list the labeler directory: {}", model_dir.string(), error.message());
+namespace {
+
+// What a labeler directory's files are, as stat gives them (name, device, inode, size,
+// modification time in ns): a file rewritten or replaced changes it, so a fingerprint
+// remembered for it is still the fingerprint of those bytes.
+std::string files_state(const std::vector<std::filesystem::path>& files) {
+  std::string state;
+  for (const std::filesystem::path& file : files) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) return {};  // unknown: hash it
+    state += fmt::format("{}|{}|{}|{}|{}.{}\n", file.string(), st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec,
+                         st.st_mtim.tv_nsec);
+  }
+  return state;
+}
+
+std::string hash_files(const std::vector<std::filesystem::path>& files) {
   Sha256 sha;
   std::vector<char> block(size_t(1) << 20);
   for (const std::filesystem::path& file : files) {
@@ -75,6 +92,29 @@ std::string artifact_fingerprint(const std::filesystem::path& model_dir) {
     if (stream.bad()) fail("{}: read error", file.string());
   }
   return "sha256:" + hex(sha.digest());
+}
+
+}  // namespace
+
+std::string artifact_fingerprint(const std::filesystem::path& model_dir) {
+  std::error_code error;
+  const std::vector<std::filesystem::path> files = labeler_files(model_dir, error);
+  if (error) fail("{}: cannot list the labeler directory: {}", model_dir.string(), error.message());
+  // A process fingerprints a directory once (sift batch --engine: the job's fingerprint and the
+  // engines' identity check), unless its files changed in between.
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known;  // files_state -> fingerprint
+  const std::string state = files_state(files);
+  if (!state.empty()) {
+    const std::lock_guard lock(mutex);
+    if (auto it = known.find(state); it != known.end()) return it->second;
+  }
+  std::string fingerprint = hash_files(files);
+  if (!state.empty()) {
+    const std::lock_guard lock(mutex);
+    known.emplace(state, fingerprint);
+  }
+  return fingerprint;
 }
 
 }  // namespace sift

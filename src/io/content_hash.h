@@ -13,7 +13,8 @@ std::string sha256_hex(std::string_view bytes);
 
 // "sha256:<hex>" over the labeler directory's files that make its scores (io/labeler_files.h),
 // in name order, each as its name, its size and its bytes. Read in blocks (a multi-GB
-// checkpoint is fine).
+// checkpoint is fine), once per process while the files stay as they were (same inode, size
+// and modification time): a second call is a lookup.
 std::string artifact_fingerprint(const std::filesystem::path& model_dir);
 
 // The first 8 bytes of SHA-256(text) as a big-endian integer: an even, stable spread of ids.

@@ -190,11 +190,13 @@ class LabelRun {
 
   RoundJudge& judge() {
     if (!judge_) {
-      labeler_ = LoadedLabeler::load(options_.model_dir, options_.weights);
+      labeler_ = options_.engine ? LoadedLabeler::load_without_weights(options_.model_dir, 1)
+                                 : LoadedLabeler::load(options_.model_dir, options_.weights);
       if (labeler_->artifact().version != artifact_.version)
         fail("{}: sift.json changed while the run started (version \"{}\", now \"{}\")",
              options_.model_dir.string(), artifact_.version, labeler_->artifact().version);
-      judge_ = std::make_unique<RoundJudge>(*labeler_, options_.threshold);
+      judge_ = std::make_unique<RoundJudge>(*labeler_, options_.threshold,
+                                            options_.engine ? options_.engine(options_.model_dir, *labeler_) : nullptr);
     }
     return *judge_;
   }

@@ -11,12 +11,15 @@
 // when a first profile needs judging.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "core/progress.h"
 #include "label/rounds.h"
 #include "io/shard.h"
+#include "scoring/loaded_labeler.h"
 #include "sift/weights.h"
 #include "store/label_store.h"
 
@@ -32,6 +35,9 @@ struct LabelRunOptions {
   std::optional<double> threshold;              // label = score >= this (--threshold); else sift.json's
   bool refresh = false;
   Shard shard;
+  // Where the rounds are scored (sift label --engine): given, the labeler is loaded without its
+  // weights and this makes the engine for it (remote/connect.h); unset, a LocalEngine here.
+  std::function<std::unique_ptr<Engine>(const std::filesystem::path& dir, const LoadedLabeler& labeler)> engine;
 };
 
 struct LabelRunSummary {

@@ -18,11 +18,11 @@ ScoringOptions judge_options(std::optional<double> threshold) {
 
 }  // namespace
 
-RoundJudge::RoundJudge(const LoadedLabeler& labeler, std::optional<double> threshold)
+RoundJudge::RoundJudge(const LoadedLabeler& labeler, std::optional<double> threshold, std::unique_ptr<Engine> engine)
     : labeler_(labeler),
       options_(judge_options(threshold)),
       settings_(labeler.scheduler_settings(options_)),  // a threshold outside [0, 1] is an OptionError here
-      engine_(labeler.model()) {
+      engine_(engine ? std::move(engine) : std::make_unique<LocalEngine>(labeler.model())) {
   settings_.reuse_queries = true;  // the next round of the profile: its keys, held by the engine
 }
 
@@ -38,7 +38,7 @@ RoundJudge::Verdicts RoundJudge::judge(std::string_view profile, const std::vect
   job.query = std::move(row.query);
   job.items = std::move(row.items);
   ScoringJob* const jobs[1] = {&job};
-  run_jobs(engine_, jobs, settings_);
+  run_jobs(*engine_, jobs, settings_);
   model_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   const RowResult& result = job.result;

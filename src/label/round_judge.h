@@ -8,6 +8,7 @@
 // (candidate i sees exactly those keys at the same positions); the test
 // RoundJudge.EveryRoundScoresAsScoringItAlone holds it to that.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,8 +21,10 @@ namespace sift::label {
 
 class RoundJudge {
  public:
-  // `threshold`: the labels' threshold (sift label --threshold), else the labeler's.
-  explicit RoundJudge(const LoadedLabeler& labeler, std::optional<double> threshold = std::nullopt);
+  // `threshold`: the labels' threshold (sift label --threshold), else the labeler's. `engine`:
+  // where the rounds run (sift label --engine); null, a LocalEngine on the labeler's model.
+  explicit RoundJudge(const LoadedLabeler& labeler, std::optional<double> threshold = std::nullopt,
+                      std::unique_ptr<Engine> engine = nullptr);
 
   struct Verdicts {
     std::vector<double> scores;  // P(yes) per candidate, in order
@@ -40,7 +43,7 @@ class RoundJudge {
   const LoadedLabeler& labeler_;
   ScoringOptions options_;
   SchedulerSettings settings_;
-  LocalEngine engine_;
+  std::unique_ptr<Engine> engine_;
   double model_seconds_ = 0;
 };
 

@@ -32,17 +32,41 @@ std::unique_ptr<LoadedLabeler> LoadedLabeler::load(const std::filesystem::path& 
                                          sift_json.string());
 }
 
+std::unique_ptr<LoadedLabeler> LoadedLabeler::load_without_weights(const std::filesystem::path& dir,
+                                                                   int64_t calls_in_flight) {
+  check_labeler_files(dir);
+  const std::filesystem::path sift_json = dir / "sift.json";
+  ScoringArtifact artifact = load_scoring_artifact(sift_json);
+  std::unique_ptr<Tokenizer> tokenizer = Tokenizer::load(dir / "tokenizer.json");
+  ModelConfig config = load_model_config(dir / "config.json");
+  return std::unique_ptr<LoadedLabeler>(new LoadedLabeler(std::move(config), std::move(tokenizer), std::move(artifact),
+                                                          sift_json.string(), calls_in_flight));
+}
+
 LoadedLabeler::LoadedLabeler(std::shared_ptr<const Model> model, std::unique_ptr<Tokenizer> tokenizer,
                              ScoringArtifact artifact, const std::string& where)
-    : model_(std::move(model)),
+    : LoadedLabeler(model->config(), std::move(tokenizer), std::move(artifact), where, 1) {
+  model_ = std::move(model);
+}
+
+LoadedLabeler::LoadedLabeler(ModelConfig config, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
+                             const std::string& where, int64_t calls_in_flight)
+    : config_(std::move(config)),
+      calls_in_flight_(std::max<int64_t>(1, calls_in_flight)),
       tokenizer_(std::move(tokenizer)),
       artifact_(std::move(artifact)),
       prompts_(*tokenizer_, artifact_),
       answer_ids_(resolve_answer_tokens(*tokenizer_, artifact_, where)) {
-  const int64_t vocab_size = model_->config().vocab_size;
+  const int64_t vocab_size = config_.vocab_size;
   for (auto [field, id] : {std::pair{"yes", answer_ids_.yes}, std::pair{"no", answer_ids_.no}})
     if (id < 0 || id >= vocab_size)
       fail("{}: field \"{}\" is token {}, outside the model's vocabulary of {}", where, field, id, vocab_size);
+}
+
+const Model& LoadedLabeler::model() const {
+  if (!model_) fail("the labeler was loaded without its weights (its rows are scored by engines elsewhere): there is "
+                    "no model here to run");
+  return *model_;
 }
 
 double LoadedLabeler::threshold(const ScoringOptions& options) const {
@@ -54,7 +78,7 @@ double LoadedLabeler::threshold(const ScoringOptions& options) const {
 PlanLimits LoadedLabeler::limits(const ScoringOptions& options) const {
   threshold(options);
   PlanLimits limits;
-  limits.max_request_tokens = options.max_request_tokens.value_or(default_max_request_tokens(model_->config()));
+  limits.max_request_tokens = options.max_request_tokens.value_or(default_max_request_tokens(config_));
   if (limits.max_request_tokens <= 0)
     fail_option("--max-request-tokens must be positive, got {}", limits.max_request_tokens);
   limits.max_call_tokens = options.max_batch_tokens.value_or(limits.max_request_tokens);
@@ -67,8 +91,9 @@ PlanLimits LoadedLabeler::limits(const ScoringOptions& options) const {
 
 int64_t LoadedLabeler::call_tokens(const ScoringOptions& options) const {
   const PlanLimits plan_limits = limits(options);
-  if (options.max_batch_tokens) return plan_limits.max_call_tokens;
-  return default_call_tokens(model_->config(), plan_limits.max_request_tokens);
+  const int64_t one_call = options.max_batch_tokens ? plan_limits.max_call_tokens
+                                                   : default_call_tokens(config_, plan_limits.max_request_tokens);
+  return one_call * calls_in_flight_;
 }
 
 SchedulerSettings LoadedLabeler::scheduler_settings(const ScoringOptions& options, PrefixCache* cache) const {
@@ -76,7 +101,7 @@ SchedulerSettings LoadedLabeler::scheduler_settings(const ScoringOptions& option
   SchedulerSettings settings;
   settings.request_tokens = plan_limits.request_limit();
   settings.call_tokens = call_tokens(options);
-  settings.max_positions = model_->config().max_position_embeddings;
+  settings.max_positions = config_.max_position_embeddings;
   settings.reuse_queries = cache != nullptr && cache->enabled();
   settings.cache = cache;
   settings.generate = GenerateSetup{&prompts_, &artifact_, plan_limits.max_request_tokens};
@@ -101,7 +126,7 @@ TokenizedRow LoadedLabeler::tokenize(std::string_view query, std::span<const std
   if (!row.error.empty() || options.truncate == Truncate::None) return row;
   const PlanLimits plan_limits = limits(options);
   const int64_t limit = std::min({plan_limits.max_request_tokens, plan_limits.max_call_tokens,
-                                  model_->config().max_position_embeddings});
+                                  config_.max_position_embeddings});
   try {
     truncate_to_fit(prompts_, query, items, limit, options.truncate, options.truncation_direction, row);
   } catch (const Error& e) {

@@ -44,10 +44,18 @@ class LoadedLabeler {
   // Loads dir/config.json + weights (held as `weights` says), dir/tokenizer.json and dir/sift.json.
   static std::unique_ptr<LoadedLabeler> load(const std::filesystem::path& dir,
                                              WeightStorage weights = WeightStorage::Auto);
+  // The same but the weights: config.json, tokenizer.json and sift.json, for rows scored by
+  // engines elsewhere (remote/): it tokenizes, plans and checks as the loaded labeler does,
+  // and has no model() to run. `calls_in_flight` is how many calls' worth of requests its
+  // engines take at once (call_tokens() is that many calls).
+  static std::unique_ptr<LoadedLabeler> load_without_weights(const std::filesystem::path& dir,
+                                                             int64_t calls_in_flight);
   LoadedLabeler(std::shared_ptr<const Model> model, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
                 const std::string& where);
 
-  const Model& model() const { return *model_; }
+  // The model; an Error for a labeler loaded without its weights (nothing here runs it).
+  const Model& model() const;
+  const ModelConfig& config() const { return config_; }
   const std::shared_ptr<const Model>& shared_model() const { return model_; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
   const ScoringArtifact& artifact() const { return artifact_; }
@@ -96,7 +104,12 @@ class LoadedLabeler {
   std::vector<RowResult> run(Engine& engine, std::vector<ScoringJob>& jobs, const ScoringOptions& options,
                              PrefixCache* cache) const;
 
-  std::shared_ptr<const Model> model_;
+  LoadedLabeler(ModelConfig config, std::unique_ptr<Tokenizer> tokenizer, ScoringArtifact artifact,
+                const std::string& where, int64_t calls_in_flight);
+
+  std::shared_ptr<const Model> model_;  // null: loaded without weights
+  ModelConfig config_;
+  int64_t calls_in_flight_ = 1;
   std::unique_ptr<Tokenizer> tokenizer_;
   ScoringArtifact artifact_;
   PromptEncoder prompts_;

@@ -335,14 +335,19 @@ Started Service::rerank(std::string_view body, std::function<void()> on_done) {
 }
 
 Reply Service::models() const {
-  // OpenAI's model object, then the labeler's own fields: its version, threshold, and the
-  // answer words with their token ids (the label_token_ids of /v1/score, yes first).
+  // OpenAI's model object, then the labeler's own fields: its version, threshold, the answer
+  // words with their token ids (the label_token_ids of /v1/score, yes first), the vocabulary
+  // size, the fingerprint of its files and how its weights are held, by which a client (sift
+  // --engine) knows it scores with the same labeler, bit for bit.
   const ScoringArtifact& artifact = engine_.artifact();
   const AnswerTokenIds ids = engine_.answer_ids();
   json model = {{"id", options_.model_name}, {"object", "model"}, {"owned_by", "sift"},
                 {"version", artifact.version}, {"threshold", artifact.threshold},
                 {"answers", {{"yes", {{"text", artifact.yes}, {"id", ids.yes}}}, {"no", {{"text", artifact.no}, {"id", ids.no}}}}},
-                {"max_model_len", engine_.model().config().max_position_embeddings}};
+                {"max_model_len", engine_.model().config().max_position_embeddings},
+                {"vocab_size", engine_.model().config().vocab_size}};
+  if (!options_.fingerprint.empty()) model["sift_fingerprint"] = options_.fingerprint;
+  model["sift_weights"] = options_.weights;
   return {200, {{"object", "list"}, {"data", json::array({model})}}, {}, {}};
 }
 

@@ -34,6 +34,8 @@ namespace sift::serve {
 
 struct ServiceOptions {
   std::string model_name;        // /v1/models id, echoed as "model"
+  std::string fingerprint;       // /v1/models sift_fingerprint: the labeler's files (io/content_hash.h)
+  std::string weights = "auto";  // /v1/models sift_weights: how its matrices are held (--weights)
   int64_t max_batch_tokens = 0;  // one forward call, and one request
   int64_t max_queue_tokens = 0;  // waiting tokens before 429
   int64_t kv_cache_bytes = 0;    // the query-KV cache's budget

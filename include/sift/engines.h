@@ -1,0 +1,43 @@
+#pragma once
+// Engines elsewhere: a Labeler whose rows are scored by scoring servers over HTTP (`sift
+// serve` replicas, or SGLang servers on GPUs) instead of on this machine (docs/engines.md).
+//
+//   sift::EngineOptions engines{.urls = {"http://10.0.0.5:8000", "http://10.0.0.6:8000"}};
+//   sift::Labeler labeler = sift::load_with_engines("models/default-labeler", engines);
+//   sift::RowResult r = labeler.score("profile text", {"Python", "Kubernetes"});
+//
+// The labeler directory stays here: its templates are rendered and tokenized here, and the
+// engines get token ids (SGLang's /v1/score). Its weights are not loaded. Every engine must
+// serve the same labeler: sift serve says so by the fingerprint of its files, and one that
+// serves another is refused before any row is sent; an engine that names no fingerprint
+// (SGLang) is checked by its model name and vocabulary, and its scores are its arithmetic.
+// Against sift serve the scores are the same bits as local scoring.
+//
+// Requests are spread over the engines by outstanding tokens, a few in flight on each; one
+// that fails (connection, timeout, 5xx, 429) is sent again, to whichever engine then takes it,
+// after a backoff; an engine that keeps failing is left out for a while and probed back. A
+// call fails (sift::Error naming each engine's last failure) only when work waits and no
+// engine has answered for `timeout_seconds`. Mode generate is not sent to engines.
+//
+// Built with sift's serving component (SIFT_BUILD_SERVE), in the library sift_remote.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sift/labeler.h"
+
+namespace sift {
+
+struct EngineOptions {
+  std::vector<std::string> urls;  // http://host:port[/prefix], one per engine
+  double timeout_seconds = 60;    // fail when no engine has answered for this long (> 0)
+  int max_in_flight = 4;          // requests each engine is sent at once (>= 1)
+  WeightStorage weights = WeightStorage::Auto;  // how sift serve engines must hold the weights (their --weights)
+};
+
+// Loads `dir` without its weights and connects to the engines (checking each that answers);
+// `options.weights` is how sift serve engines must hold them (auto and f32: the same bits);
+// `options.threads` and `query_cache_bytes` do not apply (the engines have their own).
+Labeler load_with_engines(const std::filesystem::path& dir, const EngineOptions& engines, const LoadOptions& options = {});
+
+}  // namespace sift

@@ -1,0 +1,38 @@
+#include "apps/engine_option.h"
+
+#include "apps/cli.h"
+#if SIFT_HAVE_REMOTE
+#include "sift/engines.h"
+#endif
+
+namespace sift::apps {
+
+void add_engine_options(CLI::App* cmd, EngineFlags& flags) {
+  cmd->add_option("--engine", flags.urls,
+                  "score on these scoring servers instead of this machine: http://host:port, comma-separated "
+                  "(sift serve replicas with this labeler, or SGLang servers; docs/engines.md). The labeler "
+                  "directory is read here (templates, tokenizer) but its weights are not loaded")
+      ->delimiter(',');
+  cmd->add_option("--engine-timeout", flags.timeout_seconds,
+                  "with --engine: fail (exit 1, naming each engine's last failure) when work waits and no engine "
+                  "has answered for this many seconds; until then failed requests (and any not answered within half "
+                  "of it) are retried")
+      ->capture_default_str()
+      ->check(decimal_in(0.001, 86400));
+}
+
+Labeler load_labeler(const std::filesystem::path& dir, const LoadOptions& options, const EngineFlags& engines,
+                     ScoringMode mode) {
+  if (!engines.any()) return Labeler::load(dir, options);
+  if (mode == ScoringMode::Generate)
+    usage_error("--mode generate: the engines score (mis, independent, prefix); packed generation runs without "
+                "--engine");
+#if SIFT_HAVE_REMOTE
+  return load_with_engines(dir, {.urls = engines.urls, .timeout_seconds = engines.timeout_seconds}, options);
+#else
+  usage_error("--engine: this sift was built without its serving component (SIFT_BUILD_SERVE=OFF), which holds "
+              "the engines' client");
+#endif
+}
+
+}  // namespace sift::apps

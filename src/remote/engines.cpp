@@ -1,0 +1,73 @@
+// sift::load_with_engines (sift/engines.h) and remote::connect_engines (remote/connect.h): a
+// labeler loaded without its weights whose engines are RemoteEngines on one shared Fleet.
+#include <cmath>
+
+#include "api/labeler_of.h"
+#include "core/error.h"
+#include "io/content_hash.h"
+#include "remote/connect.h"
+#include "remote/fleet.h"
+#include "remote/remote_engine.h"
+
+namespace sift {
+namespace remote {
+
+namespace {
+
+// The name sift serve gives the model of `dir`: the directory's name.
+std::string model_name(const std::filesystem::path& dir) {
+  std::filesystem::path normal = dir.lexically_normal();
+  if (normal.filename().empty()) normal = normal.parent_path();  // "models/labeler/"
+  const std::string name = normal.filename().string();
+  return name.empty() ? dir.string() : name;
+}
+
+std::vector<Endpoint> endpoints_of(const EngineOptions& engines) {
+  if (!(engines.timeout_seconds > 0) || !std::isfinite(engines.timeout_seconds))
+    fail_option("--engine-timeout must be a positive number of seconds, got {}", engines.timeout_seconds);
+  if (engines.max_in_flight < 1) fail_option("engines' max_in_flight must be at least 1, got {}", engines.max_in_flight);
+  std::vector<Endpoint> endpoints;
+  for (const std::string& url : engines.urls) {
+    Endpoint endpoint = parse_endpoint(url);
+    for (const Endpoint& other : endpoints)
+      if (other.url == endpoint.url) fail_option("--engine: {} is named twice", endpoint.url);
+    endpoints.push_back(std::move(endpoint));
+  }
+  if (endpoints.empty()) fail_option("--engine: no engine given");
+  return endpoints;
+}
+
+}  // namespace
+
+int64_t calls_in_flight(const EngineOptions& engines) { return 2 * static_cast<int64_t>(engines.urls.size()); }
+
+std::function<std::unique_ptr<Engine>()> connect_engines(const std::filesystem::path& dir, const LoadedLabeler& loaded,
+                                                         const EngineOptions& engines) {
+  std::vector<Endpoint> endpoints = endpoints_of(engines);
+  const LabelerIdentity identity{.model_name = model_name(dir),
+                                 .fingerprint = artifact_fingerprint(dir),
+                                 .where = dir.string(),
+                                 .vocab_size = loaded.config().vocab_size,
+                                 .yes = loaded.answer_ids().yes,
+                                 .no = loaded.answer_ids().no,
+                                 .weights = std::string(weight_storage_name(engines.weights))};
+  FleetSettings settings;
+  settings.timeout = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(engines.timeout_seconds));
+  settings.max_in_flight = engines.max_in_flight;
+  auto fleet = std::make_shared<Fleet>(std::move(endpoints), settings, identity);
+  fleet->check_engines();
+  return [fleet, name = identity.model_name] { return std::make_unique<RemoteEngine>(fleet, name); };
+}
+
+}  // namespace remote
+
+Labeler load_with_engines(const std::filesystem::path& dir, const EngineOptions& engines, const LoadOptions& options) {
+  EngineOptions checked = engines;
+  checked.weights = options.weights;
+  remote::endpoints_of(checked);  // a bad URL or option before anything is read
+  std::unique_ptr<LoadedLabeler> loaded = LoadedLabeler::load_without_weights(dir, remote::calls_in_flight(checked));
+  auto make = remote::connect_engines(dir, *loaded, checked);
+  return labeler_of(std::move(loaded), options, std::move(make));
+}
+
+}  // namespace sift

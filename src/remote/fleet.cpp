@@ -1,0 +1,339 @@
+#include "remote/fleet.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "remote/http_connection.h"
+#include "scoring/readout.h"
+
+namespace sift::remote {
+
+struct Fleet::Batch {
+  std::vector<ScoreCall> calls;
+  std::vector<ItemScores> answers;
+  size_t left = 0;
+  std::optional<std::string> error;
+  std::condition_variable done;
+};
+
+// What one attempt came to, decided off the lock.
+struct Fleet::Attempt {
+  Outcome outcome = Outcome::Failed;
+  std::optional<Duration> retry_after;
+  std::string failure;                 // Busy, Failed: how, for the timeout's message
+  ItemScores scores;                   // Answered
+  std::optional<std::string> refusal;  // the engine serves another labeler (fatal to the fleet)
+  std::optional<std::string> rejected; // the request was refused (4xx): its batch fails
+  bool verified = false;               // the identity was checked and holds
+  bool inexact = false;                // ...by name and vocabulary only (no fingerprint)
+};
+
+namespace {
+
+// The message of an error answer (sift serve, SGLang and OpenAI put it at "message" or
+// "error.message"), else the start of the body.
+std::string answer_message(const std::string& body) {
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_object()) {
+    if (j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();
+    if (j.contains("error") && j["error"].is_object() && j["error"].contains("message") &&
+        j["error"]["message"].is_string())
+      return j["error"]["message"].get<std::string>();
+    if (j.contains("detail") && j["detail"].is_string()) return j["detail"].get<std::string>();
+  }
+  return body.substr(0, 200);
+}
+
+// The scores of a /v1/score answer: items x labels probabilities in [0, 1], or nullopt (with
+// why: the attempt failed, and the request goes to another engine).
+std::optional<ItemScores> parse_scores(const std::string& body, const ScoreCall& call, std::string& why) {
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded()) {
+    why = fmt::format("answered 200 with a body that is not JSON: {}", body.substr(0, 80));
+    return std::nullopt;
+  }
+  if (!j.is_object() || !j.contains("scores") || !j["scores"].is_array()) {
+    why = "answered 200 without a \"scores\" array";
+    return std::nullopt;
+  }
+  const nlohmann::json& rows = j["scores"];
+  if (rows.size() != call.items) {
+    why = fmt::format("answered {} score rows for {} items", rows.size(), call.items);
+    return std::nullopt;
+  }
+  ItemScores scores(call.items);
+  for (size_t i = 0; i < call.items; ++i) {
+    const nlohmann::json& row = rows[i];
+    if (!row.is_array() || row.size() != call.labels) {
+      why = fmt::format("scores[{}] is not {} numbers", i, call.labels);
+      return std::nullopt;
+    }
+    for (const nlohmann::json& p : row) {
+      if (!p.is_number() || !is_probability(p.get<double>())) {
+        why = fmt::format("scores[{}] holds {}, not a probability", i, p.dump());
+        return std::nullopt;
+      }
+      scores[i].push_back(p.get<double>());
+    }
+  }
+  return scores;
+}
+
+}  // namespace
+
+Fleet::Fleet(std::vector<Endpoint> endpoints, const FleetSettings& settings, LabelerIdentity identity)
+    : endpoints_(std::move(endpoints)),
+      settings_(settings),
+      identity_(std::move(identity)),
+      policy_(endpoints_.size(), settings),
+      verified_(endpoints_.size(), false) {
+  if (endpoints_.empty()) fail("--engine: no engine given");
+  for (const Endpoint& endpoint : endpoints_) urls_.push_back(endpoint.url);
+  const size_t n_workers = endpoints_.size() * static_cast<size_t>(std::max(1, settings_.max_in_flight));
+  for (size_t w = 0; w < n_workers; ++w) workers_.emplace_back([this] { work(); });
+}
+
+Fleet::~Fleet() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& worker : workers_) worker.join();
+}
+
+std::chrono::milliseconds Fleet::attempt_timeout() const {
+  // Half the fleet's: a request held by an engine that does not answer is sent elsewhere while
+  // the others still have time to answer it.
+  return std::max(std::chrono::milliseconds(1),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(settings_.timeout / 2));
+}
+
+void Fleet::check_engines() {
+  std::vector<IdentityCheck> checks(endpoints_.size());
+  std::vector<char> answered(endpoints_.size(), 0);  // not vector<bool>: each asker writes its own
+  std::vector<std::thread> askers;
+  const auto timeout = std::min(attempt_timeout(), std::chrono::milliseconds(10000));
+  for (size_t e = 0; e < endpoints_.size(); ++e)
+    askers.emplace_back([&, e] {
+      try {
+        HttpConnection connection(endpoints_[e]);
+        const HttpAnswer answer = connection.get("/v1/models", timeout);
+        if (answer.status != 200) return;  // loading, or not there yet: checked before its first request
+        checks[e] = check_identity(answer.body, identity_, endpoints_[e].url);
+        answered[e] = 1;
+      } catch (const TransportError&) {
+      }
+    });
+  for (std::thread& asker : askers) asker.join();
+  std::string refused;
+  const std::lock_guard lock(mutex_);
+  for (size_t e = 0; e < endpoints_.size(); ++e) {
+    if (!answered[e]) continue;
+    std::optional<std::string> refusal = checks[e].refusal ? checks[e].refusal : admit(e, checks[e].exact);
+    if (refusal) refused += (refused.empty() ? "" : "; ") + *refusal;
+    else verified_[e] = true;
+  }
+  if (!refused.empty()) fail("refusing the engines: {}", refused);
+}
+
+std::vector<ItemScores> Fleet::score(std::vector<ScoreCall> calls) {
+  if (calls.empty()) return {};
+  auto batch = std::make_shared<Batch>();
+  batch->left = calls.size();
+  batch->answers.resize(calls.size());
+  batch->calls = std::move(calls);
+  std::unique_lock lock(mutex_);
+  if (fatal_) fail("{}", *fatal_);
+  const TimePoint now = FleetClock::now();
+  policy_.work_arrived(now);
+  for (size_t i = 0; i < batch->calls.size(); ++i) queue_.push_back({batch, i, 0, now});
+  wake_.notify_all();
+  while (batch->left > 0 && !batch->error) {
+    batch->done.wait_for(lock, std::chrono::milliseconds(200));
+    // The workers fail what is queued; a batch whose last requests are all on engines that
+    // do not answer is failed here.
+    if (batch->left > 0 && !batch->error && policy_.timed_out(FleetClock::now())) {
+      batch->error = timeout_message();
+      fail_everything(*batch->error);
+    }
+  }
+  if (batch->error) fail("{}", *batch->error);
+  return std::move(batch->answers);
+}
+
+std::string Fleet::timeout_message() const {
+  return fmt::format("no engine answered for {:.3g} s (--engine-timeout): {}",
+                     std::chrono::duration<double>(settings_.timeout).count(),
+                     policy_.failures(urls_, FleetClock::now()));
+}
+
+std::optional<std::string> Fleet::admit(size_t engine, bool exact) {
+  if (!first_admitted_) {
+    first_admitted_ = engine;
+    exact_ = exact;
+    if (!exact)
+      spdlog::warn("engine {} names no labeler fingerprint (it is not sift serve): it serves {} with this labeler's "
+                   "vocabulary, but that its scores are this labeler's is not verified",
+                   endpoints_[engine].url, identity_.model_name);
+    return std::nullopt;
+  }
+  if (exact == exact_) return std::nullopt;
+  const size_t proven = exact ? engine : *first_admitted_, unproven = exact ? *first_admitted_ : engine;
+  return fmt::format("engine {} proves it serves this labeler (its fingerprint) but engine {} cannot (no "
+                     "fingerprint): one run scores with one arithmetic; give --engine engines of one kind",
+                     endpoints_[proven].url, endpoints_[unproven].url);
+}
+
+void Fleet::fail_everything(const std::string& message) {
+  for (Task& task : queue_)
+    if (!task.batch->error) {
+      task.batch->error = message;
+      task.batch->done.notify_all();
+    }
+  queue_.clear();
+  if (in_flight_ == 0) policy_.work_drained();
+}
+
+void Fleet::work() {
+  std::vector<std::unique_ptr<HttpConnection>> connections(endpoints_.size());
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    const TimePoint now = FleetClock::now();
+    if (!queue_.empty() && policy_.timed_out(now)) {
+      fail_everything(timeout_message());
+      continue;
+    }
+    // The first request due whose batch still wants it, on the engine the policy chooses.
+    std::optional<TimePoint> wake_at;
+    auto due = queue_.end();
+    for (auto it = queue_.begin(); it != queue_.end();) {
+      if (it->batch->error) {
+        it = queue_.erase(it);
+        continue;
+      }
+      if (it->not_before <= now) {
+        due = it;
+        break;
+      }
+      wake_at = wake_at ? std::min(*wake_at, it->not_before) : it->not_before;
+      ++it;
+    }
+    std::optional<size_t> engine;
+    if (due != queue_.end()) engine = policy_.choose(due->batch->calls[due->index].tokens, now);
+    if (!engine) {
+      if (queue_.empty() && in_flight_ == 0) policy_.work_drained();
+      if (std::optional<TimePoint> change = policy_.next_change(now)) wake_at = wake_at ? std::min(*wake_at, *change) : *change;
+      const TimePoint poll = now + std::chrono::milliseconds(250);  // the timeout is checked at least this often
+      wake_.wait_until(lock, wake_at ? std::min(*wake_at, poll) : poll);
+      continue;
+    }
+    Task task = std::move(*due);
+    queue_.erase(due);
+    const bool verify = !verified_[*engine];
+    ++in_flight_;
+    lock.unlock();
+    Attempt result = attempt(connections, *engine, task, verify);
+    lock.lock();
+    --in_flight_;
+    settle(std::move(task), *engine, std::move(result));
+    wake_.notify_all();
+  }
+}
+
+Fleet::Attempt Fleet::attempt(std::vector<std::unique_ptr<HttpConnection>>& connections, size_t engine,
+                              const Task& task, bool verify) {
+  Attempt result;
+  std::unique_ptr<HttpConnection>& connection = connections[engine];
+  if (!connection) connection = std::make_unique<HttpConnection>(endpoints_[engine]);
+  const ScoreCall& call = task.batch->calls[task.index];
+  const auto failed = [&](const HttpAnswer& answer, std::string_view what) {
+    result.outcome = answer.status == 429 ? Outcome::Busy : Outcome::Failed;
+    result.retry_after = answer.retry_after;
+    result.failure = fmt::format("{}{} {}: {}", what, what.empty() ? "" : ":", answer.status, answer_message(answer.body));
+  };
+  try {
+    if (verify) {
+      const HttpAnswer answer = connection->get("/v1/models", attempt_timeout());
+      if (answer.status != 200) {
+        failed(answer, "GET /v1/models");
+        if (result.outcome == Outcome::Busy) result.outcome = Outcome::Failed;
+        return result;
+      }
+      const IdentityCheck check = check_identity(answer.body, identity_, endpoints_[engine].url);
+      if (check.refusal) {
+        result.refusal = check.refusal;
+        return result;
+      }
+      result.verified = true;
+      result.inexact = !check.exact;
+    }
+    const HttpAnswer answer = connection->post("/v1/score", call.body, attempt_timeout());
+    if (answer.status == 200) {
+      std::string why;
+      if (std::optional<ItemScores> scores = parse_scores(answer.body, call, why)) {
+        result.outcome = Outcome::Answered;
+        result.scores = std::move(*scores);
+      } else {
+        result.failure = why;
+      }
+    } else if (answer.status == 429 || answer.status == 408 || answer.status >= 500) {
+      failed(answer, "");
+    } else {
+      result.rejected = fmt::format("engine {} refused a /v1/score request ({}): {}", endpoints_[engine].url,
+                                    answer.status, answer_message(answer.body));
+    }
+  } catch (const TransportError& e) {
+    result.failure = e.what();
+  }
+  return result;
+}
+
+void Fleet::settle(Task task, size_t engine, Attempt result) {
+  const TimePoint now = FleetClock::now();
+  const int64_t tokens = task.batch->calls[task.index].tokens;
+  // An engine serving another labeler, or of the other kind than the fleet's: fatal.
+  std::optional<std::string> refusal = result.refusal;
+  if (!refusal && result.verified) refusal = admit(engine, !result.inexact);
+  if (refusal) {
+    policy_.finished(engine, tokens, Outcome::Failed, now, std::nullopt, *refusal);
+    fatal_ = *refusal;
+    queue_.push_front(std::move(task));
+    fail_everything(*refusal);
+    return;
+  }
+  if (result.rejected) {
+    policy_.finished(engine, tokens, Outcome::Answered, now);  // it answered: the request is wrong, not the engine
+    if (!task.batch->error) {
+      task.batch->error = *result.rejected;
+      task.batch->done.notify_all();
+    }
+    return;
+  }
+  if (result.verified) verified_[engine] = true;
+  policy_.finished(engine, tokens, result.outcome, now, result.retry_after, result.failure);
+  switch (result.outcome) {
+    case Outcome::Answered:
+      if (!task.batch->error) {
+        task.batch->answers[task.index] = std::move(result.scores);
+        if (--task.batch->left == 0) task.batch->done.notify_all();
+      }
+      return;
+    case Outcome::Busy:  // another engine may take it now
+      queue_.push_front(std::move(task));
+      return;
+    case Outcome::Failed:
+      verified_[engine] = false;  // unreachable or failing: it may come back as another server
+      task.attempts += 1;
+      task.not_before = now + policy_.backoff(task.attempts);
+      queue_.push_front(std::move(task));
+      return;
+  }
+}
+
+}  // namespace sift::remote

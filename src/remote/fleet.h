@@ -1,0 +1,105 @@
+#pragma once
+// Fleet: scoring servers (sift serve replicas, SGLang servers) behind one client. Requests are
+// idempotent, so any engine may answer any of them, and one that fails is simply sent again:
+//
+//   score(calls)    runs every /v1/score request to its answer and returns the answers in
+//                   the order given. Worker threads (max_in_flight per engine) each take the
+//                   first request due, on the engine FleetPolicy chooses (the fewest
+//                   outstanding tokens), over a keep-alive connection of their own.
+//   retried         connection errors, no answer within half the timeout, 5xx, 429 (Retry-After
+//                   honoured), an answer that is not a /v1/score answer: with backoff and
+//                   jitter, an engine that keeps failing ejected and probed back
+//                   (remote/fleet_policy.h).
+//   refused         an engine serving another labeler (remote/identity.h): checked before
+//                   its first request, and again after it was unreachable (it may have been
+//                   restarted with something else); the fleet then fails, naming both. So is
+//                   a fleet that would mix engines that prove their labeler (sift serve's
+//                   fingerprint) with engines that cannot (SGLang): one arithmetic per run.
+//   fails           when work waits and no engine has answered for the timeout: an Error
+//                   naming each engine's last failure; or when an engine rejects a request
+//                   (4xx but 408 and 429: the request itself is wrong, another engine would
+//                   say the same).
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "remote/endpoint.h"
+#include "remote/fleet_policy.h"
+#include "remote/identity.h"
+
+namespace sift::remote {
+
+class HttpConnection;
+
+// One /v1/score request: its JSON body, its prompt tokens (what balancing counts), and the
+// answer's shape (items x labels).
+struct ScoreCall {
+  std::string body;
+  int64_t tokens = 0;
+  size_t items = 0;
+  size_t labels = 0;
+};
+using ItemScores = std::vector<std::vector<double>>;  // per item, per label
+
+class Fleet {
+ public:
+  Fleet(std::vector<Endpoint> endpoints, const FleetSettings& settings, LabelerIdentity identity);
+  ~Fleet();
+  Fleet(const Fleet&) = delete;
+  Fleet& operator=(const Fleet&) = delete;
+
+  // Asks every engine for its identity now: an Error naming every engine that serves another
+  // labeler. Engines that do not answer are checked before their first request.
+  void check_engines();
+  // The answers to `calls`, in their order. Thread-safe: several contexts may score at once.
+  std::vector<ItemScores> score(std::vector<ScoreCall> calls);
+
+  size_t size() const { return endpoints_.size(); }
+  const FleetSettings& settings() const { return settings_; }
+
+ private:
+  struct Batch;
+  struct Task {
+    std::shared_ptr<Batch> batch;
+    size_t index = 0;
+    int attempts = 0;
+    TimePoint not_before{};
+  };
+  struct Attempt;
+
+  void work();
+  Attempt attempt(std::vector<std::unique_ptr<HttpConnection>>& connections, size_t engine, const Task& task,
+                  bool verify);
+  void settle(Task task, size_t engine, Attempt result);  // under mutex_
+  void fail_everything(const std::string& message);      // under mutex_
+  std::string timeout_message() const;                   // under mutex_
+  // An engine passed the identity check, `exact` or not: a refusal when the fleet already has
+  // engines of the other kind; warns once for the first inexact one. Under mutex_.
+  std::optional<std::string> admit(size_t engine, bool exact);
+  std::chrono::milliseconds attempt_timeout() const;
+
+  std::vector<Endpoint> endpoints_;
+  std::vector<std::string> urls_;
+  FleetSettings settings_;
+  LabelerIdentity identity_;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  FleetPolicy policy_;
+  std::deque<Task> queue_;
+  std::vector<bool> verified_;  // per engine: its identity was checked on this connection's life
+  int64_t in_flight_ = 0;
+  std::optional<std::string> fatal_;  // an engine serves another labeler: every score() fails
+  std::optional<size_t> first_admitted_;  // the first engine admitted, and so
+  bool exact_ = false;                    // ...whether the fleet's engines prove their labeler
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace sift::remote

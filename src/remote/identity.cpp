@@ -1,0 +1,73 @@
+#include "remote/identity.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace sift::remote {
+
+namespace {
+
+// --weights values that give the same bits: auto keeps 16-bit checkpoints 16-bit but computes
+// f32's bits.
+std::string_view weights_class(std::string_view weights) { return weights == "auto" ? "f32" : weights; }
+
+}  // namespace
+
+IdentityCheck check_identity(const std::string& models_body, const LabelerIdentity& local, const std::string& url) {
+  using nlohmann::json;
+  IdentityCheck check;
+  const json body = json::parse(models_body, nullptr, false);
+  if (body.is_discarded() || !body.is_object() || !body.contains("data") || !body["data"].is_array()) {
+    check.refusal = fmt::format("engine {}: GET /v1/models did not answer an OpenAI model list", url);
+    return check;
+  }
+  std::string served;
+  for (const json& model : body["data"]) {
+    if (!model.is_object() || !model.contains("id") || !model["id"].is_string()) continue;
+    const std::string id = model["id"].get<std::string>();
+    served += (served.empty() ? "" : ", ") + id;
+    if (id != local.model_name) continue;
+    const auto named = [&](const char* field) { return model.contains(field) && !model[field].is_null(); };
+    if (named("sift_fingerprint")) {
+      const std::string theirs = model["sift_fingerprint"].is_string() ? model["sift_fingerprint"].get<std::string>()
+                                                                      : model["sift_fingerprint"].dump();
+      if (theirs != local.fingerprint)
+        check.refusal = fmt::format("engine {} serves labeler {} with fingerprint {}, but this labeler ({}) is {}: "
+                                    "its scores would not be this labeler's",
+                                    url, id, theirs, local.where, local.fingerprint);
+      const std::string weights =
+          named("sift_weights") && model["sift_weights"].is_string() ? model["sift_weights"].get<std::string>() : "auto";
+      if (!check.refusal && weights_class(weights) != weights_class(local.weights))
+        check.refusal = fmt::format("engine {} holds the weights as {} (sift serve --weights), but this run asks for "
+                                    "{} (--weights): their scores differ; give the engines' --weights here, or "
+                                    "start them with this one",
+                                    url, weights, local.weights);
+      check.exact = !check.refusal;
+      return check;
+    }
+    if (named("vocab_size") && (!model["vocab_size"].is_number_integer() ||
+                                model["vocab_size"].get<int64_t>() != local.vocab_size))
+      check.refusal = fmt::format("engine {} serves {} with a vocabulary of {} tokens, but this labeler ({}) has {}", url,
+                                  id, model["vocab_size"].dump(), local.where, local.vocab_size);
+    if (named("answers")) {
+      const json& answers = model["answers"];
+      const auto id_of = [&](const char* word) -> int64_t {
+        if (!answers.is_object() || !answers.contains(word) || !answers[word].is_object()) return -1;
+        const json& entry = answers[word];
+        return entry.contains("id") && entry["id"].is_number_integer() ? entry["id"].get<int64_t>() : -1;
+      };
+      if (id_of("yes") != local.yes || id_of("no") != local.no)
+        check.refusal = fmt::format("engine {} serves {} whose answer ids are {}, but this labeler ({}) reads yes {} and "
+                                    "no {}",
+                                    url, id, answers.dump(), local.where, local.yes, local.no);
+    }
+    return check;
+  }
+  check.refusal = fmt::format("engine {} serves {}, not {} (the name this labeler's requests give; start the engine "
+                              "with that name, as sift serve does from its directory, or SGLang's --served-model-name)",
+                              url, served.empty() ? "no model" : served, local.model_name);
+  return check;
+}
+
+}  // namespace sift::remote

@@ -1,0 +1,36 @@
+#pragma once
+// Whether an engine serves the labeler this client has: what its GET /v1/models says against
+// the local labeler directory.
+//
+//   sift serve   names the fingerprint of its labeler's files (io/content_hash.h) on its
+//                model object ("sift_fingerprint") and how it holds the weights
+//                ("sift_weights"): the same files held the same way (auto and f32 are one
+//                way: the same bits), the scores are the same bits as local scoring with
+//                that --weights; other files, or another way, is refused.
+//   others       (SGLang) name no fingerprint: the model id must be the name this client
+//                sends, and the vocabulary size and answer ids, where named, must agree; the
+//                scores are then the engine's arithmetic, not verified to be sift's.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace sift::remote {
+
+struct LabelerIdentity {
+  std::string model_name;   // what requests name as "model": the labeler directory's name
+  std::string fingerprint;  // "sha256:..." of its files
+  std::string where;        // the labeler directory, for messages
+  int64_t vocab_size = 0;
+  int32_t yes = -1, no = -1;
+  std::string weights = "auto";  // how the engines must hold the weights (--weights): auto and f32 give the same bits
+};
+
+struct IdentityCheck {
+  std::optional<std::string> refusal;  // set: the engine serves something else (what, in words)
+  bool exact = false;                  // the fingerprints are equal
+};
+
+// `models_body` is the text of the engine's /v1/models answer.
+IdentityCheck check_identity(const std::string& models_body, const LabelerIdentity& local, const std::string& url);
+
+}  // namespace sift::remote
