@@ -10,7 +10,8 @@
 # queue answers 429 and costs retries, not errors; engines that answer wrongly or not at all
 # (tests/e2e/lib/fake_engine.py) cost retries beside a good one and fail the job alone; a
 # job begun here is not resumed on an engine without a fingerprint, nor the reverse (refused,
-# OUT untouched), and one begun here completes on sift serve replicas.
+# OUT untouched), and one begun here completes on sift serve replicas; nor are shards of the
+# two kinds merged.
 # Usage: bash serve_engines.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -236,6 +237,13 @@ try:
         # Complete, it is still refused with the other kind (nothing to write, but the same answer).
         out = batch(small, stopped, "--resume", *other, expect=1)
         check("two arithmetics" in out.stderr, f"a complete job resumed with the other kind: {out.stderr}")
+    # Nor are shards of the two kinds merged.
+    halves = [f"{work}/half-{k}.jsonl" for k in (1, 2)]
+    batch(small, halves[0], "--shard", "1/2")
+    batch(small, halves[1], "--shard", "2/2", "--engine", unverified)
+    out = run("batch", "merge", "--output", f"{work}/halves.jsonl", *halves, expect=1)
+    check("two arithmetics" in out.stderr and "engines that cannot prove their labeler" in out.stderr
+          and not os.path.exists(f"{work}/halves.jsonl"), f"a merge of shards of two kinds: {out.stderr}")
 finally:
     fake.kill()
     fake.wait()
