@@ -40,4 +40,24 @@ struct EngineOptions {
 // `options.threads` and `query_cache_bytes` do not apply (the engines have their own).
 Labeler load_with_engines(const std::filesystem::path& dir, const EngineOptions& engines, const LoadOptions& options = {});
 
+// Which arithmetic engines score with, for a record that must not mix two (a `sift batch`
+// job): `exact` for sift serve replicas that proved this labeler by its fingerprint (the bits
+// of scoring here); otherwise engines that cannot prove it (SGLang), checked by the model name
+// they serve (and this labeler's vocabulary), whose scores are their own arithmetic.
+struct EngineArithmetic {
+  bool exact = true;
+  std::string model;  // !exact: the model name the engines were checked to serve
+};
+
+struct LabelerOnEngines {
+  Labeler labeler;
+  EngineArithmetic arithmetic;
+};
+
+// load_with_engines, and which arithmetic its engines have: waits until one engine has passed
+// its identity check (one run's engines are all of one kind), an Error when none has answered
+// within `engines.timeout_seconds`.
+LabelerOnEngines load_with_engines_of_known_kind(const std::filesystem::path& dir, const EngineOptions& engines,
+                                                 const LoadOptions& options = {});
+
 }  // namespace sift

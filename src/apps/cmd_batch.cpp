@@ -73,7 +73,10 @@ void run_batch_command(const BatchArgs& args) {
   if (args.engines.any())
     options.load_labeler = [engines = args.engines, mode = options.scoring.mode](const std::filesystem::path& dir,
                                                                                const sift::LoadOptions& load) {
-      return sift::apps::load_labeler(dir, load, engines, mode);
+      sift::LabelerOnEngines on = sift::apps::load_labeler_on_engines(dir, load, engines, mode);
+      return sift::batch::JobLabeler{std::move(on.labeler), on.arithmetic.exact
+                                                                ? std::nullopt
+                                                                : std::optional<std::string>(on.arithmetic.model)};
     };
   // A file-size limit (ulimit -f) is a write error naming the file, not a silent death.
   std::signal(SIGXFSZ, SIG_IGN);

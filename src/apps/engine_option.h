@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sift/engines.h"
 #include "sift/labeler.h"
 
 namespace sift::apps {
@@ -25,5 +26,9 @@ void add_engine_options(CLI::App* cmd, EngineFlags& flags);
 // --mode generate is a usage error with --engine (the engines do not generate).
 Labeler load_labeler(const std::filesystem::path& dir, const LoadOptions& options, const EngineFlags& engines,
                      ScoringMode mode = ScoringMode::Mis);
+// With --engine, for a record of which arithmetic scored (sift batch's job): the labeler and
+// its engines' kind, known once one has answered its identity check.
+LabelerOnEngines load_labeler_on_engines(const std::filesystem::path& dir, const LoadOptions& options,
+                                         const EngineFlags& engines, ScoringMode mode);
 
 }  // namespace sift::apps

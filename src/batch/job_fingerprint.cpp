@@ -20,7 +20,34 @@ std::string read_range(std::ifstream& in, int64_t offset, int64_t n, const std::
   return bytes;
 }
 
+// The model name of the unverified engines `job` records, if it records them.
+std::optional<std::string> unverified_model(const nlohmann::ordered_json& job) {
+  const auto recorded = job.find("arithmetic");
+  if (recorded == job.end()) return std::nullopt;
+  return recorded->contains("model") ? recorded->at("model").dump() : "a model";
+}
+
 }  // namespace
+
+std::string arithmetic_name(const nlohmann::ordered_json& job) {
+  if (const std::optional<std::string> model = unverified_model(job))
+    return fmt::format("the arithmetic of engines that cannot prove their labeler (no sift_fingerprint, as SGLang) "
+                       "serving {}",
+                       *model);
+  return "sift's own arithmetic (here, or on sift serve replicas that proved this labeler)";
+}
+
+void check_same_arithmetic(const nlohmann::ordered_json& recorded, const nlohmann::ordered_json& current,
+                           const std::filesystem::path& where) {
+  const std::string before = arithmetic_name(recorded), now = arithmetic_name(current);
+  if (before == now) return;
+  const std::optional<std::string> model = unverified_model(recorded);
+  fail("{}: the job's rows were scored with {}, but this run would score with {}: one output would hold rows of two "
+       "arithmetics. Go on as the job began ({}), or write this run to another output",
+       where.string(), before, now,
+       model ? fmt::format("--engine on such engines serving {}, started as they were", *model)
+             : "without --engine, or with --engine on sift serve replicas of this labeler");
+}
 
 nlohmann::ordered_json input_identity(const std::filesystem::path& input) {
   std::ifstream in(input, std::ios::binary);
@@ -34,7 +61,8 @@ nlohmann::ordered_json input_identity(const std::filesystem::path& input) {
 
 nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, const Labeler& labeler,
                                        const ScoringOptions& options, WeightStorage weights, BatchLine line,
-                                       const Shard& shard, const std::filesystem::path& input) {
+                                       const Shard& shard, const std::filesystem::path& input,
+                                       const std::optional<std::string>& unverified_engines) {
   const ResolvedOptions resolved = labeler.resolve(options);
   nlohmann::ordered_json job = {{"artifact", artifact_fingerprint(model_dir)},
                                 {"version", labeler.version()},
@@ -47,6 +75,8 @@ nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, c
     job["truncate"] = fmt::format("{} {}", truncate_name(options.truncate),
                                   truncation_direction_name(options.truncation_direction));
   if (line == BatchLine::Echo) job["echo"] = true;  // other lines; absent when off (as in older jobs)
+  if (unverified_engines)  // another arithmetic; absent for sift's own (as in older jobs)
+    job["arithmetic"] = {{"engines", "unverified"}, {"model", *unverified_engines}};
   job["shard"] = shard.to_string();
   job["input"] = input_identity(input);
   return job;

@@ -10,6 +10,7 @@
 
 #include "batch/batch_output.h"
 #include "batch/durable_file.h"
+#include "batch/job_fingerprint.h"
 #include "batch/resumable_input.h"
 #include "batch/resumable_line_reader.h"
 #include "batch/output_guard.h"
@@ -84,6 +85,11 @@ void check_shards(std::vector<ShardFile>& shards) {
            shards.front().path.string(), shards.front().shard.to_string());
     if (i > 0 && file.shard.index == shards[i - 1].shard.index)
       fail("shard {} is given twice: {} and {}", file.shard.to_string(), shards[i - 1].path.string(), file.path.string());
+    if (arithmetic_name(file.progress.job) != arithmetic_name(shards.front().progress.job))
+      fail("{} was scored with {}, but {} with {}: a merge would hold rows of two arithmetics; run every shard the "
+           "same way",
+           shards.front().path.string(), arithmetic_name(shards.front().progress.job), file.path.string(),
+           arithmetic_name(file.progress.job));
     if (without_shard(file.progress.job) != without_shard(shards.front().progress.job))
       fail("{} and {} are shards of different jobs (other labeler, threshold, mode, request size or input)",
            shards.front().path.string(), file.path.string());

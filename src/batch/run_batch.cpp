@@ -115,16 +115,18 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
   const LoadOptions load{.threads = options.inference_threads,
                          .weights = options.weights,
                          .query_cache_bytes = options.query_cache_bytes};
-  const Labeler labeler =
-      options.load_labeler ? options.load_labeler(options.model_dir, load) : Labeler::load(options.model_dir, load);
+  const JobLabeler loaded = options.load_labeler ? options.load_labeler(options.model_dir, load)
+                                                 : JobLabeler{Labeler::load(options.model_dir, load), std::nullopt};
+  const Labeler& labeler = loaded.labeler;
   const nlohmann::ordered_json job =
       job_fingerprint(options.model_dir, labeler, options.scoring, options.weights, options.line, options.shard,
-                      options.input);
+                      options.input, loaded.unverified_engines);
   const std::filesystem::path progress_path = progress_file_path(options.output);
   BatchSummary summary;
   JobProgress start;
   start.job = job;
   if (recorded) {
+    check_same_arithmetic(recorded->job, job, progress_path);
     check_same_job(recorded->job, job, progress_path);
     summary.resumed = true;
     summary.job = recorded->totals;

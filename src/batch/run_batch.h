@@ -13,7 +13,7 @@
 //
 // Without --resume an existing OUT (or OUT.progress) is an Error, never overwritten. With
 // --resume: OUT.progress must be intact (progress_file.h) and record the same job
-// (job_fingerprint.h), and OUT, its tail file and the input must be as it records them
+// (job_fingerprint.h: a job begun with one arithmetic is not continued with another), and OUT, its tail file and the input must be as it records them
 // (batch_output.h, file_digest.h; a resume position inside a line is refused), all checked
 // before anything is written or cut; a complete job is left as it is; a job never started
 // (no OUT, or an empty OUT without progress file) starts. OUT is locked for the run
@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,14 @@
 #include "sift/labeler.h"
 
 namespace sift::batch {
+
+// The labeler a job scores with, and whose arithmetic its rows are (job_fingerprint.h): unset
+// for sift's own (this machine, or sift serve replicas that proved the labeler: the same
+// bits); else the model name of engines that cannot prove their labeler (SGLang).
+struct JobLabeler {
+  Labeler labeler;
+  std::optional<std::string> unverified_engines;
+};
 
 struct BatchOptions {
   std::filesystem::path model_dir, input, output;
@@ -47,7 +56,7 @@ struct BatchOptions {
   double checkpoint_seconds = 2.0;
   // How the labeler is loaded once the job is checked (the command's --engine); unset: on
   // this machine, Labeler::load.
-  std::function<Labeler(const std::filesystem::path&, const LoadOptions&)> load_labeler;
+  std::function<JobLabeler(const std::filesystem::path&, const LoadOptions&)> load_labeler;
 };
 
 struct BatchSummary {

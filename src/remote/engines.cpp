@@ -41,8 +41,14 @@ std::vector<Endpoint> endpoints_of(const EngineOptions& engines) {
 
 int64_t calls_in_flight(const EngineOptions& engines) { return 2 * static_cast<int64_t>(engines.urls.size()); }
 
-std::function<std::unique_ptr<Engine>()> connect_engines(const std::filesystem::path& dir, const LoadedLabeler& loaded,
-                                                         const EngineOptions& engines) {
+namespace {
+
+struct Connected {
+  std::shared_ptr<Fleet> fleet;
+  std::string model_name;
+};
+
+Connected connect_fleet(const std::filesystem::path& dir, const LoadedLabeler& loaded, const EngineOptions& engines) {
   std::vector<Endpoint> endpoints = endpoints_of(engines);
   const LabelerIdentity identity{.model_name = model_name(dir),
                                  .fingerprint = artifact_fingerprint(dir),
@@ -56,18 +62,48 @@ std::function<std::unique_ptr<Engine>()> connect_engines(const std::filesystem::
   settings.max_in_flight = engines.max_in_flight;
   auto fleet = std::make_shared<Fleet>(std::move(endpoints), settings, identity);
   fleet->check_engines();
-  return [fleet, name = identity.model_name] { return std::make_unique<RemoteEngine>(fleet, name); };
+  return {std::move(fleet), identity.model_name};
+}
+
+EngineMaker engine_maker(const Connected& connected) {
+  return [fleet = connected.fleet, name = connected.model_name] { return std::make_unique<RemoteEngine>(fleet, name); };
+}
+
+}  // namespace
+
+std::function<std::unique_ptr<Engine>()> connect_engines(const std::filesystem::path& dir, const LoadedLabeler& loaded,
+                                                         const EngineOptions& engines) {
+  return engine_maker(connect_fleet(dir, loaded, engines));
 }
 
 }  // namespace remote
 
-Labeler load_with_engines(const std::filesystem::path& dir, const EngineOptions& engines, const LoadOptions& options) {
+namespace {
+
+EngineOptions checked_options(const EngineOptions& engines, const LoadOptions& options) {
   EngineOptions checked = engines;
   checked.weights = options.weights;
   remote::endpoints_of(checked);  // a bad URL or option before anything is read
+  return checked;
+}
+
+}  // namespace
+
+Labeler load_with_engines(const std::filesystem::path& dir, const EngineOptions& engines, const LoadOptions& options) {
+  const EngineOptions checked = checked_options(engines, options);
   std::unique_ptr<LoadedLabeler> loaded = LoadedLabeler::load_without_weights(dir, remote::calls_in_flight(checked));
   auto make = remote::connect_engines(dir, *loaded, checked);
   return labeler_of(std::move(loaded), options, std::move(make));
+}
+
+LabelerOnEngines load_with_engines_of_known_kind(const std::filesystem::path& dir, const EngineOptions& engines,
+                                                 const LoadOptions& options) {
+  const EngineOptions checked = checked_options(engines, options);
+  std::unique_ptr<LoadedLabeler> loaded = LoadedLabeler::load_without_weights(dir, remote::calls_in_flight(checked));
+  const remote::Connected connected = remote::connect_fleet(dir, *loaded, checked);
+  const bool exact = connected.fleet->exact();
+  const EngineArithmetic arithmetic{.exact = exact, .model = exact ? "" : connected.model_name};
+  return {labeler_of(std::move(loaded), options, remote::engine_maker(connected)), arithmetic};
 }
 
 }  // namespace sift

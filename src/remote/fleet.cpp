@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
@@ -140,6 +141,21 @@ void Fleet::check_engines() {
     else verified_[e] = true;
   }
   if (!refused.empty()) fail("refusing the engines: {}", refused);
+}
+
+bool Fleet::exact() {
+  const TimePoint deadline = FleetClock::now() + settings_.timeout;
+  for (;;) {
+    {
+      const std::lock_guard lock(mutex_);
+      if (first_admitted_) return exact_;
+    }
+    if (FleetClock::now() >= deadline)
+      fail("no engine answered for {:.3g} s (--engine-timeout) to say which labeler it serves (GET /v1/models): {}",
+           std::chrono::duration<double>(settings_.timeout).count(), fmt::join(urls_, ", "));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    check_engines();
+  }
 }
 
 std::vector<ItemScores> Fleet::score(std::vector<ScoreCall> calls) {

@@ -57,6 +57,11 @@ class Fleet {
   // Asks every engine for its identity now: an Error naming every engine that serves another
   // labeler. Engines that do not answer are checked before their first request.
   void check_engines();
+  // Whether the fleet's engines prove their labeler (sift serve's fingerprint: the bits of
+  // scoring here) or cannot (SGLang): decided by the first engine admitted, and one run's
+  // engines are all of that kind. Asks the engines again every half second until one has
+  // passed its identity check; an Error when none has within the timeout.
+  bool exact();
   // The answers to `calls`, in their order. Thread-safe: several contexts may score at once.
   std::vector<ItemScores> score(std::vector<ScoreCall> calls);
 

@@ -219,6 +219,31 @@ TEST(JobFingerprint, ADifferentJobNamesWhatDiffers) {
               HasSubstr("weights is \"q8\" in this run, absent in the job"));
 }
 
+TEST(JobFingerprint, AnotherArithmeticIsRefusedNamingBoth) {
+  // A job without "arithmetic" (sift's own, as every older job) and one scored by engines that
+  // cannot prove their labeler: neither continues the other.
+  const nlohmann::ordered_json local = {{"artifact", "sha256:1"}, {"threshold", 0.5}, {"shard", "1/1"}};
+  nlohmann::ordered_json unverified = local;
+  unverified["arithmetic"] = {{"engines", "unverified"}, {"model", "my-labeler"}};
+  EXPECT_NO_THROW(check_same_arithmetic(local, local, "OUT.progress"));
+  EXPECT_NO_THROW(check_same_arithmetic(unverified, unverified, "OUT.progress"));
+  const std::string begun_here = error_of([&] { check_same_arithmetic(local, unverified, "OUT.progress"); });
+  EXPECT_THAT(begun_here, AllOf(HasSubstr("OUT.progress: the job's rows were scored with sift's own arithmetic"),
+                                HasSubstr("this run would score with the arithmetic of engines that cannot prove "
+                                          "their labeler (no sift_fingerprint, as SGLang) serving \"my-labeler\""),
+                                HasSubstr("without --engine, or with --engine on sift serve replicas")));
+  const std::string begun_there = error_of([&] { check_same_arithmetic(unverified, local, "OUT.progress"); });
+  EXPECT_THAT(begun_there, AllOf(HasSubstr("scored with the arithmetic of engines that cannot prove"),
+                                 HasSubstr("this run would score with sift's own arithmetic"),
+                                 HasSubstr("--engine on such engines serving \"my-labeler\"")));
+  // Engines serving another model name are not the job's engines either.
+  nlohmann::ordered_json renamed = unverified;
+  renamed["arithmetic"]["model"] = "other";
+  EXPECT_THAT(error_of([&] { check_same_arithmetic(unverified, renamed, "OUT.progress"); }),
+              HasSubstr("serving \"other\""));
+  EXPECT_THAT(error_of([&] { check_same_job(local, unverified, "OUT.progress"); }), HasSubstr("arithmetic is"));
+}
+
 TEST(JobFingerprint, InputIdentityIsSizeAndBothEnds) {
   std::string text(3 << 20, 'a');
   const auto a = input_identity(write_test_file("id_a", text));

@@ -8,7 +8,10 @@
 # replicas are back --resume completes it byte-identical; a replica serving another labeler
 # (the same name, other weights) is refused before any row is sent; a replica with a tiny
 # queue answers 429 and costs retries, not errors; engines that answer wrongly or not at all
-# (tests/e2e/lib/fake_engine.py) cost retries beside a good one and fail the job alone.
+# (tests/e2e/lib/fake_engine.py) cost retries beside a good one and fail the job alone; a
+# job begun here is not resumed on an engine without a fingerprint, nor the reverse (refused,
+# OUT untouched), and one begun here completes on sift serve replicas; nor are shards of the
+# two kinds merged.
 # Usage: bash serve_engines.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -207,6 +210,40 @@ try:
     out = batch(small, f"{work}/mixed.jsonl", "--engine", f"{engines(replicas[1])},http://127.0.0.1:{int(open(port_file).read())}",
                 expect=1)
     check("one arithmetic" in out.stderr and not os.path.exists(f"{work}/mixed.jsonl"), f"a mixed fleet: {out.stderr}")
+
+    # A job keeps the arithmetic it began with. Jobs stopped part way (--errors-max 0: at the
+    # first bad row), one begun here and one on the fingerprint-less engine: --resume with the
+    # other kind is refused before anything is written or cut (OUT and OUT.progress the same
+    # bytes), naming both; with the job's own kind it completes, here and on sift serve
+    # replicas alike (the same bits).
+    unverified = f"http://127.0.0.1:{int(open(port_file).read())}"
+    for begun, other, same in [([], ["--engine", unverified], ["--engine", engines(replicas[1])]),
+                               (["--engine", unverified], [], ["--engine", unverified])]:
+        stopped = f"{work}/stopped-{'there' if begun else 'here'}.jsonl"
+        out = batch(small, stopped, *begun, "--errors-max", "0", expect=1)
+        check("over --errors-max 0" in out.stderr, f"stopped at the first bad row: {out.stderr}")
+        before = (read_bytes(stopped), read_bytes(f"{stopped}.progress"))
+        check(0 < len(before[0]) < len(read_bytes(f"{work}/local_small.jsonl")), "the stopped job wrote part of its rows")
+        out = batch(small, stopped, "--resume", *other, expect=1)
+        kinds = ["sift's own arithmetic", "engines that cannot prove their labeler"]
+        check(all(kind in out.stderr for kind in kinds) and "two arithmetics" in out.stderr
+              and out.stderr.index(kinds[0 if not begun else 1]) < out.stderr.index("this run would score"),
+              f"resuming {begun or 'a local job'} with {other or 'no engine'}: {out.stderr}")
+        check((read_bytes(stopped), read_bytes(f"{stopped}.progress")) == before,
+              f"a refused --resume changed {stopped} or its progress file")
+        out = batch(small, stopped, "--resume", *same)
+        check(json.loads(out.stdout)["resumed"] is True, f"--resume {same}: {out.stdout}")
+        check(read_bytes(stopped) == read_bytes(f"{work}/local_small.jsonl"), f"--resume {same} differs from local")
+        # Complete, it is still refused with the other kind (nothing to write, but the same answer).
+        out = batch(small, stopped, "--resume", *other, expect=1)
+        check("two arithmetics" in out.stderr, f"a complete job resumed with the other kind: {out.stderr}")
+    # Nor are shards of the two kinds merged.
+    halves = [f"{work}/half-{k}.jsonl" for k in (1, 2)]
+    batch(small, halves[0], "--shard", "1/2")
+    batch(small, halves[1], "--shard", "2/2", "--engine", unverified)
+    out = run("batch", "merge", "--output", f"{work}/halves.jsonl", *halves, expect=1)
+    check("two arithmetics" in out.stderr and "engines that cannot prove their labeler" in out.stderr
+          and not os.path.exists(f"{work}/halves.jsonl"), f"a merge of shards of two kinds: {out.stderr}")
 finally:
     fake.kill()
     fake.wait()

@@ -1,7 +1,8 @@
 // sift::load_with_engines (sift/engines.h) without a server: bad options are OptionErrors
 // before anything is read; an engine that cannot be reached at the start is no error (it is
 // checked before its first request), and scoring fails once no engine has answered for the
-// timeout, naming it; the labeler is loaded without its weights.
+// timeout, naming it; the labeler is loaded without its weights. Loading for a record of the
+// engines' kind (sift batch's job) waits for one to answer, and fails naming them when none does.
 #include "sift/engines.h"
 
 #include <gtest/gtest.h>
@@ -34,6 +35,19 @@ TEST(LoadWithEngines, NoEngineAnsweringFailsTheCallNamingIt) {
     const std::string what = e.what();
     EXPECT_NE(what.find("no engine answered for 0.5 s"), std::string::npos) << what;
     EXPECT_NE(what.find("http://127.0.0.1:9: cannot connect"), std::string::npos) << what;
+  }
+}
+
+TEST(LoadWithEngines, TheEnginesKindWaitsForAnEngineToAnswer) {
+  try {
+    load_with_engines_of_known_kind(kModel, {.urls = {"http://127.0.0.1:9"}, .timeout_seconds = 0.5});
+    FAIL() << "a kind without an engine";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("no engine answered for 0.5 s (--engine-timeout) to say which labeler it serves"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("http://127.0.0.1:9"), std::string::npos) << what;
   }
 }
 
