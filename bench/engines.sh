@@ -6,7 +6,7 @@
 # CPU-second of everything that ran (the client and the servers it used, from getrusage and
 # /proc/PID/stat: on a shared machine the fairer measure of what the protocol costs),
 # medians; fails unless every run wrote the same bytes.
-# Usage: bash bench/engines.sh [BUILD_DIR] [ROWS] [REPS]
+# Usage: bash bench/engines.sh [BUILD_DIR] [ROWS] [REPS] [LABELER_DIR]   (default models/default-labeler)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -20,7 +20,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-model=models/default-labeler
+model=${4:-models/default-labeler}
 for k in 1 2; do
   OMP_NUM_THREADS=1 "$build/sift" serve --model "$model" --threads 1 --port 0 --port-file "$work/$k.port" \
     2> "$work/$k.log" &

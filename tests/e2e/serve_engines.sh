@@ -26,7 +26,7 @@ make_tiny_labeler "$SIFT" "$SRC" "$WORK/other/labeler" 6  # the same name, other
 "$SIFT" synth --out "$WORK/world" --members 60 --candidates 30 --seed 3 2>/dev/null
 
 PYTHONPATH="$SRC/tests/e2e/lib" OMP_NUM_THREADS=1 python3 - "$SIFT" "$WORK" <<'PY'
-import hashlib, json, os, subprocess, sys
+import hashlib, json, os, subprocess, sys, threading
 from batch_checks import check, make_rows, write, read_bytes
 from label_checks import Sift, without_run
 from serve_client import Server, wait_until
@@ -156,19 +156,26 @@ with Server(sift, model, "--threads", "1", "--weights", "q8") as q8:
     batch(small, f"{work}/fleet_q8.jsonl", "--weights", "q8", "--engine", engines(q8))
     check(read_bytes(f"{work}/fleet_q8.jsonl") == read_bytes(f"{work}/local_q8.jsonl"), "--weights q8 on a q8 replica")
 
-# 5. A replica whose queue holds one request at a time (rows of one size, the queue exactly
-# one row's prompt tokens, its engine held until a 429 was answered): 429s cost retries, not
-# errors.
+# 5. A replica whose queue is full (its engine held at the gate with one request, the queue
+# holding exactly one row's prompt tokens and filled by another) answers every request of the
+# job 429 until the gate opens: 429s cost retries, not errors.
 same = {"query": "python sql kubernetes", "items": ["python", "welding", "cloud"]}
 busy = write(f"{work}/busy_rows.jsonl", "".join(json.dumps(dict(same, id=i)) + "\n" for i in range(20)))
 batch(busy, f"{work}/local_busy.jsonl")
 row_tokens = replicas[0].post("/v1/label", same)[2]["usage"]["prompt_tokens"]
 with Server(sift, model, "--threads", "1", "--max-queue-tokens", str(row_tokens), gated=True) as tiny:
+    fillers = [threading.Thread(target=tiny.post, args=("/v1/label", same)) for _ in range(2)]
+    fillers[0].start()
+    wait_until(lambda: (tiny.metric("sift_queue_wait_seconds_count") or 0) == 1, "the engine never took the first request")
+    fillers[1].start()
+    wait_until(lambda: tiny.metric("sift_queue_requests") == 1, "the second request never reached the queue")
     job = subprocess.Popen([sift, "batch", "--model", model, "--input", busy, "--output", f"{work}/busy.jsonl",
                             "--threads", "1", "--engine", engines(tiny)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    wait_until(lambda: scored(tiny, "429") > 0, "no 429 from the replica with a tiny queue")
+    wait_until(lambda: scored(tiny, "429") > 0, "no 429 from the replica with a full queue")
     tiny.release(1 << 12)
+    for filler in fillers:
+        filler.join()
     out, err = job.communicate(timeout=600)
     check(job.returncode == 0, f"sift batch against a replica answering 429: {err}")
     check(read_bytes(f"{work}/busy.jsonl") == read_bytes(f"{work}/local_busy.jsonl"), "429s changed the output")
