@@ -3,6 +3,7 @@ server on a port it chooses itself (--port 0, read back from --port-file: no por
 here and released for another process to take), wait for /health, talk HTTP with the
 standard library only, hold the engine through its test gate (SIFT_TEST_ENGINE_GATE), and
 stop it with SIGTERM (checking it exits 0)."""
+import atexit
 import http.client
 import json
 import os
@@ -49,11 +50,17 @@ class Server:
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen([sift, "serve", "--model", model, "--port", "0", "--port-file", port_file, *args],
                                      stdout=self.log, stderr=subprocess.STDOUT, env=env, preexec_fn=preexec_fn)
+        atexit.register(self._kill_if_running)  # a script that fails leaves no server behind
         wait_until(lambda: os.path.exists(port_file) or self.proc.poll() is not None, "sift serve wrote no --port-file")
         check(self.proc.poll() is None, f"sift serve exited early: {self.read_log()}")
         self.port = int(open(port_file).read())
         if healthy:
             self.wait_healthy()
+
+    def _kill_if_running(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
 
     def wait_healthy(self):
         def healthy():
