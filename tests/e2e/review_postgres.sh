@@ -9,20 +9,8 @@ set -euo pipefail
 SIFT=$1
 SRC=$2
 WORK=$(mktemp -d)
-SERVER_DIR=""
-cleanup() {
-  [ -n "$SERVER_DIR" ] && bash "$SRC/tests/e2e/lib/postgres_server.sh" stop "$SERVER_DIR"
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-server=$(bash "$SRC/tests/e2e/lib/postgres_server.sh" start) || {
-  rc=$?
-  [ "$rc" -eq 77 ] && echo "review_postgres: SKIPPED: no PostgreSQL server binary (apt-get install postgresql)"
-  exit "$rc"
-}
-SERVER_DIR=$(echo "$server" | sed -n 1p)
-URI=$(echo "$server" | sed -n 2p)
+source "$SRC/tests/e2e/lib/postgres_for_test.sh"
+start_postgres review_postgres
 psql -q "$URI" -c "CREATE DATABASE labels" >/dev/null
 
 PYTHONPATH="$SRC/tests/e2e/lib" python3 - "$SIFT" "$SRC" "$WORK" "$URI" <<'PY'
