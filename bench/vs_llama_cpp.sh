@@ -292,19 +292,23 @@ PYEOF
 # One run of sift score with the weights held as $5 (f32 | auto | bf16 | q8; the labeler is
 # BF16, so auto keeps it BF16 multiplied in F32, and bf16 is BF16 compute where the CPU has it),
 # one row per forward call (--max-batch-tokens: the row's tokens, so what shares a call does not
-# depend on how far the reader thread got); appends a record with the scoring time and CPU time
+# depend on how far the reader thread got), every row computed whole (--kv-cache-mb 0: the
+# workload repeats its row, and llama_score clears its cache between repetitions, so sift must
+# not reuse the first repetition's query keys either); appends a record with the scoring time and CPU time
 # sift reports (-v: after the model load), the peak RSS (/usr/bin/time) and the BF16 kernel it
 # says it used to results.jsonl.
 run_sift() {
   local mode=$1 rows=$2 rep=$3 tag=$4 weights=$5 seconds cpu_seconds rss_kb kernel
   /usr/bin/time -f "%M" -o "$RUN/rss.txt" "$SIFT" -v --threads "$THREADS" score --model "$LABELER" --mode "$mode" \
-    --weights "$weights" --max-batch-tokens "$ROW_TOKENS" --input "$rows" --output "$RUN/sift-$tag.jsonl" \
+    --weights "$weights" --max-batch-tokens "$ROW_TOKENS" --kv-cache-mb 0 --input "$rows" --output "$RUN/sift-$tag.jsonl" \
     2> "$RUN/sift-stderr.log" \
     || die "sift score --mode $mode --weights $weights failed (see $RUN/sift-stderr.log)"
   cat "$RUN/sift-stderr.log" >> "$RUN/stderr.log"
   seconds=$(sed -n 's/.*labels scored in \([0-9.]*\) s (\([0-9.]*\) CPU-s.*/\1/p' "$RUN/sift-stderr.log" | tail -1)
   cpu_seconds=$(sed -n 's/.*labels scored in \([0-9.]*\) s (\([0-9.]*\) CPU-s.*/\2/p' "$RUN/sift-stderr.log" | tail -1)
   [ -n "$seconds" ] || die "sift score -v printed no scoring time (see $RUN/sift-stderr.log)"
+  grep -q " 0 of them reused" "$RUN/sift-stderr.log" \
+    || die "sift score reused query keys across the workload's repetitions (see $RUN/sift-stderr.log)"
   rss_kb=$(tail -1 "$RUN/rss.txt")
   kernel=$(sed -n 's/.*BF16 compute: the \([a-z0-9-]*\) kernel.*/\1/p' "$RUN/sift-stderr.log" | tail -1)
   if grep -q "BF16 weights are multiplied in F32" "$RUN/sift-stderr.log"; then kernel="none: F32"; fi
