@@ -76,11 +76,14 @@ BASE_SHAPE = "0.8M"
 # cores; the smaller sizes reach their plateau and stop long before the cap). The cap is 5,000
 # steps because the largest size is still learning at 3,000: with a 3,000-step schedule its
 # scoring labeler stopped at 89.5% validation agreement only because the learning rate had
-# decayed to nothing, 0.1 point per 50 steps short of its plateau.
+# decayed to nothing, 0.1 point per 50 steps short of its plateau. The patience is 1,000 steps
+# (20 evaluations) because a labeler sits on the candidate-blind answer for a while before it
+# learns to read the candidates: with 300, the largest generation labeler stopped at 1,350
+# steps on that shelf (80.6% validation), where the scoring labeler had left it after ~1,300.
 CONFIGS = {
     "full": dict(members=8000, corpus_tokens=2_000_000, corpus_validation_documents=800,
                  pretrain_epochs=2, pretrain_batch_tokens=16384, sizes=[3000, 12000, 40000, 120000],
-                 reference_size=12000, seeds=[1, 2, 3], max_steps=5000, eval_every=50, patience=6,
+                 reference_size=12000, seeds=[1, 2, 3], max_steps=5000, eval_every=50, patience=20,
                  validation_rows=250, eval_rows=800, shuffle_rows=100, offline_rows=800, serve_rows=12,
                  split_rows=150, serve_ns=[20, 50, 100, 200], ladder=["0.1M", "0.2M", "0.8M", "1.9M"]),
     "quick": dict(members=2500, corpus_tokens=400_000, corpus_validation_documents=200,
@@ -358,7 +361,7 @@ class Study:
         # within its first hour (and its labelers are the throughput steps' and RQ4's).
         for pairs in reversed(sizes):
             for seed in self.cfg["seeds"]:
-                for method in ("scoring", "generate"):
+                for method in ("generate", "scoring"):
                     trained = self.finetune(method, pairs, seed, base["dir"])
                     labelers[(method, pairs, seed)] = trained["dir"]
                     q = self.evaluate(method, trained["dir"], f"quality_{method}_{pairs}_seed{seed}")
