@@ -6,7 +6,8 @@ file exists, so an interrupted run continues where it stopped (--fresh starts ov
 run killed midway resumes from its checkpoint).
 
     /usr/bin/python3 bench/paper/study.py [--quick] [--seeds N] [--rq1-only] [--work DIR] [--report FILE]
-                                          [--fresh] [--throughput] [--sift BINARY]
+                                          [--fresh] [--throughput] [--sift BINARY] [--sizes S,...]
+                                          [--train-threads N]
 
 Steps (sizes in labeled (profile, qualification) pairs; each row holds K = 20 pairs):
   world      sift synth (member-disjoint train / validation / test) with its pretraining corpus
@@ -39,6 +40,7 @@ busy machine, which the report's header states; the cached steps it ran count fo
 """
 import argparse
 import collections
+import fcntl
 import hashlib
 import itertools
 import json
@@ -155,7 +157,12 @@ class Study:
         1-minute load average at its start and end (load = other work on the machine too)."""
         path = os.path.join(self.results, name + ".json")
         self.ran.add(name)
+        # One invocation at a time runs a step: another that reaches it waits here, then reads
+        # its result (two invocations with disjoint --sizes share the world and the base).
+        lock = open(path + ".lock", "w")
+        fcntl.flock(lock, fcntl.LOCK_EX)
         if os.path.exists(path):
+            lock.close()
             return json.load(open(path))
         log(f"{name} ...")
         t, cpu, load = time.time(), children_cpu_seconds(), os.getloadavg()[0]
@@ -166,6 +173,7 @@ class Study:
             json.dump(value, f, indent=1)
         os.replace(path + ".tmp", path)
         log(f"{name}: done in {value['seconds']:.0f} s ({value['cpu_seconds']:.0f} CPU s, load {load:.1f})")
+        lock.close()
         return value
 
     def path(self, *parts):
@@ -266,7 +274,7 @@ class Study:
             report = last_json(run(
                 self.sift, "train", "--init-model", base, "--train", rows, "--validation", self.validation_rows(),
                 "--out", out, *objective, "--steps", self.cfg["max_steps"], "--batch-size", FINETUNE["batch_pairs"],
-                "--lr", FINETUNE["lr"], "--seed", seed, "--threads", THREADS, "--early-stopping", self.cfg["patience"],
+                "--lr", FINETUNE["lr"], "--seed", seed, "--threads", self.args.train_threads, "--early-stopping", self.cfg["patience"],
                 "--eval-every", self.cfg["eval_every"], "--min-delta", FINETUNE["min_delta"], "--save-every", 100,
                 *resume))
             shutil.rmtree(os.path.join(out, "checkpoint"), ignore_errors=True)
@@ -276,7 +284,8 @@ class Study:
                     "--in-place")
                 threshold = json.load(open(os.path.join(out, "sift.json")))["threshold"]
             stopping = report["early_stopping"]
-            return {"method": method, "pairs": pairs, "seed": seed, "steps": report["step"],
+            return {"method": method, "pairs": pairs, "seed": seed, "threads": self.args.train_threads,
+                    "steps": report["step"],
                     "best_step": stopping["best_step"], "stopped_early": report["stopped_early"],
                     "validation_best": stopping["best"], "evaluations": stopping["evaluations"],
                     "loss": report["loss"], "pairs_per_second": report["pairs_per_second"], "threshold": threshold}
@@ -356,6 +365,11 @@ class Study:
         world = self.world()
         base = self.pretrain(BASE_SHAPE)
         sizes = [s for s in self.cfg["sizes"] if s <= world["train_pairs"]]
+        if self.args.sizes:  # this invocation's share of the cells; the report wants them all
+            missing = [s for s in self.args.sizes if s not in sizes]
+            if missing:
+                raise SystemExit(f"--sizes {missing}: not among this configuration's sizes {sizes}")
+            sizes = [s for s in sizes if s in self.args.sizes]
         quality, labelers = [], {}
         # The largest size first: the validity check reads it, so a run that will not pass says so
         # within its first hour (and its labelers are the throughput steps' and RQ4's).
@@ -366,6 +380,8 @@ class Study:
                     labelers[(method, pairs, seed)] = trained["dir"]
                     q = self.evaluate(method, trained["dir"], f"quality_{method}_{pairs}_seed{seed}")
                     quality.append({**trained, **q})
+        if self.args.sizes:
+            return None
         largest, first_seed = sizes[-1], self.cfg["seeds"][0]
         baselines = self.step("baselines", self.baselines)
         protocol = {"config": self.cfg, "pretrain_recipe": PRETRAIN, "finetune_recipe": FINETUNE,
@@ -442,6 +458,13 @@ def main():
     ap.add_argument("--fresh", action="store_true", help="discard what an earlier run wrote into WORK first (not the bases)")
     ap.add_argument("--throughput", action="store_true",
                     help="re-measure the throughput steps (offline, serving, ladder labels/s) with the trained labelers")
+    ap.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",")],
+                    help="fine-tune only these of the configuration's sizes (comma-separated) and write no report: "
+                         "two invocations with disjoint sizes run side by side, then one without --sizes "
+                         "finds every cell cached and writes the report")
+    ap.add_argument("--train-threads", type=int, default=1,
+                    help="threads of each fine-tuning run (default 1: two threads train no faster at these shapes, "
+                         "so two invocations with --sizes use two cores better)")
     args = ap.parse_args()
     args.work = args.work or os.path.join(SRC, "build", "paper-study-quick" if args.quick else "paper-study")
     args.report = args.report or (os.path.join(args.work, "REPORT.md") if args.quick else os.path.join(HERE, "REPORT.md"))
@@ -456,6 +479,9 @@ def main():
                 os.remove(path)
     study = Study(args)
     results = study.run()
+    if results is None:
+        log(f"the cells of sizes {args.sizes} are done; a run without --sizes writes the report")
+        return
     # Wall time: the sum of the steps' own times, so a run resumed after an interruption (or
     # extended by a new step) does not count the pause; CPU seconds likewise.
     # The steps of this invocation's protocol (a run with fewer seeds may share WORK with a larger one).
