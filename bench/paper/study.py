@@ -459,12 +459,9 @@ def main():
     ap.add_argument("--throughput", action="store_true",
                     help="re-measure the throughput steps (offline, serving, ladder labels/s) with the trained labelers")
     ap.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",")],
-                    help="fine-tune only these of the configuration's sizes (comma-separated) and write no report: "
-                         "two invocations with disjoint sizes run side by side, then one without --sizes "
-                         "finds every cell cached and writes the report")
-    ap.add_argument("--train-threads", type=int, default=1,
-                    help="threads of each fine-tuning run (default 1: two threads train no faster at these shapes, "
-                         "so two invocations with --sizes use two cores better)")
+                    help="fine-tune only these of the configuration's sizes (comma-separated) and write no report; "
+                         "a run without --sizes then finds every cell cached and writes it")
+    ap.add_argument("--train-threads", type=int, default=2, help="each fine-tuning run's --threads (default 2)")
     args = ap.parse_args()
     args.work = args.work or os.path.join(SRC, "build", "paper-study-quick" if args.quick else "paper-study")
     args.report = args.report or (os.path.join(args.work, "REPORT.md") if args.quick else os.path.join(HERE, "REPORT.md"))
