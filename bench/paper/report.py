@@ -229,7 +229,7 @@ def validity_section(res):
              f"{pct(SCORING_TARGET, 0)} agreement.", "",
              f"| labeler at {largest:,} pairs | agreement (mean) | vs best candidate-blind ({pct(blind)}) | steps (best/stop) "
              "| verdict |", "|---|---|---|---|---|"]
-    failures = []
+    failures, why = [], []
     for method, name in (("scoring", "scoring"), ("generate", "generation")):
         rows = by[(method, largest)]
         mean = sum(r["agreement"] for r in rows) / len(rows)
@@ -249,7 +249,29 @@ def validity_section(res):
             verdict += (f"; {pct(mean)} {'meets' if mean >= SCORING_TARGET else 'is below'} the "
                         f"{pct(SCORING_TARGET, 0)} scoring target")
         lines.append(f"| {name} | {pct(mean)} | {points(gap)} points | {steps} | {verdict} |")
-    return lines + [""], failures
+        if gap < VALIDITY_POINTS / 100:
+            why.append(plateau_note(name, method, rows, res))
+    return lines + [""] + why, failures
+
+
+def plateau_note(name, method, rows, res):
+    """Why a labeler that failed the validity check stopped: at the step cap (more steps might
+    help) or at its plateau (they would not, with this shape and recipe)."""
+    cfg = res["config"]
+    if any(not r["stopped_early"] for r in rows):
+        return (f"**Why {name} did not learn the task**: the --steps cap ({cfg['max_steps']:,}) ended a run before "
+                "its plateau; a larger cap may let it leave the candidate-blind answer.\n")
+    best = ", ".join(f"{pct(r['validation_best'])} at step {r['best_step']:,}" for r in rows)
+    signal = "teacher-forced validation agreement" if method == "generate" else "validation agreement"
+    text = (f"**Why {name} did not learn the task**: it reached its plateau, not the step cap: its best {signal} "
+            f"was {best}, and {cfg['patience'] * cfg['eval_every']:,} more steps brought no gain of "
+            f"{100 * float(res['finetune_recipe']['min_delta']):.1f} point. More steps of this recipe would not change "
+            "the verdict: at this labeler shape and data size, the recipe leaves this objective near the "
+            "candidate-blind answer.")
+    if method == "generate":
+        text += (" Teacher-forced, each answer is predicted after the reference's earlier answers; decoding "
+                 "feeds it its own, and the test agreement above is the decoded one.")
+    return text + "\n"
 
 
 def throughput_section(res, out_dir):
