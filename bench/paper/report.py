@@ -105,7 +105,7 @@ def header(res):
     missing = left_out(res)
     scope = ([f"**This is not the study's full run.** It ran `bench/paper/run.sh{command(res)}`, a smaller run "
               f"for a busy machine, and leaves out {'; '.join(missing)}. Its numbers answer only what they "
-              "measure, at this size; the full run (`bash bench/paper/run.sh` on an idle machine, at most 4 hours) "
+              "measure, at this size; the full run (`bash bench/paper/run.sh` on an idle machine, about 5.5 hours) "
               "remains to be done.", ""] if missing else [])
     return ["# sift reproduces the paper's research questions", ""] + scope + [
             f"Output of `bench/paper/run.sh{command(res)}`: commit `{res['commit']}`"
@@ -397,7 +397,8 @@ def differences_section(res):
             "sequential step; independent: the profile once per candidate). The paper's ratios are stack-level "
             "(different engines, checkpoints and tuning).",
             "- **Sizes**: the paper's axis runs to 443K pairs on ~100M pairs of data; this study's full run is sized "
-            "to fit in 4 hours on 2 idle cores.", ""]
+            "for about 5.5 hours on 2 idle cores (fine-tuning every cell to its plateau takes about 90 minutes per "
+            "seed).", ""]
 
 
 def step_table(res):
