@@ -159,22 +159,20 @@ class Study:
         self.ran.add(name)
         # One invocation at a time runs a step: another that reaches it waits here, then reads
         # its result (two invocations with disjoint --sizes share the world and the base).
-        lock = open(path + ".lock", "w")
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if os.path.exists(path):
-            lock.close()
-            return json.load(open(path))
-        log(f"{name} ...")
-        t, cpu, load = time.time(), children_cpu_seconds(), os.getloadavg()[0]
-        value = fn()
-        value = {"seconds": time.time() - t, "cpu_seconds": children_cpu_seconds() - cpu,
-                 "load": [load, os.getloadavg()[0]], **value}
-        with open(path + ".tmp", "w") as f:
-            json.dump(value, f, indent=1)
-        os.replace(path + ".tmp", path)
-        log(f"{name}: done in {value['seconds']:.0f} s ({value['cpu_seconds']:.0f} CPU s, load {load:.1f})")
-        lock.close()
-        return value
+        with open(path + ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if os.path.exists(path):
+                return json.load(open(path))
+            log(f"{name} ...")
+            t, cpu, load = time.time(), children_cpu_seconds(), os.getloadavg()[0]
+            value = fn()
+            value = {"seconds": time.time() - t, "cpu_seconds": children_cpu_seconds() - cpu,
+                     "load": [load, os.getloadavg()[0]], **value}
+            with open(path + ".tmp", "w") as f:
+                json.dump(value, f, indent=1)
+            os.replace(path + ".tmp", path)
+            log(f"{name}: done in {value['seconds']:.0f} s ({value['cpu_seconds']:.0f} CPU s, load {load:.1f})")
+            return value
 
     def path(self, *parts):
         return os.path.join(self.work, *parts)
