@@ -340,7 +340,9 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
     error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.close();
-    parser_.reset();
+    // The parser stays: a read still pending on it (a head or body cut short by shutdown)
+    // finishes with operation_aborted, and Beast touches the parser before calling back. It is
+    // freed with the session, once that last handler has run.
     started_ = {};
   }
 

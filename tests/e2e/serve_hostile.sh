@@ -233,7 +233,7 @@ trickler = start_trickling(server.port, 50, interval=0.2)
 wait_until(lambda: server.metric("sift_connections") >= 50, "the tricklers are connected")
 code = server.stop(timeout=60)
 stop_trickling(trickler)
-check(code == 0, f"SIGTERM with trickling clients: exit {code}")
+check(code == 0, f"SIGTERM with trickling clients: exit {code}: {server.read_log()}")
 server.close()
 
 # 11. SIGTERM while a client never reads its (large) response: exit 0 once
