@@ -6,10 +6,7 @@
 #include "kernels/micro_tile.h"
 #include "sift/version.h"
 
-// Set by CMakeLists.txt on this file only, so a new commit recompiles nothing else.
-#ifndef SIFT_GIT_COMMIT
-#define SIFT_GIT_COMMIT "unknown"
-#endif
+// Set by CMakeLists.txt on this file only.
 #ifndef SIFT_BUILD_TYPE
 #define SIFT_BUILD_TYPE "unknown"
 #endif
@@ -27,7 +24,7 @@ std::string version_text() {
   const char* simd = !cpu_has_avx2_fma()           ? "plain kernels (no AVX2+FMA on this CPU)"
                      : tile_isa() == TileIsa::Avx512 ? "AVX2+FMA kernels, AVX-512 register tile"
                                                      : "AVX2+FMA kernels";
-  return fmt::format("sift {} (commit {}, {} build, {}, {}, C++{})", sift::version(), SIFT_GIT_COMMIT, SIFT_BUILD_TYPE,
+  return fmt::format("sift {} (commit {}, {} build, {}, {}, C++{})", sift::version(), git_commit(), SIFT_BUILD_TYPE,
                      compiler, simd, __cplusplus / 100 % 100);
 }
 

@@ -4,4 +4,7 @@
 
 namespace sift::apps {
 std::string version_text();
+// The commit built from, e.g. "fc8bc25" or "fc8bc25-dirty" (generated at build time by
+// cmake/git_commit.cmake).
+const char* git_commit();
 }

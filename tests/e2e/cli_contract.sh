@@ -24,7 +24,7 @@ source "$SRC/tests/e2e/lib/tiny_labeler.sh"
 make_tiny_labeler "$SIFT" "$SRC" "$WORK/labeler" 11
 
 python3 - "$SIFT" "$WORK" <<'PY'
-import hashlib, json, os, random, subprocess, sys
+import hashlib, json, os, random, re, subprocess, sys
 sift, work = sys.argv[1:3]
 model = os.path.join(work, "labeler")
 def check(cond, what):
@@ -58,7 +58,8 @@ open(rows_path, "w").write(text)
 
 # --version; --help; global options before or after the subcommand, same output.
 version = run("--version").stdout
-check(version.startswith("sift ") and "commit" in version, f"--version: {version!r}")
+built_from = re.search(r"\(commit ([0-9a-f]{7,}(-dirty)?|unknown), ", version)
+check(version.startswith("sift ") and built_from, f"--version: {version!r}")
 check("score" in run("--help").stdout, "--help lists the commands")
 before = run("--threads", "1", "-q", "score", "--model", model, "--input", rows_path)
 after = run("score", "--model", model, "--input", rows_path, "--threads", "1", "--quiet")
