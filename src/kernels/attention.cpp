@@ -210,11 +210,12 @@ void score_panels(const float* q_packed, int64_t n_vec, const KvPanels& kv, int6
                   int32_t end, float* s, int64_t ld) {
   if (begin >= end) return;
   const int64_t p0 = begin / kTileCols, p1 = (end + kTileCols - 1) / kTileCols, step = tile_panels();
+  const int64_t rows = tile_rows();
   for (int64_t p = p0; p < p1; p += step) {
     const int64_t n_columns = std::min(step, p1 - p) * kTileCols;
-    for (int64_t t0 = 0; t0 < n_vec; t0 += kTileRows)
+    for (int64_t t0 = 0; t0 < n_vec; t0 += rows)
       micro_tile(q_packed + t0 * kv.hd, kv.key_panel(kv_head, p), kv.hd * kTileCols, kv.hd, true,
-                 s + t0 * ld + (p - p0) * kTileCols, ld, std::min(kTileRows, n_vec - t0), n_columns);
+                 s + t0 * ld + (p - p0) * kTileCols, ld, std::min(rows, n_vec - t0), n_columns);
   }
 }
 
@@ -285,7 +286,7 @@ void attend_block(const RowBlock& block, const VisibleKeys* visible, const float
   // 3. Values: the shared keys in chunks (the chains continue from chunk to chunk), then tails.
   chains.resize(static_cast<size_t>(n_vec * hd_padded));
   p_packed.resize(static_cast<size_t>((n_vec + kTileRows - 1) / kTileRows * kTileRows * kKeyChunk));
-  const int64_t step = tile_panels();
+  const int64_t step = tile_panels(), rows = tile_rows();
   bool first_chunk = true;
   for (const KeyRun& range : {KeyRun{first.context_begin, first.context_end, 0},
                               KeyRun{first.own_begin, shared_own_end, n_context}}) {
@@ -294,10 +295,10 @@ void attend_block(const RowBlock& block, const VisibleKeys* visible, const float
       pack_tile_rows(probs.data() + range.n_offset + (j0 - range.begin), n_vec, kc, n_last, p_packed.data());
       for (int64_t c = 0; c < kv.n_column_panels; c += step) {
         const int64_t n_columns = std::min(step, kv.n_column_panels - c) * kTileCols;
-        for (int64_t t0 = 0; t0 < n_vec; t0 += kTileRows)
+        for (int64_t t0 = 0; t0 < n_vec; t0 += rows)
           micro_tile(p_packed.data() + t0 * kc, kv.value_panel(kv_head, c) + j0 * kTileCols, kv.n_keys * kTileCols,
                      kc, first_chunk, chains.data() + t0 * hd_padded + c * kTileCols, hd_padded,
-                     std::min(kTileRows, n_vec - t0), n_columns);
+                     std::min(rows, n_vec - t0), n_columns);
       }
       first_chunk = false;
     }

@@ -23,7 +23,10 @@ namespace {
 constexpr int64_t kNr = PackedMatrix::kPanelWidth;  // 16 columns: two 8-float vectors
 constexpr int64_t kMr = kTileRows;                  // rows per micro-tile: 12 accumulators
 static_assert(kNr == kTileCols, "a weight panel is one micro-tile wide");
-constexpr int64_t kKc = 256;                        // K block: a 16 KB panel slice stays in L1
+// K block: C is read and written once per block, so a longer block does that less often;
+// measured on the Intel Xeon (48 KB L1d, 2 MB L2) at the 0.6B shapes, 512 ran 12-15% faster
+// than 256 (whose 32 KB panel-pair slice fitted L1), 768-1536 no faster than 512.
+constexpr int64_t kKc = 512;
 
 // Scalar version of one panel: the same chain per element (std::fma is the fused op).
 void reference_panel(const float* a, int64_t m, int64_t lda, const float* panel, int64_t k_total,
@@ -80,9 +83,9 @@ __attribute__((target("avx2"))) void pack_six_rows_avx2(const float* src, int64_
 // Rows per row block: the block's packed A (rows x kKc floats) takes about half of L2, so it
 // stays there while this thread's weight panels stream past; each panel slice is read from
 // memory once per row block, so the larger the block, the fewer passes over the weights
-// (1 MB of L2: 510 rows; 144 where the size is unknown).
+// (2 MB of L2: 504 rows; 144 where the size is unknown).
 int64_t row_block_rows() {
-  static const int64_t rows = rows_in_half_l2(kKc * int64_t{sizeof(float)}, kMr, 48, 1020, 144);
+  static const int64_t rows = rows_in_half_l2(kKc * int64_t{sizeof(float)}, 2 * kMr, 48, 1020, 144);  // whole 12-row tiles
   return rows;
 }
 
@@ -127,30 +130,33 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const float* a_packed, const 
 #undef SIFT_STORE_C
 }
 
-// One 6 x (16 * V) tile in 6 V zmm accumulators, V = 1 or 2 panels (the second at b + b_next).
-// The same chain per element as tile_avx2, sixteen columns per instruction.
-template <int V>
+// One (6 * U) x (16 * V) tile in 6 U V zmm accumulators: U = 1 or 2 micro-panels of A (the
+// second at a_packed + kc * 6), V = 1 or 2 panels of B (the second at b + b_next). The same
+// chain per element as tile_avx2, sixteen columns per instruction.
+template <int U, int V>
 __attribute__((target("avx512f"))) void tile_avx512(const float* a_packed, const float* b, int64_t b_next, int64_t kc,
                                                     bool first, float* c, int64_t ldc, int64_t rows, int64_t n_valid) {
-  TileTarget<kMr, V * kNr> target(c, ldc, rows, n_valid, first);
-  __m512 acc[kMr][V];  // fully unrolled below, so it lives in registers
-#pragma GCC unroll 6
-  for (int r = 0; r < kMr; ++r)
+  constexpr int R = U * kMr;
+  TileTarget<R, V * kNr> target(c, ldc, rows, n_valid, first);
+  __m512 acc[R][V];  // fully unrolled below, so it lives in registers
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r)
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) acc[r][v] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(target.row(r) + v * kNr);
-  for (int64_t k = 0; k < kc; ++k, b += kNr, a_packed += kMr) {
+  const float* a_second = a_packed + (U > 1 ? kc * kMr : 0);
+  for (int64_t k = 0; k < kc; ++k, b += kNr, a_packed += kMr, a_second += kMr) {
     __m512 bk[V];
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) bk[v] = _mm512_loadu_ps(b + v * b_next);
-#pragma GCC unroll 6
-    for (int r = 0; r < kMr; ++r) {
-      const __m512 a = _mm512_set1_ps(a_packed[r]);
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) {
+      const __m512 a = _mm512_set1_ps(r < kMr ? a_packed[r] : a_second[r - kMr]);
 #pragma GCC unroll 2
       for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(a, bk[v], acc[r][v]);
     }
   }
-#pragma GCC unroll 6
-  for (int r = 0; r < kMr; ++r)
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r)
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) _mm512_storeu_ps(target.row(r) + v * kNr, acc[r][v]);
 }
@@ -180,11 +186,17 @@ void set_tile_isa(TileIsa isa) {
 void micro_tile(const float* a_packed, const float* b, int64_t b_next, int64_t kc, bool first, float* c, int64_t ldc,
                 int64_t rows, int64_t n_valid) {
   if (tile_isa() == TileIsa::Avx512) {
-    if (n_valid > kNr) return tile_avx512<2>(a_packed, b, b_next, kc, first, c, ldc, rows, n_valid);
-    return tile_avx512<1>(a_packed, b, b_next, kc, first, c, ldc, rows, n_valid);
+    if (rows > kMr) {
+      if (n_valid > kNr) return tile_avx512<2, 2>(a_packed, b, b_next, kc, first, c, ldc, rows, n_valid);
+      return tile_avx512<2, 1>(a_packed, b, b_next, kc, first, c, ldc, rows, n_valid);
+    }
+    if (n_valid > kNr) return tile_avx512<1, 2>(a_packed, b, b_next, kc, first, c, ldc, rows, n_valid);
+    return tile_avx512<1, 1>(a_packed, b, b_next, kc, first, c, ldc, rows, n_valid);
   }
-  tile_avx2(a_packed, b, kc, first, c, ldc, rows, std::min(n_valid, kNr));
-  if (n_valid > kNr) tile_avx2(a_packed, b + b_next, kc, first, c + kNr, ldc, rows, n_valid - kNr);
+  for (int64_t r = 0; r < rows; r += kMr, a_packed += kc * kMr, c += kMr * ldc) {  // 6 x 16 at a time
+    tile_avx2(a_packed, b, kc, first, c, ldc, std::min(kMr, rows - r), std::min(n_valid, kNr));
+    if (n_valid > kNr) tile_avx2(a_packed, b + b_next, kc, first, c + kNr, ldc, std::min(kMr, rows - r), n_valid - kNr);
+  }
 }
 
 void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* c, int64_t ldc) {
@@ -194,16 +206,16 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
   const bool widen = w.type() != PackedType::F32;
   const int64_t k_total = w.cols(), n_panels = w.n_panels();
   // GotoBLAS order: K blocks, then row blocks whose packed A stays in L2, then this
-  // thread's panels, tile_panels() at a time (a 16 KB slice of each stays in L1 across the
-  // row block's micro-tiles). Each thread owns a static range of panels and packs its own
-  // copy of A: no barriers, and nothing about the split depends on m.
-  const int64_t step = tile_panels();
+  // thread's panels, tile_panels() at a time (a 32 KB slice of each is reused from L1/L2
+  // across the row block's micro-tiles). Each thread owns a static range of panels and packs
+  // its own copy of A: no barriers, and nothing about the split depends on m.
+  const int64_t step = tile_panels(), tile_rows = sift::tile_rows();
 #pragma omp parallel if (n_panels > 1 && m * k_total * w.rows() >= (1 << 18))
   {
     const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
     const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;
     thread_local std::vector<float> a_packed;  // kept: a fresh block (0.5 MB) per call would be an mmap
-    thread_local std::vector<float> b_wide;    // 16-bit panel slices widened: step x (kKc, 16), 16 KB each
+    thread_local std::vector<float> b_wide;    // 16-bit panel slices widened: step x (kKc, 16), 32 KB each
     const int64_t block_rows = row_block_rows();
     a_packed.resize(static_cast<size_t>(block_rows * kKc));
     if (widen) b_wide.resize(static_cast<size_t>(step * kKc * kNr));
@@ -219,10 +231,11 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
           if (widen)
             for (int64_t q = 0; q < n_tile_panels; ++q) widen_slice(w, p + q, k0, k1, b_wide.data() + q * kKc * kNr);
           const int64_t n_valid = std::min(n_tile_panels * kNr, w.rows() - p * kNr);
-          for (int64_t i = 0; i < rows; i += kMr) {
-            if (i + kMr < rows) prefetch_tile_rows(c + (i0 + i + kMr) * ldc + p * kNr, ldc, std::min(kMr, rows - i - kMr));
+          for (int64_t i = 0; i < rows; i += tile_rows) {
+            if (i + tile_rows < rows)
+              prefetch_tile_rows(c + (i0 + i + tile_rows) * ldc + p * kNr, ldc, std::min(tile_rows, rows - i - tile_rows));
             micro_tile(a_packed.data() + (i / kMr) * (k1 - k0) * kMr, b, b_next, k1 - k0, k0 == 0,
-                       c + (i0 + i) * ldc + p * kNr, ldc, std::min(kMr, rows - i), n_valid);
+                       c + (i0 + i) * ldc + p * kNr, ldc, std::min(tile_rows, rows - i), n_valid);
           }
         }
       }
