@@ -17,6 +17,7 @@
 #include "scoring/artifact.h"
 #include "scoring/prompt.h"
 #include "tokenizer/tokenizer.h"
+#include "train/blas_threads.h"
 #include "train/default_artifact.h"
 #include "train/examples.h"
 #include "train/generate_examples.h"
@@ -217,6 +218,7 @@ TrainRunResult run_training(TrainRunOptions o) {
   const PathLock lock(o.out);
   const int threads = o.threads > 0 ? o.threads : default_n_threads();
   at::set_num_threads(threads);
+  set_blas_threads(threads);
   set_n_threads(threads);
   torch::manual_seed(o.training.seed);
 

@@ -14,6 +14,7 @@
 #include "scoring/prompt.h"
 #include "tiny_config.h"
 #include "train_run_fixture.h"
+#include "train/blas_threads.h"
 #include "train/sequence_layout.h"
 #include "train/train_run.h"
 
@@ -38,6 +39,18 @@ class TrainRun : public testing::TrainRunFixture {
     return o;
   }
 };
+
+// --threads reaches the BLAS libtorch multiplies with (OpenBLAS keeps a pool of its own, sized
+// to the machine): a run given one thread uses one for its matrix products too.
+TEST_F(TrainRun, ThreadsSetTheBlasPool) {
+  set_blas_threads(2);
+  if (blas_threads() == 0) GTEST_SKIP() << "this BLAS has no thread setting";
+  ASSERT_EQ(blas_threads(), 2);
+  TrainRunOptions o = options();
+  o.threads = 1;
+  run_training(o);
+  EXPECT_EQ(blas_threads(), 1);
+}
 
 TEST_F(TrainRun, WritesALabelerTheEngineLoads) {
   const TrainRunResult result = run_training(options());
