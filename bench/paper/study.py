@@ -7,7 +7,7 @@ run killed midway resumes from its checkpoint).
 
     /usr/bin/python3 bench/paper/study.py [--quick] [--seeds N] [--rq1-only] [--work DIR] [--report FILE]
                                           [--fresh] [--throughput] [--sift BINARY] [--sizes S,...]
-                                          [--train-threads N]
+                                          [--train-threads N] [--jobs N]
 
 Steps (sizes in labeled (profile, qualification) pairs; each row holds K = 20 pairs):
   world      sift synth (member-disjoint train / validation / test) with its pretraining corpus
@@ -40,6 +40,7 @@ busy machine, which the report's header states; the cached steps it ran count fo
 """
 import argparse
 import collections
+import concurrent.futures
 import fcntl
 import hashlib
 import itertools
@@ -52,6 +53,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -109,14 +111,57 @@ def log(msg):
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
+class CpuSeconds:
+    """The CPU time of the commands run() starts, counted per thread and in all, so a step's CPU
+    time stays its own when fine-tuning cells run side by side (RUSAGE_CHILDREN counts every
+    child of the process, whichever thread waited for it)."""
+    lock = threading.Lock()
+    total = 0.0
+    mine = threading.local()
+
+    @classmethod
+    def add(cls, seconds):
+        with cls.lock:
+            cls.total += seconds
+        cls.mine.seconds = cls.of_this_thread() + seconds
+
+    @classmethod
+    def of_this_thread(cls):
+        return getattr(cls.mine, "seconds", 0.0)
+
+    @classmethod
+    def snapshot(cls):
+        """(this thread's run() CPU, every thread's run() CPU, every child's CPU)."""
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        with cls.lock:
+            return cls.of_this_thread(), cls.total, usage.ru_utime + usage.ru_stime
+
+    @classmethod
+    def since(cls, before):
+        """A step's CPU seconds since snapshot() `before`: the commands this thread ran, plus
+        children that run() did not start (bench/serve_bench.py's servers, which no other step
+        runs beside)."""
+        mine, total, children = cls.snapshot()
+        return (mine - before[0]) + max(0.0, (children - before[2]) - (total - before[1]))
+
+
 def run(*args, stdout=None, **kw):
     """Runs a command; its stderr passes through only when it fails."""
-    r = subprocess.run([str(a) for a in args], stdout=subprocess.PIPE if stdout is None else stdout,
-                       stderr=subprocess.PIPE, text=True, env={**os.environ, "OMP_WAIT_POLICY": "passive"}, **kw)
-    if r.returncode != 0:
-        sys.stderr.write(r.stderr[-4000:])
-        raise SystemExit(f"failed ({r.returncode}): {' '.join(map(str, args))}")
-    return r.stdout
+    with subprocess.Popen([str(a) for a in args], stdout=subprocess.PIPE if stdout is None else stdout,
+                          stderr=subprocess.PIPE, text=True, env={**os.environ, "OMP_WAIT_POLICY": "passive"},
+                          **kw) as p:
+        stderr = []
+        reader = threading.Thread(target=lambda: stderr.append(p.stderr.read()))
+        reader.start()
+        out = p.stdout.read() if stdout is None else None
+        reader.join()
+        _, status, usage = os.wait4(p.pid, 0)  # the child's own CPU time (Popen.wait would drop it)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        CpuSeconds.add(usage.ru_utime + usage.ru_stime)
+    if p.returncode != 0:
+        sys.stderr.write(stderr[0][-4000:])
+        raise SystemExit(f"failed ({p.returncode}): {' '.join(map(str, args))}")
+    return out
 
 
 def count_items(rows_path):
@@ -135,9 +180,31 @@ def file_hash(path):
     return h.hexdigest()
 
 
-def children_cpu_seconds():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def side_by_side(fn, calls, at_once):
+    """[fn(*c) for c in calls], `at_once` of them running at a time, in this order: results in
+    the order of `calls`. A failure stops what has not started and is raised once the running
+    ones end."""
+    if at_once <= 1:
+        return [fn(*c) for c in calls]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=at_once) as pool:
+        futures = [pool.submit(fn, *c) for c in calls]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+
+
+def union_seconds(intervals):
+    """The length of the union of (start, end) intervals: the wall time of steps that ran
+    partly side by side, without the pauses between invocations."""
+    total, reach = 0.0, None
+    for start, end in sorted(intervals):
+        if reach is None or start > reach:
+            total, reach = total + end - start, end
+        elif end > reach:
+            total, reach = total + end - reach, end
+    return total
 
 
 class Study:
@@ -164,10 +231,10 @@ class Study:
             if os.path.exists(path):
                 return json.load(open(path))
             log(f"{name} ...")
-            t, cpu, load = time.time(), children_cpu_seconds(), os.getloadavg()[0]
+            t, cpu, load = time.time(), CpuSeconds.snapshot(), os.getloadavg()[0]
             value = fn()
-            value = {"seconds": time.time() - t, "cpu_seconds": children_cpu_seconds() - cpu,
-                     "load": [load, os.getloadavg()[0]], **value}
+            value = {"seconds": time.time() - t, "cpu_seconds": CpuSeconds.since(cpu), "started": t,
+                     "ended": time.time(), "load": [load, os.getloadavg()[0]], **value}
             with open(path + ".tmp", "w") as f:
                 json.dump(value, f, indent=1)
             os.replace(path + ".tmp", path)
@@ -248,7 +315,8 @@ class Study:
             report = last_json(run(
                 self.sift, "train", "--objective", "lm", "--train", self.path("corpus_train.jsonl"),
                 "--validation", self.path("corpus_validation.jsonl"), "--out", out, "--config", config,
-                "--tokenizer", self.path("tokenizer.json"), *args, "--threads", THREADS, "--save-every", 50, *resume))
+                "--tokenizer", self.path("tokenizer.json"), *args, "--threads", self.args.train_threads, "--save-every", 50,
+                *resume))
             shutil.rmtree(os.path.join(out, "checkpoint"), ignore_errors=True)
             value = {"shape": shape, "steps": report["step"], "loss": report["loss"],
                      "validation_loss": report["validation_loss"], "train_tokens": report["train_tokens"],
@@ -368,16 +436,16 @@ class Study:
             if missing:
                 raise SystemExit(f"--sizes {missing}: not among this configuration's sizes {sizes}")
             sizes = [s for s in sizes if s in self.args.sizes]
-        quality, labelers = [], {}
         # The largest size first: the validity check reads it, so a run that will not pass says so
-        # within its first hour (and its labelers are the throughput steps' and RQ4's).
-        for pairs in reversed(sizes):
-            for seed in self.cfg["seeds"]:
-                for method in ("generate", "scoring"):
-                    trained = self.finetune(method, pairs, seed, base["dir"])
-                    labelers[(method, pairs, seed)] = trained["dir"]
-                    q = self.evaluate(method, trained["dir"], f"quality_{method}_{pairs}_seed{seed}")
-                    quality.append({**trained, **q})
+        # within its first hour (and its labelers are the throughput steps' and RQ4's). The cells
+        # run --jobs at a time (a small labeler trains little faster on two threads than on one).
+        def cell(method, pairs, seed):
+            trained = self.finetune(method, pairs, seed, base["dir"])
+            return {**trained, **self.evaluate(method, trained["dir"], f"quality_{method}_{pairs}_seed{seed}")}
+        cells = [(method, pairs, seed) for pairs in reversed(sizes) for seed in self.cfg["seeds"]
+                 for method in ("generate", "scoring")]
+        quality = side_by_side(cell, cells, self.args.jobs)
+        labelers = {c: q["dir"] for c, q in zip(cells, quality)}
         if self.args.sizes:
             return None
         largest, first_seed = sizes[-1], self.cfg["seeds"][0]
@@ -390,13 +458,13 @@ class Study:
         scoring_dir, generate_dir = labelers[("scoring", largest, first_seed)], labelers[("generate", largest, first_seed)]
         offline = self.offline(scoring_dir, generate_dir)
         serving = self.serving(scoring_dir, generate_dir)
-        ladder = []
-        for shape in self.cfg["ladder"]:
+        def rung(shape):
             shape_base = base if shape == BASE_SHAPE else self.pretrain(shape)
             tag = "" if shape == BASE_SHAPE else f"_{shape}"
             trained = self.finetune("scoring", largest, first_seed, shape_base["dir"], tag=tag)
             q = self.evaluate("scoring", trained["dir"], f"quality_scoring{tag}_{largest}_seed{first_seed}")
-            ladder.append({"shape": shape, "pretraining": shape_base, **trained, **q})
+            return {"shape": shape, "pretraining": shape_base, **trained, **q}
+        ladder = side_by_side(rung, [(shape,) for shape in self.cfg["ladder"]], self.args.jobs)
         ladder_offline = self.step("ladder_offline", lambda: self.time_scoring(
             {row["shape"]: (row["dir"], "mis") for row in ladder}))
         return {**protocol, "offline": offline, "serving": serving, "ladder": ladder, "ladder_offline": ladder_offline,
@@ -459,8 +527,10 @@ def main():
     ap.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",")],
                     help="fine-tune only these of the configuration's sizes (comma-separated) and write no report; "
                          "a run without --sizes then finds every cell cached and writes it")
-    ap.add_argument("--train-threads", type=int, default=2, help="each fine-tuning run's --threads (default 2)")
+    ap.add_argument("--train-threads", type=int, default=1, help="each training run's --threads (default 1)")
+    ap.add_argument("--jobs", type=int, help="training cells run side by side (default: the cores / --train-threads)")
     args = ap.parse_args()
+    args.jobs = args.jobs or max(1, (os.cpu_count() or 1) // args.train_threads)
     args.work = args.work or os.path.join(SRC, "build", "paper-study-quick" if args.quick else "paper-study")
     args.report = args.report or (os.path.join(args.work, "REPORT.md") if args.quick else os.path.join(HERE, "REPORT.md"))
     if args.fresh:  # only what the study writes there: a --work that holds other files keeps them
@@ -477,12 +547,14 @@ def main():
     if results is None:
         log(f"the cells of sizes {args.sizes} are done; a run without --sizes writes the report")
         return
-    # Wall time: the sum of the steps' own times, so a run resumed after an interruption (or
-    # extended by a new step) does not count the pause; CPU seconds likewise.
+    # Wall time: the time covered by the steps' own spans, so a run resumed after an interruption
+    # (or extended by a new step) does not count the pause, and cells side by side count once;
+    # CPU seconds: the sum of the steps' own.
     # The steps of this invocation's protocol (a run with fewer seeds may share WORK with a larger one).
     ran = sorted(study.ran)
     steps = [json.load(open(os.path.join(study.results, n + ".json"))) for n in ran]
-    results["wall_seconds"] = sum(s.get("seconds", 0) for s in steps)
+    results["wall_seconds"] = union_seconds([(s["started"], s["ended"]) for s in steps if "started" in s]) + sum(
+        s.get("seconds", 0) for s in steps if "started" not in s)  # steps cached before steps had timestamps
     results["cpu_seconds"] = sum(s.get("cpu_seconds", 0) for s in steps)
     results["step_times"] = {n: {k: json.load(open(os.path.join(study.results, n + ".json"))).get(k)
                                  for k in ("seconds", "cpu_seconds", "load")} for n in ran}
