@@ -108,7 +108,8 @@ THROUGHPUT_STEPS = ("offline", "serving", "serving_split", "ladder_offline")
 
 
 def log(msg):
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+    sys.stderr.write(f"[{time.strftime('%H:%M:%S')}] {msg}\n")  # one write: cells side by side log too
+    sys.stderr.flush()
 
 
 class CpuSeconds:
