@@ -175,8 +175,7 @@ def quality_section(res, out_dir):
     # The reference size: the smallest at which scoring has learned the task (its mean clears the
     # best candidate-blind answer by the validity margin), as the paper's 45K pairs are where its
     # scoring labeler is good. Below it both curves compare how fast each finds the blind answer.
-    base = res["baselines"]
-    blind = max(base["all_no"], base["by_position"])
+    blind = best_blind(res)
     scoring_at = {p: [r["agreement"] for r in by[("scoring", p)]] for p in sizes}
     generate_at = {p: [r["agreement"] for r in by[("generate", p)]] for p in sizes}
     learned = [p for p in sizes if statistics.fmean(scoring_at[p]) >= blind + VALIDITY_POINTS / 100]
@@ -244,12 +243,18 @@ def quality_section(res, out_dir):
     return lines
 
 
+def best_blind(res):
+    """The best candidate-blind answer's agreement (every label NO, or the best fixed answer per
+    list position): what the validity check and the data-efficiency reference measure from."""
+    base = res["baselines"]
+    return max(base["all_no"], base["by_position"])
+
+
 def validity_section(res):
     """The validity check at the largest size; returns (lines, failures)."""
     by = cells(res)
     largest = max(p for _, p in by)
-    base = res["baselines"]
-    blind = max(base["all_no"], base["by_position"])
+    base, blind = res["baselines"], best_blind(res)
     lines = ["## Validity: do the labelers read the candidates?", "",
              f"Candidate-blind answers on the same test pairs: every label NO agrees {pct(base['all_no'])}; the best fixed "
              f"answer per list position (YES where most training rows are YES at that BM25 rank) {pct(base['by_position'])}. "

@@ -557,8 +557,7 @@ def main():
     results["wall_seconds"] = union_seconds([(s["started"], s["ended"]) for s in steps if "started" in s]) + sum(
         s.get("seconds", 0) for s in steps if "started" not in s)  # steps cached before steps had timestamps
     results["cpu_seconds"] = sum(s.get("cpu_seconds", 0) for s in steps)
-    results["step_times"] = {n: {k: json.load(open(os.path.join(study.results, n + ".json"))).get(k)
-                                 for k in ("seconds", "cpu_seconds", "load")} for n in ran}
+    results["step_times"] = {n: {k: s.get(k) for k in ("seconds", "cpu_seconds", "load")} for n, s in zip(ran, steps)}
     results["commit"] = subprocess.run(["git", "-C", SRC, "rev-parse", "--short", "HEAD"], capture_output=True,
                                        text=True).stdout.strip()
     results["dirty"] = bool(subprocess.run(["git", "-C", SRC, "status", "--porcelain", "--untracked-files=no"],

@@ -13,10 +13,10 @@
 // written down in attention.cpp). The fast kernel takes neighbouring rows that see the same
 // keys first (a causal prompt's rows, one item's rows) in blocks and runs both products
 // through the F32 gemm's register tile (kernels/micro_tile.h): scores as 6 or 12 query
-// vectors (rows x the query heads of one kv head) against 16 or 32 keys, values as the same vectors'
-// probabilities against 16 value columns, over the keys every row of the block sees; each
-// row's remaining own keys then continue its sums alone. Keys and values are copied into the
-// tile's panel layout once per call.
+// vectors (rows x the query heads of one kv head) against 16 or 32 keys, values as the same
+// vectors' probabilities against 16 or 32 value columns, over the keys every row of the block
+// sees; each row's remaining own keys then continue its sums alone. Keys and values are copied
+// into the tile's panel layout once per call.
 #include <cstdint>
 
 namespace sift {

@@ -21,7 +21,7 @@ namespace sift {
 namespace {
 
 constexpr int64_t kNr = PackedMatrix::kPanelWidth;  // 16 columns: two 8-float vectors
-constexpr int64_t kMr = kTileRows;                  // rows per micro-tile: 12 accumulators
+constexpr int64_t kMr = kTileRows;                  // rows per micro-panel of A (a tile takes 1 or 2)
 static_assert(kNr == kTileCols, "a weight panel is one micro-tile wide");
 // K block: C is read and written once per block, so a longer block does that less often;
 // measured on the Intel Xeon (48 KB L1d, 2 MB L2) at the 0.6B shapes, 512 ran 12-15% faster
@@ -214,7 +214,7 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
   {
     const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
     const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;
-    thread_local std::vector<float> a_packed;  // kept: a fresh block (0.5 MB) per call would be an mmap
+    thread_local std::vector<float> a_packed;  // kept: a fresh block (~1 MB) per call would be an mmap
     thread_local std::vector<float> b_wide;    // 16-bit panel slices widened: step x (kKc, 16), 32 KB each
     const int64_t block_rows = row_block_rows();
     a_packed.resize(static_cast<size_t>(block_rows * kKc));
