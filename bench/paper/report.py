@@ -185,11 +185,11 @@ def quality_section(res, out_dir):
         eff = stats.data_efficiency(scoring_at, generate_at, ref)
         interval = (f"95% bootstrap interval over the seeds {bound(eff['low'])} to {bound(eff['high'])}"
                     if len(cfg["seeds"]) > 1 else "one seed: no interval")
-        if eff["ratio"] is None:
+        if eff["kind"] == "never":
             return eff, (f"generation's mean curve never reaches it up to {sizes[-1]:,} pairs (its best mean, "
                          f"{pct(max(statistics.fmean(generate_at[p]) for p in sizes))}): **more than "
                          f"{sizes[-1] / ref:.1f}x** the data ({interval})")
-        if eff["pairs"] <= sizes[0]:
+        if eff["kind"] == "at_smallest":
             return eff, (f"generation's mean curve is already there at the smallest size, {sizes[0]:,} pairs: "
                          f"**at most {eff['ratio']:.2f}x** the data")
         return eff, (f"generation's mean curve reaches it at about {eff['pairs']:,.0f} pairs: **{eff['ratio']:.2f}x** "
@@ -213,12 +213,14 @@ def quality_section(res, out_dir):
               "| reference size | scoring mean | generation reaches it at | ratio |", "|---|---|---|---|"]
     for p in sizes:
         eff, _ = efficiency(p)
-        at = ("not up to " + f"{sizes[-1]:,}" if eff["pairs"] is None
-              else f"at most {sizes[0]:,}" if eff["pairs"] <= sizes[0] else f"{eff['pairs']:,.0f}")
-        ratio = ("> " + f"{sizes[-1] / p:.1f}x" if eff["ratio"] is None
-                 else f"<= {eff['ratio']:.2f}x" if eff["pairs"] <= sizes[0] else f"{eff['ratio']:.2f}x")
+        if eff["kind"] == "never":
+            at, ratio = f"not up to {sizes[-1]:,}", f"> {sizes[-1] / p:.1f}x"
+        elif eff["kind"] == "at_smallest":
+            at, ratio = f"at most {sizes[0]:,}", f"<= {eff['ratio']:.2f}x"
+        else:
+            at, ratio = f"{eff['pairs']:,.0f}", f"{eff['ratio']:.2f}x"
         interval = (f" ({bound(eff['low'])} to {bound(eff['high'])})"
-                    if len(cfg["seeds"]) > 1 and eff["ratio"] and eff["pairs"] > sizes[0] else "")
+                    if len(cfg["seeds"]) > 1 and eff["kind"] == "interpolated" else "")
         lines.append(f"| {p:,} | {pct(eff['target'])} | {at} | {ratio}{interval} |")
     worst_scoring = max(r["inconsistency"] for r in res["quality"] if r["method"] == "scoring")
     least_generate = min(r["inconsistency"] for r in res["quality"] if r["method"] == "generate")

@@ -45,8 +45,10 @@ def pairs_to_reach(curve, target):
 
 def data_efficiency(scoring, generate, reference_pairs, draws=BOOTSTRAP_DRAWS, seed=1):
     """scoring, generate: {pairs: [agreement per seed]}. Returns {"target", "pairs", "ratio",
-    "low", "high"}: the ratio from the seed means (None when generation never reaches the target)
-    and its bootstrap interval (inf where draws do not reach it)."""
+    "kind", "low", "high"}: the ratio from the seed means (None when generation never reaches the
+    target), how it was read ("never": not reached at any size; "at_smallest": already reached at
+    the smallest size, so the ratio is an upper bound; "interpolated") and its bootstrap interval
+    (inf where draws do not reach it)."""
     def ratio(score_at_ref, generate_means):
         needed = pairs_to_reach(sorted(generate_means.items()), score_at_ref)
         return math.inf if needed is None else needed / reference_pairs
@@ -60,7 +62,9 @@ def data_efficiency(scoring, generate, reference_pairs, draws=BOOTSTRAP_DRAWS, s
         draw = lambda values: statistics.fmean(rng.choice(values) for _ in values)  # noqa: E731
         resampled.append(ratio(draw(scoring[reference_pairs]), {p: draw(v) for p, v in generate.items()}))
     resampled.sort()
+    kind = "never" if needed is None else "at_smallest" if needed <= min(generate) else "interpolated"
     return {"target": target, "pairs": needed, "ratio": None if needed is None else needed / reference_pairs,
+            "kind": kind,
             "low": resampled[int(0.025 * draws)], "high": resampled[min(draws - 1, int(0.975 * draws))]}
 
 
