@@ -80,13 +80,21 @@ __attribute__((target("avx2"))) void pack_six_rows_avx2(const float* src, int64_
     for (int64_t r = 0; r < kMr; ++r) d[k * kMr + r] = src[r * ld + k];
 }
 
-// Rows per row block: the block's packed A (rows x kKc floats) takes about half of L2, so it
-// stays there while this thread's weight panels stream past; each panel slice is read from
-// memory once per row block, so the larger the block, the fewer passes over the weights
-// (2 MB of L2: 504 rows; 144 where the size is unknown).
-int64_t row_block_rows() {
-  static const int64_t rows = rows_in_half_l2(kKc * int64_t{sizeof(float)}, 2 * kMr, 48, 1020, 144);  // whole 12-row tiles
-  return rows;
+// Rows per row block: its packed A (rows x kKc floats, at most 4 MB) is read from L3 or L2 once
+// per column block; each weight slice is read from memory once per row block, so the larger
+// the block, the fewer passes over the weights. 2,040 rows: whole 12-row tiles.
+constexpr int64_t kRowBlockRows = 2040;
+
+// Panels per column block: their K-block slices (kKc x 16 floats, 32 KB each) fill a quarter
+// of L2, so they stay there while every micro-panel of A passes over them (2 MB of L2: 16
+// panels; 8 where the size is unknown). Measured on the Intel Xeon at the 0.6B shapes, one
+// thread: a quarter of L2 ran 5-10% faster than half, and 8-16 panels alike.
+int64_t column_block_panels() {
+  static const int64_t panels = [] {
+    const int64_t l2 = cache_sizes().l2, slice = kKc * kNr * int64_t{sizeof(float)};
+    return l2 <= 0 ? 8 : std::clamp(l2 / 4 / slice / 2 * 2, int64_t{2}, int64_t{64});  // whole panel pairs
+  }();
+  return panels;
 }
 
 // The next micro-tile's rows of C (32 columns) into L1 while this one computes. C is read
@@ -205,37 +213,44 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
   if (!cpu_has_avx2_fma_f16c()) return gemm_reference(a, m, lda, w, c, ldc);
   const bool widen = w.type() != PackedType::F32;
   const int64_t k_total = w.cols(), n_panels = w.n_panels();
-  // GotoBLAS order: K blocks, then row blocks whose packed A stays in L2, then this
-  // thread's panels, tile_panels() at a time (a 32 KB slice of each is reused from L1/L2
-  // across the row block's micro-tiles). Each thread owns a static range of panels and packs
-  // its own copy of A: no barriers, and nothing about the split depends on m.
-  const int64_t step = tile_panels(), tile_rows = sift::tile_rows();
+  // BLIS order: K blocks; row blocks of A, packed (in L3 or L2); column blocks of this thread's
+  // panels, whose K-block slices stay in L2; then each micro-panel pair of A (12 rows, 24 KB,
+  // in L1) passes over the column block, tile_panels() panels at a time, so A's broadcasts
+  // come from L1 and only the weight slices stream from L2. Each thread owns a static range
+  // of panels and packs its own copy of A: no barriers, and nothing about the split depends on m.
+  const int64_t step = tile_panels(), tile_rows = sift::tile_rows(), nc = column_block_panels();
 #pragma omp parallel if (n_panels > 1 && m * k_total * w.rows() >= (1 << 18))
   {
     const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
     const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;
-    thread_local std::vector<float> a_packed;  // kept: a fresh block (~1 MB) per call would be an mmap
-    thread_local std::vector<float> b_wide;    // 16-bit panel slices widened: step x (kKc, 16), 32 KB each
-    const int64_t block_rows = row_block_rows();
-    a_packed.resize(static_cast<size_t>(block_rows * kKc));
-    if (widen) b_wide.resize(static_cast<size_t>(step * kKc * kNr));
+    thread_local std::vector<float> a_packed;  // kept: a fresh block (up to 4 MB) per call would be an mmap
+    thread_local std::vector<float> b_wide;    // 16-bit panel slices widened: nc x (kKc, 16), 32 KB each
+    const int64_t block_rows = std::min(kRowBlockRows, (m + kMr - 1) / kMr * kMr);
+    if (a_packed.size() < static_cast<size_t>(block_rows * kKc)) a_packed.resize(static_cast<size_t>(block_rows * kKc));
+    if (widen) b_wide.resize(static_cast<size_t>(nc * kKc * kNr));
     for (int64_t k0 = 0; k0 < k_total && p_begin < p_end; k0 += kKc) {
       const int64_t k1 = std::min(k_total, k0 + kKc);
       for (int64_t i0 = 0; i0 < m; i0 += block_rows) {
         const int64_t rows = std::min(block_rows, m - i0);
         pack_tile_rows(a + i0 * lda + k0, rows, k1 - k0, lda, a_packed.data());
-        for (int64_t p = p_begin; p < p_end; p += step) {
-          const int64_t n_tile_panels = std::min(step, p_end - p);
-          const float* b = widen ? b_wide.data() : w.panel(p) + k0 * kNr;
-          const int64_t b_next = widen ? kKc * kNr : k_total * kNr;  // panel p + 1's slice
+        for (int64_t n0 = p_begin; n0 < p_end; n0 += nc) {
+          const int64_t n1 = std::min(p_end, n0 + nc);
           if (widen)
-            for (int64_t q = 0; q < n_tile_panels; ++q) widen_slice(w, p + q, k0, k1, b_wide.data() + q * kKc * kNr);
-          const int64_t n_valid = std::min(n_tile_panels * kNr, w.rows() - p * kNr);
+            for (int64_t p = n0; p < n1; ++p) widen_slice(w, p, k0, k1, b_wide.data() + (p - n0) * kKc * kNr);
+          const int64_t b_next = widen ? kKc * kNr : k_total * kNr;  // panel p + 1's slice
           for (int64_t i = 0; i < rows; i += tile_rows) {
-            if (i + tile_rows < rows)
-              prefetch_tile_rows(c + (i0 + i + tile_rows) * ldc + p * kNr, ldc, std::min(tile_rows, rows - i - tile_rows));
-            micro_tile(a_packed.data() + (i / kMr) * (k1 - k0) * kMr, b, b_next, k1 - k0, k0 == 0,
-                       c + (i0 + i) * ldc + p * kNr, ldc, std::min(tile_rows, rows - i), n_valid);
+            const float* a_tile = a_packed.data() + (i / kMr) * (k1 - k0) * kMr;
+            const int64_t tile_m = std::min(tile_rows, rows - i);
+            float* c_rows = c + (i0 + i) * ldc;
+            for (int64_t p = n0; p < n1; p += step) {
+              if (p + step < n1)
+                prefetch_tile_rows(c_rows + (p + step) * kNr, ldc, tile_m);
+              else if (i + tile_rows < rows)  // the next micro-panel's first tile
+                prefetch_tile_rows(c_rows + tile_rows * ldc + n0 * kNr, ldc, std::min(tile_rows, rows - i - tile_rows));
+              const float* b = widen ? b_wide.data() + (p - n0) * kKc * kNr : w.panel(p) + k0 * kNr;
+              const int64_t n_valid = std::min(std::min(step, n1 - p) * kNr, w.rows() - p * kNr);
+              micro_tile(a_tile, b, b_next, k1 - k0, k0 == 0, c_rows + p * kNr, ldc, tile_m, n_valid);
+            }
           }
         }
       }

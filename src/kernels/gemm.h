@@ -10,9 +10,9 @@
 // plain reference compute the same chain, so they agree bitwise.
 //
 // BF16 and F16 weights are widened to F32 (exactly) before they enter the chain: the fast
-// kernel widens a (256, 16) slice of a panel into an L1 buffer once per row block, the
-// reference widens element by element; both give the bits of the F32 matrix holding the
-// same values. Q8 weights take the int8 kernel of kernels/gemm_q8.h (its own chain, stated
+// kernel widens the (512, 16) slices of a column block's panels into a buffer once per row
+// block, the reference widens element by element; both give the bits of the F32 matrix
+// holding the same values. Q8 weights take the int8 kernel of kernels/gemm_q8.h (its own chain, stated
 // there); gemm, gemm_reference and gemv_rows dispatch on the matrix's type.
 #include <cstdint>
 

@@ -21,10 +21,10 @@ bool bitwise_equal(const float* a, const float* b, size_t n) { return std::memcm
 
 TEST(Gemm, FastKernelEqualsReferenceBitwise) {
   testing::for_each_tile_isa([&] {
-    // Shapes with row and column tails (M % 6, N % 16), K past one 256 block and M past one
-    // row block (at most 1020 rows).
+    // Shapes with row and column tails (M % 6, N % 16), K past one 512 block, M past one row
+    // block (2,040 rows) and N past one column block per thread (at most 64 panels of 16).
     for (auto [m, n, k] : {std::tuple{1, 1, 1}, {7, 33, 300}, {13, 16, 256}, {64, 70, 513}, {5, 250, 64},
-                           {1031, 35, 270}}) {
+                           {2053, 35, 270}, {25, 16 * 130 + 5, 40}}) {
       const auto a = random_vector(size_t(m) * k, 1);
       const auto w = random_vector(size_t(n) * k, 2);
       const PackedMatrix packed = PackedMatrix::from_row_major(w.data(), n, k);
@@ -123,7 +123,8 @@ TEST(Gemm, GemvRowsEqualsGemmColumns) {
 TEST(Gemm, SixteenBitWeightsGiveTheBitsOfTheirF32Values) {
   testing::for_each_tile_isa([&] {
     for (const PackedType type : {PackedType::BF16, PackedType::F16}) {
-      for (auto [m, n, k] : {std::tuple{1, 1, 1}, {7, 33, 300}, {13, 16, 256}, {64, 70, 513}, {150, 20, 40}}) {
+      for (auto [m, n, k] : {std::tuple{1, 1, 1}, {7, 33, 300}, {13, 16, 256}, {64, 70, 513}, {150, 20, 40},
+                             {30, 16 * 130 + 5, 520}}) {
         const auto a = random_vector(size_t(m) * k, 7);
         const auto w = random_vector(size_t(n) * k, 8);
         const PackedMatrix narrow = PackedMatrix::from_row_major(w.data(), n, k, type);
