@@ -23,9 +23,10 @@ namespace {
 constexpr int64_t kNr = PackedMatrix::kPanelWidth;  // 16 columns: two 8-float vectors
 constexpr int64_t kMr = kTileRows;                  // rows per micro-panel of A (a tile takes 1 or 2)
 static_assert(kNr == kTileCols, "a weight panel is one micro-tile wide");
-// K block: C is read and written once per block, so a longer block does that less often;
-// measured on the Intel Xeon (48 KB L1d, 2 MB L2) at the 0.6B shapes, 512 ran 12-15% faster
-// than 256 (whose 32 KB panel-pair slice fitted L1), 768-1536 no faster than 512.
+// K block: C is read and written once per block, so a longer block does that less often,
+// while a 12-row micro-panel of A (12 x kKc floats: 24 KB at 512) has to stay in L1. Measured
+// on the Intel Xeon (48 KB L1d, 2 MB L2) at the 0.6B shapes: in the earlier loop order 512 ran
+// 12-15% faster than 256 and 768-1536 no faster; in this one 384 and 768 ran as 512 does.
 constexpr int64_t kKc = 512;
 
 // Scalar version of one panel: the same chain per element (std::fma is the fused op).
