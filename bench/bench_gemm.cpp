@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include "core/blas_kernels.h"
 #include "core/parallel.h"
 #include "kernels/gemm.h"
 #include "kernels/gemm_q8.h"
@@ -68,4 +69,9 @@ BENCHMARK(BM_Gemm)->Apply(shapes)->ArgNames({"kind", "m", "n", "k"})->MeasurePro
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  sift::rerun_with_cpu_blas_kernels();  // OpenBLAS's own kernels for this CPU, not its generic ones
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+}

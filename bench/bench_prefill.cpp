@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/blas_kernels.h"
 #include "core/parallel.h"
 #include "kernels/cpu_features.h"
 #include "kernels/gemm.h"
@@ -72,6 +73,7 @@ std::vector<int> parse_list(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sift::rerun_with_cpu_blas_kernels();  // the yardstick with OpenBLAS's kernels for this CPU, not its generic ones
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s MODEL_DIR [--tokens 128,512,2048] [--repeats 3] [--weights auto|f32|bf16|q8]\n",
                  argv[0]);
@@ -110,6 +112,7 @@ int main(int argc, char** argv) {
   const sift::PackedMatrix packed = sift::PackedMatrix::from_row_major(b.data(), n, n);
   const double sift_gemm_s = median_seconds(repeats, [&] { sift::gemm(a.data(), n, n, packed, c.data(), n); });
   const double blas_gflops = flops_sq / blas_s / 1e9;
+  std::printf("openblas kernels: %s\n", sift::blas_kernels_in_use().c_str());
   std::printf("threads %d\nopenblas sgemm %dx%dx%d: %.1f GFLOP/s\nsift gemm      %dx%dx%d: %.1f GFLOP/s (%.0f%% of sgemm)\n",
               threads, n, n, n, blas_gflops, n, n, n, flops_sq / sift_gemm_s / 1e9,
               100.0 * blas_s / sift_gemm_s);

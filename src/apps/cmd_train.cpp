@@ -11,6 +11,7 @@
 #include "apps/cli.h"
 #include "apps/command.h"
 #include "apps/max_line_bytes_option.h"
+#include "core/blas_kernels.h"
 #include "train/train_run.h"
 
 SIFT_COMMAND(train) {
@@ -78,6 +79,7 @@ SIFT_COMMAND(train) {
   sift::apps::add_max_line_bytes_option(cmd, o->max_line_bytes, "a longer line is left out, with a warning naming it");
   sift::apps::add_strict_flag(cmd, o->strict, "was left out (checked before any training)");
   cmd->callback([o] {
+    sift::rerun_with_cpu_blas_kernels();  // before any matrix product (blas_kernels.h)
     o->quiet = sift::apps::global_options().quiet;
     const sift::train::TrainRunResult r = sift::train::run_training(*o);
     const bool generate = o->objective == sift::train::Objective::Generate;
@@ -92,6 +94,7 @@ SIFT_COMMAND(train) {
                                      {"loss", r.summary.loss_ema},
                                      {"pairs_per_second", r.summary.pairs_per_second()},
                                      {"rows_left_out", r.rows_left_out},
+                                     {"blas", sift::blas_kernels_in_use()},
                                      {"validation_agreement", nullptr},
                                      {"validation_pairs", nullptr},
                                      {"validation_agreement_kind", nullptr}};

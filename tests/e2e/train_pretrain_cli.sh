@@ -4,6 +4,8 @@
 # of them to its validation plateau (--early-stopping), then calibrated for agreement.
 #  - the corpus: {"text": ...} lines, the same bytes for the same seed, no split's profile in it;
 #  - lm: the validation loss falls well below ln(vocabulary) (the loss of uniform guessing);
+#    the report's "blas" is not OpenBLAS's generic kernel set on an AVX2 CPU, unless
+#    OPENBLAS_CORETYPE asks for it;
 #    a text file of the same documents trains the same bits as their JSON lines; a run killed
 #    after a checkpoint and resumed ends with the same bits as one straight through; the output
 #    is a Hugging Face directory (config.json, model.safetensors, tokenizer.json, sift.json);
@@ -68,6 +70,17 @@ check(r["objective"] == "lm" and r["step"] == 40 and r["train_tokens"] > 40000, 
 check(r["validation_loss"] < 0.8 * math.log(512), f"validation loss {r['validation_loss']} (ln 512 = {math.log(512):.2f})")
 for name in ("config.json", "model.safetensors", "tokenizer.json", "sift.json"):
     check(os.path.exists(os.path.join(base, name)), f"base has no {name}")
+
+# The BLAS kernels: never OpenBLAS's generic SSE3 set ("Prescott", its choice for a CPU newer
+# than its table) on a CPU with AVX2 or AVX-512, unless the user asked for it by name.
+flags = open("/proc/cpuinfo").read().split()
+if r["blas"].startswith("OpenBLAS") and "avx2" in flags and "fma" in flags:
+    check(r["blas"] != "OpenBLAS Prescott", f"trained with OpenBLAS's generic kernels on an AVX2 CPU: {r['blas']}")
+    forced = subprocess.run([sift, "--threads", "1", *map(str, [*lm, "--train", w("corpus_train.jsonl"), "--out",
+                                                               w("prescott"), "--steps", 1, "--batch-size", 256])],
+                            capture_output=True, text=True, env={**os.environ, "OPENBLAS_CORETYPE": "Prescott"})
+    check(forced.returncode == 0 and report(forced)["blas"] == "OpenBLAS Prescott",
+          f"OPENBLAS_CORETYPE=Prescott set by the user was not kept: {forced.stdout} {forced.stderr}")
 
 # A text file (a document per line) trains the same bits as the same documents as JSON lines.
 flat = [" ".join(d["text"].split()) for d in docs[:80]]
