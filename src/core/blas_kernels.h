@@ -1,11 +1,11 @@
 #pragma once
 // OpenBLAS picks its kernels once, as it is loaded, from the CPU's family and model. A CPU newer
-// than its table gets the generic SSE3 kernels it calls "Prescott": Debian 12's OpenBLAS
-// (0.3.21) does so on Sapphire Rapids, where libtorch's matrix products, most of a training
-// step, then ran 2.1x (scoring labeler) to 2.5x (generation labeler) slower than with the AVX-512
-// kernels (sgemm alone: see bench_prefill). OPENBLAS_CORETYPE overrides the choice, but it is
-// read only at load time, so a program that multiplies with OpenBLAS (sift-train, the
-// benchmarks that take OpenBLAS as a yardstick) sets it and runs itself again.
+// than its table gets the generic SSE3 kernels it calls "Prescott": Debian 12's OpenBLAS (0.3.21)
+// does so on an Emerald Rapids Xeon (family 6, model 207), where a training step (libtorch
+// multiplies with OpenBLAS) then took 2.1x (scoring labeler) to 2.5x (generation labeler) as long
+// as with the AVX-512 kernels. OPENBLAS_CORETYPE overrides the choice, but it is read only at load
+// time, so a program that multiplies with OpenBLAS (sift-train, the benchmarks that take OpenBLAS
+// as a yardstick) sets it and runs itself again.
 #include <string>
 
 namespace sift {
