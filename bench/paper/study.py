@@ -277,9 +277,11 @@ class Study:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(source) as f:
                 lines = list(itertools.islice(f, n_rows))  # all of them when the file is shorter
-            with open(path + ".tmp", "w") as f:
+            # Two cells side by side may both make it: each writes a file of its own, then renames.
+            tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+            with open(tmp, "w") as f:
                 f.writelines(lines)
-            os.replace(path + ".tmp", path)
+            os.replace(tmp, path)
         return path
 
     def validation_rows(self):
