@@ -62,7 +62,7 @@ void rerun_with_cpu_blas_kernels() {
   if (kernels.empty()) return;
   std::vector<std::string> arguments = own_arguments();
   if (arguments.empty()) return;
-  spdlog::info("OpenBLAS took its generic {} kernels on this CPU; running again with {}={}", kGenericKernels,
+  spdlog::debug("OpenBLAS took its generic {} kernels on this CPU; running again with {}={}", kGenericKernels,
                kCoreTypeVariable, kernels);
   ::setenv(kCoreTypeVariable, kernels.c_str(), 1);
   std::vector<char*> argv;
