@@ -63,13 +63,13 @@ void rerun_with_cpu_blas_kernels() {
   std::vector<std::string> arguments = own_arguments();
   if (arguments.empty()) return;
   spdlog::debug("OpenBLAS took its generic {} kernels on this CPU; running again with {}={}", kGenericKernels,
-               kCoreTypeVariable, kernels);
+                kCoreTypeVariable, kernels);
   ::setenv(kCoreTypeVariable, kernels.c_str(), 1);
   std::vector<char*> argv;
   for (std::string& argument : arguments) argv.push_back(argument.data());
   argv.push_back(nullptr);
   ::execv("/proc/self/exe", argv.data());
-  spdlog::warn("could not run again with {}={} ({}): training with the generic kernels", kCoreTypeVariable, kernels,
+  spdlog::warn("could not run again with {}={} ({}): multiplying with the generic kernels", kCoreTypeVariable, kernels,
                std::strerror(errno));
   ::unsetenv(kCoreTypeVariable);
 }
