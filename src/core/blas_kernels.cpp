@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <vector>
 
 namespace sift {
@@ -24,17 +23,11 @@ std::string openblas_core_name() {
   return name ? name : "";
 }
 
-// This process's arguments as it was started: /proc/self/cmdline, NUL-separated.
+// This process's arguments as it was started: /proc/self/cmdline, each ended by a NUL.
 std::vector<std::string> own_arguments() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::string> arguments;
-  for (size_t start = 0; start < text.size();) {
-    const size_t end = text.find('\0', start);
-    arguments.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
+  for (std::string argument; std::getline(in, argument, '\0');) arguments.push_back(argument);
   return arguments;
 }
 
