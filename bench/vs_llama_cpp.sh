@@ -158,7 +158,7 @@ build_llama() {
                -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF
                -DLLAMA_OPENSSL=OFF -DCMAKE_C_COMPILER="$LLAMA_CC" -DCMAKE_CXX_COMPILER="$LLAMA_CXX")
   local key
-  key=$({ echo "$LLAMA_COMMIT"; echo "${flags[*]}"; "$LLAMA_CXX" --version | head -1; cmake --version | head -1; } | sha_of)
+  key=$({ echo "$LLAMA_COMMIT"; echo "${flags[*]}"; "$LLAMA_CXX" --version | sed -n 1p; cmake --version | sed -n 1p; } | sha_of)
   LLAMA_BUILD=$CACHE/build-$key
   if [ ! -f "$LLAMA_BUILD/.built" ]; then
     step "building llama.cpp (CPU, Release, native, OpenMP) into $LLAMA_BUILD: once, ~10 min on 2 cores"
@@ -337,7 +337,7 @@ run_yardsticks() {
   blas=$(echo "$out" | awk '/openblas sgemm/ {print $(NF-1)}')
   gemm=$(echo "$out" | awk '/sift gemm/ {print $4}')
   q8=$(echo "$out" | awk '$1 == "sift" && $2 == "q8" {print $5}')
-  bf16=$(echo "$out" | awk '$1 == "sift" && ($2 == "bf16-amx" || $2 == "bf16-dot") {print $5; exit}')
+  bf16=$(echo "$out" | awk '$1 == "sift" && ($2 == "bf16-amx" || $2 == "bf16-dot") && !found++ {print $5}')
   if [ -z "$blas" ] || [ -z "$gemm" ] || [ -z "$q8" ]; then die "bench_prefill printed no sgemm rate: $out"; fi
   out=$("$BENCH_FMA_PEAK" --threads "$THREADS" 2>> "$RUN/stderr.log") || die "bench_fma_peak failed"
   local peaks core_peaks  # "fma-zmm": 211.8, "fma-ymm": 113.4, ...: every kind the CPU has; per CPU-second
@@ -399,7 +399,7 @@ describe_machine() {
          "$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 2^20}' /proc/meminfo) memory; $(uname -r)."
     echo "CPU flags the kernels choose by: ${flags% }."
     echo "Tree: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- src bench || echo ' with uncommitted changes');" \
-         "sift built by $(c++ --version | head -1), llama.cpp $LLAMA_COMMIT by $("$LLAMA_CXX" --version | head -1)."
+         "sift built by $(c++ --version | sed -n 1p), llama.cpp $LLAMA_COMMIT by $("$LLAMA_CXX" --version | sed -n 1p)."
     echo "Command: bash bench/vs_llama_cpp.sh $ARGS (load average at the start: $(cut -d' ' -f1-3 /proc/loadavg))"
   } | tee "$RUN/machine.md"
 }

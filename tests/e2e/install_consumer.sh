@@ -40,7 +40,7 @@ check_consumer() {  # BUILD-DIR NAME
   local prefix="$WORK/$2-prefix" out="$WORK/$2"
   cmake --install "$1" --prefix "$prefix" >/dev/null
   [ -f "$prefix/include/sift/sift.h" ] || { echo "FAIL: $2: include/sift/sift.h not installed" >&2; exit 1; }
-  if ls "$prefix/include" | grep -qv '^sift$'; then
+  if [ "$(ls "$prefix/include")" != sift ]; then
     echo "FAIL: $2: internal headers installed: $(ls "$prefix/include")" >&2; exit 1
   fi
   cmake -S "$SRC/examples/library" -B "$out" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
