@@ -84,8 +84,12 @@ BASE_SHAPE = "0.8M"
 # (20 evaluations) because a labeler sits on the candidate-blind answer for a while before it
 # learns to read the candidates: with 300, the largest generation labeler stopped at 1,350
 # steps on that shelf (80.6% validation), where the scoring labeler had left it after ~1,300.
+# The corpus is 6M tokens because a base that has read more reads better: pretrained on 2M
+# tokens (validation loss 1.29) the largest generation labelers reached 79.5-80.9% agreement,
+# on 6M (loss 0.96) 85.0-85.6% (bench/results/2026-12-04-xeon-2vcpu.md); the base costs ~2,000
+# CPU seconds instead of ~340, once.
 CONFIGS = {
-    "full": dict(members=8000, corpus_tokens=2_000_000, corpus_validation_documents=800,
+    "full": dict(members=8000, corpus_tokens=6_000_000, corpus_validation_documents=800,
                  pretrain_epochs=2, pretrain_batch_tokens=16384, sizes=[3000, 12000, 40000, 120000],
                  reference_size=12000, seeds=[1, 2, 3], max_steps=5000, eval_every=50, patience=20,
                  validation_rows=250, eval_rows=800, shuffle_rows=100, offline_rows=800, serve_rows=12,
