@@ -50,11 +50,11 @@ PackedMatrix::PackedMatrix(int64_t n_rows, int64_t n_cols, const std::function<v
                            PackedType type)
     : type_(type), n_rows_(n_rows), n_cols_(n_cols) {
   if (type == PackedType::Q8) {
-    data_.assign(static_cast<size_t>(n_panels() * n_q8_blocks() * kQ8PanelBlockBytes), std::byte{0});
+    grow_populated(data_, static_cast<size_t>(n_panels() * n_q8_blocks() * kQ8PanelBlockBytes));  // zeros
     scales_.assign(static_cast<size_t>(n_panels() * n_q8_blocks() * kNr), 0.0f);
     sums_.assign(scales_.size(), 0);
   } else {
-    data_.assign(static_cast<size_t>(n_panels() * panel_depth() * kNr) * element_size(), std::byte{0});
+    grow_populated(data_, static_cast<size_t>(n_panels() * panel_depth() * kNr) * element_size());  // zeros
   }
   std::vector<float> row(static_cast<size_t>(n_cols));
   for (int64_t n = 0; n < n_rows; ++n) {

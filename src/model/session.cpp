@@ -16,10 +16,15 @@
 namespace sift {
 namespace {
 
-template <typename T, typename Allocator>
-T* grow(std::vector<T, Allocator>& buffer, int64_t n) {
+template <typename T>
+T* grow(std::vector<T>& buffer, int64_t n) {
   if (static_cast<int64_t>(buffer.size()) < n) buffer.resize(static_cast<size_t>(n));
   return buffer.data();
+}
+
+template <typename T>
+T* grow(HugePageVector<T>& buffer, int64_t n) {
+  return grow_populated(buffer, static_cast<size_t>(n));
 }
 
 }  // namespace
@@ -43,9 +48,9 @@ void Session::truncate(int64_t n_keys) {
 void Session::reserve_keys(int64_t n_keys) {
   if (n_keys <= key_capacity_) return;
   const int64_t kv_dim = model_.config().kv_dim();
-  for (size_t l = 0; l < k_.size(); ++l) {  // resize keeps the cached rows
-    k_[l].resize(static_cast<size_t>(n_keys * kv_dim));
-    v_[l].resize(static_cast<size_t>(n_keys * kv_dim));
+  for (size_t l = 0; l < k_.size(); ++l) {  // keeps the cached rows
+    grow(k_[l], n_keys * kv_dim);
+    grow(v_[l], n_keys * kv_dim);
   }
   key_capacity_ = n_keys;
 }

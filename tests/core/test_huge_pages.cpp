@@ -3,13 +3,17 @@
 // come from operator new as before. What the kernel then does with the advice (THP "always",
 // "madvise" or "never", free 2 MiB frames or not) is its business, not checked here.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/huge_pages.h"
 
@@ -65,6 +69,56 @@ TEST(HugePages, SmallBlocksAndGrowthKeepTheirContents) {
   v.shrink_to_fit();
   EXPECT_EQ(v.size(), 3u);
   EXPECT_EQ(v[2], 2);
+}
+
+// Pages of [block, block + bytes) resident in memory (mincore), of how many.
+std::pair<size_t, size_t> resident_pages(const void* block, size_t bytes) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> in_core((bytes + page - 1) / page);
+  if (mincore(const_cast<void*>(block), bytes, in_core.data()) != 0) return {0, 0};
+  size_t resident = 0;
+  for (unsigned char c : in_core) resident += c & 1;
+  return {resident, in_core.size()};
+}
+
+TEST(HugePages, PopulatePagesFaultsInTheBlockWithoutTouchingItsBytes) {
+  constexpr size_t kBytes = size_t{64} << 20;
+  void* block = allocate_huge_pages(kBytes);  // aligned_alloc: mapped, not yet touched
+  void* probe = allocate_huge_pages(kHugePage * 2);
+  const bool supported = madvise(probe, 4096, 23 /* MADV_POPULATE_WRITE */) == 0 || errno != EINVAL;
+  free_huge_pages(probe, kHugePage * 2);
+  if (!supported) {
+    free_huge_pages(block, kBytes);
+    GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux 5.14)";
+  }
+  auto* bytes = static_cast<unsigned char*>(block);
+  bytes[0] = 7, bytes[kBytes / 2 + 3] = 9;  // two pages touched before
+  populate_pages(block, kBytes);
+  const auto [resident, pages] = resident_pages(block, kBytes);
+  EXPECT_EQ(resident, pages) << "pages of the 64 MiB block resident after populate_pages";
+  EXPECT_EQ(bytes[0], 7);
+  EXPECT_EQ(bytes[kBytes / 2 + 3], 9);
+  EXPECT_EQ(bytes[kBytes - 1], 0) << "a fresh page reads zero";
+  free_huge_pages(block, kBytes);
+}
+
+TEST(HugePages, GrowPopulatedKeepsTheOldElementsAndZerosTheNewOnes) {
+  HugePageVector<float> v;
+  for (size_t n : {size_t{10}, size_t{100000}, size_t{3} << 20, (size_t{3} << 20) + 5, size_t{1000}}) {
+    const size_t before = v.size(), capacity = v.capacity();
+    for (size_t i = 0; i < before; ++i) v[i] = static_cast<float>(i % 1000) + 1.0f;
+    float* data = grow_populated(v, n);
+    ASSERT_EQ(data, v.data());
+    ASSERT_EQ(v.size(), std::max(before, n)) << "grows, never shrinks";
+    if (n > capacity) {
+      EXPECT_GE(v.capacity(), std::max(n, 2 * before)) << "geometric growth, as resize";
+    }
+    for (size_t i = 0; i < v.size(); i += 997) {
+      const float expected = i < before ? static_cast<float>(i % 1000) + 1.0f : 0.0f;
+      ASSERT_EQ(v[i], expected) << "element " << i << " after growing from " << before << " to " << n;
+    }
+    ASSERT_EQ(v.back(), v.size() > before ? 0.0f : static_cast<float>((v.size() - 1) % 1000) + 1.0f);
+  }
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ make_tiny_labeler "$SIFT" "$SRC" "$WORK/other_weights" 6  # same sift.json and v
 
 PYTHONPATH="$SRC/tests/e2e/lib" python3 - "$SIFT" "$MODEL" "$WORK" <<'PY'
 import json, os, shutil, subprocess, sys
+from sift_build import sanitized
 from batch_checks import (Batch, check, make_rows, write, write_gzip_members, zstd_compress, zstd_decompress,
                           read_bytes, progress_of, progress_text)
 sift_bin, model, work = sys.argv[1:4]
@@ -229,7 +230,7 @@ check(read_bytes(f"{work}/capped_threads.jsonl") == read_bytes(f"{work}/pretty.j
 # 13. A thread that cannot be started (1 GiB stacks in 3 GiB of address space): one error line,
 # the started stages joined (no abort), and --resume finishes the job. Not under ASan, whose
 # shadow memory needs the address space.
-if b"asan" not in subprocess.run(["ldd", sift_bin], capture_output=True).stdout:
+if not sanitized(sift_bin):
     limited = f'ulimit -v 3000000; ulimit -s 1000000; exec "{sift_bin}" batch --model "{model}" --input "{short_rows}" ' \
               f'--output "{work}/no_threads.jsonl" --threads 1 --tokenize-threads 64'
     r = subprocess.run(["bash", "-c", limited], capture_output=True, text=True, env=env)

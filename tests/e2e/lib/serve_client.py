@@ -14,6 +14,8 @@ import sys
 import tempfile
 import time
 
+from sift_build import sanitized
+
 
 def check(cond, what):
     if not cond:
@@ -184,12 +186,6 @@ def check_histograms(text):
         check(series in counts and counts[series] == values[-1], f"{series}: +Inf bucket {values[-1]} != _count {counts.get(series)}")
         check(series in sums, f"{series}: no _sum")
     return len(buckets)
-
-
-def sanitized(sift):
-    """Whether the sift binary is built with AddressSanitizer (it links libasan)."""
-    libraries = subprocess.run(["ldd", sift], capture_output=True, text=True).stdout
-    return "libasan" in libraries
 
 
 def sift_score(sift, model, rows, *args):
