@@ -1,8 +1,11 @@
 """sift.Labeler against the sift CLI: the same bits for the same rows, per-row errors, the
-engine's error messages, the GIL released while scoring, threads on one labeler at once."""
+engine's error messages, the GIL released while scoring, threads on one labeler at once, a
+labeler loaded before a fork."""
 import json
+import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -320,3 +323,39 @@ def test_score_lines_refuses_what_is_not_a_line(labeler):
     with pytest.raises(ValueError, match="^first_line counts from 1, got 0$"):
         labeler.score_lines([], first_line=0)
     assert json.loads(labeler.score_lines(['{"query": "\ud800", "items": ["a"]}'], first_line=5)[0])["line"] == 5
+
+
+def test_a_labeler_loaded_before_a_fork_scores_in_the_child(tmp_path):
+    """Servers and multiprocessing load a model once and fork workers that share its weights,
+    sometimes after scoring in the parent. OpenMP's threads do not survive a fork: the child
+    must not wait on them forever, and scores (on one thread) the parent's bits."""
+    model = tmp_path / "labeler"
+    # Its MLP matrices (2 x 4096 x 256 floats: 8 MiB) are large enough to be faulted in by
+    # several threads at load.
+    subprocess.run([SIFT_BINARY, "make-checkpoint", "--out", model, "--arch", "qwen3", "--hidden", "256", "--layers",
+                    "1", "--heads", "2", "--kv-heads", "1", "--head-dim", "128", "--intermediate", "4096",
+                    "--vocab", "512", "--seed", "3"], check=True, capture_output=True)
+    shutil.copy(pathlib.Path(__file__).parents[2] / "tests" / "scoring" / "data" / "byte_bpe_tokenizer.json",
+                model / "tokenizer.json")
+    (model / "sift.json").write_text(json.dumps({
+        "format": "sift.scoring/2", "version": "fork-1", "query_template": "{query}", "item_template": "{item}",
+        "yes": "YES", "no": "NO", "threshold": 0.5}))
+    labeler = sift.Labeler(str(model), threads=2)
+    query, items = "ten years of python and go " * 40, ["python", "rust", "go"] * 8
+    parent_scores = bits(labeler.score(query, items).scores)  # the parent has run threads before the fork
+    child_scores = tmp_path / "child.json"
+    pid = os.fork()
+    if pid == 0:  # the child: score, write the scores' bits, leave without Python's clean-up
+        try:
+            child_scores.write_text(json.dumps(bits(labeler.score(query, items).scores)))
+        finally:
+            os._exit(0)
+    deadline = time.monotonic() + 120
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child did not finish scoring in 120 s: it waits on the parent's threads")
+    assert child_scores.exists(), "the child wrote no scores"
+    assert json.loads(child_scores.read_text()) == parent_scores

@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <new>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "core/parallel.h"
 
@@ -35,11 +38,30 @@ void populate_pages(void* block, size_t bytes) {
   const uintptr_t begin = (reinterpret_cast<uintptr_t>(block) + kPage - 1) & ~(kPage - 1);
   const uintptr_t end = (reinterpret_cast<uintptr_t>(block) + bytes) & ~(kPage - 1);
   if (end <= begin || end - begin < 2 * kHugePage) return;  // small: the first write is as cheap
-  const int64_t n_pieces = static_cast<int64_t>((end - begin + kHugePage - 1) / kHugePage);
-  parallel_for(n_pieces, [&](int64_t i) {
-    const uintptr_t from = begin + static_cast<uintptr_t>(i) * kHugePage;
-    ::madvise(reinterpret_cast<void*>(from), std::min<uintptr_t>(kHugePage, end - from), MADV_POPULATE_WRITE);
-  }, int64_t{1} << 30);  // always worth the threads
+  const uintptr_t n_pieces = (end - begin + kHugePage - 1) / kHugePage;
+  // Piece `first`, then every `stride`-th after it.
+  const auto populate_from = [&](uintptr_t first, uintptr_t stride) {
+    for (uintptr_t i = first; i < n_pieces; i += stride) {
+      const uintptr_t from = begin + i * kHugePage;
+      ::madvise(reinterpret_cast<void*>(from), std::min<uintptr_t>(kHugePage, end - from), MADV_POPULATE_WRITE);
+    }
+  };
+  // Plain threads, joined here, not an OpenMP team: a model is loaded through this, and a
+  // process that forks after loading (a server's workers sharing the weights, Python's
+  // multiprocessing) must not hand its children the state of an OpenMP thread pool, which
+  // libgomp's children wait on forever.
+  const uintptr_t workers = std::min<uintptr_t>(static_cast<uintptr_t>(std::max(1, n_threads())), n_pieces);
+  std::vector<std::thread> helpers;
+  for (uintptr_t t = 1; t < workers; ++t) {
+    try {
+      helpers.emplace_back(populate_from, t, workers);
+    } catch (const std::system_error&) {  // no thread to be had: this one does the rest
+      for (uintptr_t rest = t; rest < workers; ++rest) populate_from(rest, workers);
+      break;
+    }
+  }
+  populate_from(0, workers);
+  for (std::thread& helper : helpers) helper.join();
 }
 
 void free_huge_pages(void* block, size_t bytes) noexcept {

@@ -47,6 +47,13 @@ class ThreadCount {
   int previous_;
 };
 
+// Whether a loop worth splitting may run as an OpenMP team: false when it is not worth it,
+// and in a child forked after this process ran a team. libgomp's threads do not survive a
+// fork, and a team in the child would wait forever for them; such a child runs every loop on
+// its calling thread, with the same results (the thread count never changes one), and says
+// so once on stderr.
+bool team_allowed(bool worth_it);
+
 // Below this much work (about flops) a loop runs on the calling thread: waking the team
 // costs more than it saves, and on a busy machine a parallel region can wait a whole
 // scheduling slice for a descheduled thread.
@@ -56,7 +63,7 @@ inline constexpr int64_t kMinParallelWork = 1 << 15;
 // it: n * work_per_item >= kMinParallelWork. The split never changes what body(i) computes.
 template <typename Body>
 void parallel_for(int64_t n, Body&& body, int64_t work_per_item = kMinParallelWork) {
-#pragma omp parallel for schedule(static) if (n > 1 && n * work_per_item >= kMinParallelWork)
+#pragma omp parallel for schedule(static) if (team_allowed(n > 1 && n * work_per_item >= kMinParallelWork))
   for (int64_t i = 0; i < n; ++i) body(i);
 }
 
