@@ -16,8 +16,8 @@ void free_huge_pages(void* block, size_t bytes) noexcept;  // bytes as allocated
 
 // Faults in [block, block + bytes) for writing, 2 MiB pieces split over as many threads as
 // the calling thread's count (madvise MADV_POPULATE_WRITE; where the kernel lacks it, nothing
-// happens and the first write faults as before; plain threads, so a process may fork after). Touches no byte. In a VM a first touch is
-// costly (the host backs the page too): on the 2-vCPU Xeon VM, one thread zeroing a Qwen3-0.6B
+// happens and the first write faults as before; plain threads, so a process may fork after).
+// Touches no byte. In a VM a first touch is costly (the host backs the page too): on the 2-vCPU Xeon VM, one thread zeroing a Qwen3-0.6B
 // session's fresh 300 MB KV cache and workspace took a tenth of its first 1,301-token call,
 // and zeroing the packed F32 weights most of the model's load.
 void populate_pages(void* block, size_t bytes);
