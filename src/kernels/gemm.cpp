@@ -220,7 +220,7 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
   // come from L1 and only the weight slices stream from L2. Each thread owns a static range
   // of panels and packs its own copy of A: no barriers, and nothing about the split depends on m.
   const int64_t step = tile_panels(), tile_rows = sift::tile_rows(), nc = column_block_panels();
-#pragma omp parallel if (team_allowed(n_panels > 1 && m * k_total * w.rows() >= (1 << 18)))
+#pragma omp parallel if (team_allowed(w.worth_threads(m)))
   {
     const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
     const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;

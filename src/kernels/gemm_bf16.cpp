@@ -296,7 +296,7 @@ void gemm_bf16(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, fl
   // As gemm: each thread owns a static range of panels (tile pairs at a time); K slices, then
   // row blocks whose rounded rows stay in L2, then the panels, then the block's row tiles.
   // Rows are rounded alone, and nothing about the split depends on m.
-#pragma omp parallel if (team_allowed(n_panels > 1 && m * k_total * w.rows() >= (1 << 18)))
+#pragma omp parallel if (team_allowed(w.worth_threads(m)))
   {
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < m_padded; ++i) {

@@ -353,7 +353,7 @@ void gemm_q8(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, floa
   const QuantizedRows q{biased ? nullptr : quants.data(), unsigned_quants.data(), scales.data(), n_blocks, biased};
   // As gemm: K slices, then row blocks, then this thread's static range of panels; rows are
   // quantized alone, and nothing about the split depends on m.
-#pragma omp parallel if (team_allowed(n_panels > 1 && m * k_total * w.rows() >= (1 << 18)))
+#pragma omp parallel if (team_allowed(w.worth_threads(m)))
   {
 #pragma omp for schedule(static)
     for (int64_t u = 0; u < n_groups; ++u)

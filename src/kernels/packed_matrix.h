@@ -54,6 +54,9 @@ class PackedMatrix {
   int64_t cols() const { return n_cols_; }  // K
   int64_t n_panels() const { return (n_rows_ + kPanelWidth - 1) / kPanelWidth; }
   int64_t n_q8_blocks() const { return (n_cols_ + kQ8Block - 1) / kQ8Block; }  // Q8: blocks per row
+  // Whether a product of m activation rows with these weights is worth splitting over threads
+  // (the gemms split the panels): more than one panel, and m x K x N of at least 2^18.
+  bool worth_threads(int64_t m) const { return n_panels() > 1 && m * n_cols_ * n_rows_ >= (1 << 18); }
   // F32 / BF16 / F16 / BF16Dot: the k rows of a panel as stored (K, or K2 for BF16Dot).
   int64_t panel_depth() const {
     return type_ == PackedType::BF16Dot ? (n_cols_ + kBf16Block - 1) / kBf16Block * kBf16Block : n_cols_;
