@@ -6,11 +6,9 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include <nlohmann/json.hpp>
-
 #include "core/error.h"
+#include "remote/engine_answers.h"
 #include "remote/http_connection.h"
-#include "scoring/readout.h"
 
 namespace sift::remote {
 
@@ -33,59 +31,6 @@ struct Fleet::Attempt {
   bool verified = false;               // the identity was checked and holds
   bool inexact = false;                // ...by name and vocabulary only (no fingerprint)
 };
-
-namespace {
-
-// The message of an error answer (sift serve, SGLang and OpenAI put it at "message" or
-// "error.message"), else the start of the body.
-std::string answer_message(const std::string& body) {
-  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_object()) {
-    if (j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();
-    if (j.contains("error") && j["error"].is_object() && j["error"].contains("message") &&
-        j["error"]["message"].is_string())
-      return j["error"]["message"].get<std::string>();
-    if (j.contains("detail") && j["detail"].is_string()) return j["detail"].get<std::string>();
-  }
-  return body.substr(0, 200);
-}
-
-// The scores of a /v1/score answer: items x labels probabilities in [0, 1], or nullopt (with
-// why: the attempt failed, and the request goes to another engine).
-std::optional<ItemScores> parse_scores(const std::string& body, const ScoreCall& call, std::string& why) {
-  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded()) {
-    why = fmt::format("answered 200 with a body that is not JSON: {}", body.substr(0, 80));
-    return std::nullopt;
-  }
-  if (!j.is_object() || !j.contains("scores") || !j["scores"].is_array()) {
-    why = "answered 200 without a \"scores\" array";
-    return std::nullopt;
-  }
-  const nlohmann::json& rows = j["scores"];
-  if (rows.size() != call.items) {
-    why = fmt::format("answered {} score rows for {} items", rows.size(), call.items);
-    return std::nullopt;
-  }
-  ItemScores scores(call.items);
-  for (size_t i = 0; i < call.items; ++i) {
-    const nlohmann::json& row = rows[i];
-    if (!row.is_array() || row.size() != call.labels) {
-      why = fmt::format("scores[{}] is not {} numbers", i, call.labels);
-      return std::nullopt;
-    }
-    for (const nlohmann::json& p : row) {
-      if (!p.is_number() || !is_probability(p.get<double>())) {
-        why = fmt::format("scores[{}] holds {}, not a probability", i, p.dump());
-        return std::nullopt;
-      }
-      scores[i].push_back(p.get<double>());
-    }
-  }
-  return scores;
-}
-
-}  // namespace
 
 Fleet::Fleet(std::vector<Endpoint> endpoints, const FleetSettings& settings, LabelerIdentity identity)
     : endpoints_(std::move(endpoints)),
@@ -124,7 +69,7 @@ void Fleet::check_engines() {
     askers.emplace_back([&, e] {
       try {
         HttpConnection connection(endpoints_[e]);
-        const HttpAnswer answer = connection.get("/v1/models", timeout);
+        const HttpAnswer answer = connection.get("/v1/models", timeout, kMaxModelsAnswerBytes);
         if (answer.status != 200) return;  // loading, or not there yet: checked before its first request
         checks[e] = check_identity(answer.body, identity_, endpoints_[e].url);
         answered[e] = 1;
@@ -217,7 +162,7 @@ void Fleet::fail_everything(const std::string& message) {
 }
 
 void Fleet::work() {
-  std::vector<std::unique_ptr<HttpConnection>> connections(endpoints_.size());
+  std::vector<Link> links(endpoints_.size());
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     const TimePoint now = FleetClock::now();
@@ -254,7 +199,7 @@ void Fleet::work() {
     const bool verify = !verified_[*engine];
     ++in_flight_;
     lock.unlock();
-    Attempt result = attempt(connections, *engine, task, verify);
+    Attempt result = attempt(links[*engine], *engine, task, verify);
     lock.lock();
     --in_flight_;
     settle(std::move(task), *engine, std::move(result));
@@ -262,52 +207,68 @@ void Fleet::work() {
   }
 }
 
-Fleet::Attempt Fleet::attempt(std::vector<std::unique_ptr<HttpConnection>>& connections, size_t engine,
-                              const Task& task, bool verify) {
+// Fleet::work's connection to one engine, and what the identity check on it found.
+struct Fleet::Link {
+  std::unique_ptr<HttpConnection> connection;
+  bool exact = false;  // its /v1/models named this labeler's fingerprint
+};
+
+Fleet::Attempt Fleet::attempt(Link& link, size_t engine, const Task& task, bool verify) {
   Attempt result;
-  std::unique_ptr<HttpConnection>& connection = connections[engine];
-  if (!connection) connection = std::make_unique<HttpConnection>(endpoints_[engine]);
+  const Endpoint& endpoint = endpoints_[engine];
+  if (!link.connection) link.connection = std::make_unique<HttpConnection>(endpoint);
+  HttpConnection& connection = *link.connection;
   const ScoreCall& call = task.batch->calls[task.index];
   const auto failed = [&](const HttpAnswer& answer, std::string_view what) {
     result.outcome = answer.status == 429 ? Outcome::Busy : Outcome::Failed;
     result.retry_after = answer.retry_after;
-    result.failure = fmt::format("{}{} {}: {}", what, what.empty() ? "" : ":", answer.status, answer_message(answer.body));
+    result.failure =
+        fmt::format("{}{} {}: {}", what, what.empty() ? "" : ":", answer.status, error_answer_message(answer.body));
   };
-  try {
-    if (verify) {
-      const HttpAnswer answer = connection->get("/v1/models", attempt_timeout());
-      if (answer.status != 200) {
-        failed(answer, "GET /v1/models");
-        if (result.outcome == Outcome::Busy) result.outcome = Outcome::Failed;
-        return result;
+  // A kept-alive connection the engine closed meanwhile (stale) is opened again once, and so
+  // checked again: a new connection may reach another server (a restart, a load balancer).
+  for (bool reopened = false;; reopened = true) {
+    try {
+      if (verify || !connection.is_open()) {
+        const HttpAnswer answer = connection.get("/v1/models", attempt_timeout(), kMaxModelsAnswerBytes);
+        if (answer.status != 200) {
+          failed(answer, "GET /v1/models");
+          if (result.outcome == Outcome::Busy) result.outcome = Outcome::Failed;
+          return result;
+        }
+        const IdentityCheck check = check_identity(answer.body, identity_, endpoint.url);
+        if (check.refusal) {
+          result.refusal = check.refusal;
+          return result;
+        }
+        link.exact = check.exact;
+        result.verified = true;
+        result.inexact = !check.exact;
       }
-      const IdentityCheck check = check_identity(answer.body, identity_, endpoints_[engine].url);
-      if (check.refusal) {
-        result.refusal = check.refusal;
-        return result;
-      }
-      result.verified = true;
-      result.inexact = !check.exact;
-    }
-    const HttpAnswer answer = connection->post("/v1/score", call.body, attempt_timeout());
-    if (answer.status == 200) {
-      std::string why;
-      if (std::optional<ItemScores> scores = parse_scores(answer.body, call, why)) {
-        result.outcome = Outcome::Answered;
-        result.scores = std::move(*scores);
+      const HttpAnswer answer =
+          connection.post("/v1/score", call.body, attempt_timeout(), score_answer_bytes(call.items, call.labels));
+      if (answer.status == 200) {
+        std::string why;
+        if (std::optional<ScoreAnswer> scored = parse_score_answer(answer.body, call.items, call.labels, why)) {
+          result.refusal = check_answer_identity(scored->fingerprint, link.exact, identity_, endpoint.url);
+          result.outcome = Outcome::Answered;
+          result.scores = std::move(scored->scores);
+        } else {
+          result.failure = why;
+        }
+      } else if (answer.status == 429 || answer.status == 408 || answer.status >= 500) {
+        failed(answer, "");
       } else {
-        result.failure = why;
+        result.rejected = fmt::format("engine {} refused a /v1/score request ({}): {}", endpoint.url, answer.status,
+                                      error_answer_message(answer.body));
       }
-    } else if (answer.status == 429 || answer.status == 408 || answer.status >= 500) {
-      failed(answer, "");
-    } else {
-      result.rejected = fmt::format("engine {} refused a /v1/score request ({}): {}", endpoints_[engine].url,
-                                    answer.status, answer_message(answer.body));
+      return result;
+    } catch (const TransportError& e) {
+      if (e.stale && !reopened) continue;
+      result.failure = e.what();
+      return result;
     }
-  } catch (const TransportError& e) {
-    result.failure = e.what();
   }
-  return result;
 }
 
 void Fleet::settle(Task task, size_t engine, Attempt result) {

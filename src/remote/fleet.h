@@ -10,10 +10,13 @@
 //                   honoured), an answer that is not a /v1/score answer: with backoff and
 //                   jitter, an engine that keeps failing ejected and probed back
 //                   (remote/fleet_policy.h).
-//   refused         an engine serving another labeler (remote/identity.h): checked before
-//                   its first request, and again after it was unreachable (it may have been
-//                   restarted with something else); the fleet then fails, naming both. So is
-//                   a fleet that would mix engines that prove their labeler (sift serve's
+//   refused         an engine serving another labeler (remote/identity.h): its /v1/models
+//                   checked on every connection before the first request it carries (a new
+//                   connection may reach a restarted or another server), and again after
+//                   it failed; sift serve's fingerprint checked in every answer (a load
+//                   balancer may swap the server behind a connection that stays open). The
+//                   fleet then fails, naming both, and no answer of that engine is used. So
+//                   is a fleet that would mix engines that prove their labeler (sift serve's
 //                   fingerprint) with engines that cannot (SGLang): one arithmetic per run.
 //   fails           when work waits and no engine has answered for the timeout: an Error
 //                   naming each engine's last failure; or when an engine rejects a request
@@ -30,6 +33,7 @@
 #include <vector>
 
 #include "remote/endpoint.h"
+#include "remote/engine_answers.h"
 #include "remote/fleet_policy.h"
 #include "remote/identity.h"
 
@@ -45,7 +49,6 @@ struct ScoreCall {
   size_t items = 0;
   size_t labels = 0;
 };
-using ItemScores = std::vector<std::vector<double>>;  // per item, per label
 
 class Fleet {
  public:
@@ -77,10 +80,10 @@ class Fleet {
     TimePoint not_before{};
   };
   struct Attempt;
+  struct Link;
 
   void work();
-  Attempt attempt(std::vector<std::unique_ptr<HttpConnection>>& connections, size_t engine, const Task& task,
-                  bool verify);
+  Attempt attempt(Link& link, size_t engine, const Task& task, bool verify);
   void settle(Task task, size_t engine, Attempt result);  // under mutex_
   void fail_everything(const std::string& message);      // under mutex_
   std::string timeout_message() const;                   // under mutex_
@@ -98,7 +101,7 @@ class Fleet {
   std::condition_variable wake_;
   FleetPolicy policy_;
   std::deque<Task> queue_;
-  std::vector<bool> verified_;  // per engine: its identity was checked on this connection's life
+  std::vector<bool> verified_;  // per engine: checked since it last failed (else every connection checks again)
   int64_t in_flight_ = 0;
   std::optional<std::string> fatal_;  // an engine serves another labeler: every score() fails
   std::optional<size_t> first_admitted_;  // the first engine admitted, and so

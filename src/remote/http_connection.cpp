@@ -58,11 +58,13 @@ std::optional<std::chrono::seconds> retry_after_of(const http::response<http::st
   return std::chrono::seconds(seconds);
 }
 
-// `what` failed with `error`: a TransportError in words.
-TransportError failure(std::string_view what, const beast::error_code& error, std::chrono::milliseconds timeout) {
+// `what` failed with `error`: a TransportError in words. `before_answer` on a kept-alive
+// connection: nothing came back on it, so the engine may have closed it meanwhile (stale).
+TransportError failure(std::string_view what, const beast::error_code& error, std::chrono::milliseconds timeout,
+                       bool before_answer = false) {
   if (error == beast::error::timeout)
     return TransportError(fmt::format("{}: no answer within {:.3g} s", what, timeout.count() / 1000.0), true);
-  return TransportError(fmt::format("{}: {}", what, error.message()));
+  return TransportError(fmt::format("{}: {}", what, error.message()), false, before_answer);
 }
 
 }  // namespace
@@ -70,56 +72,59 @@ TransportError failure(std::string_view what, const beast::error_code& error, st
 HttpConnection::HttpConnection(Endpoint endpoint) : endpoint_(std::move(endpoint)), state_(std::make_unique<State>()) {}
 HttpConnection::~HttpConnection() { state_->close(); }
 
-HttpAnswer HttpConnection::get(const std::string& path, std::chrono::milliseconds timeout) {
-  return exchange(false, path, {}, timeout);
+bool HttpConnection::is_open() const { return state_->stream.has_value(); }
+
+HttpAnswer HttpConnection::get(const std::string& path, std::chrono::milliseconds timeout, uint64_t max_answer_bytes) {
+  return exchange(false, path, {}, timeout, max_answer_bytes);
 }
 
-HttpAnswer HttpConnection::post(const std::string& path, const std::string& body, std::chrono::milliseconds timeout) {
-  return exchange(true, path, body, timeout);
+HttpAnswer HttpConnection::post(const std::string& path, const std::string& body, std::chrono::milliseconds timeout,
+                                uint64_t max_answer_bytes) {
+  return exchange(true, path, body, timeout, max_answer_bytes);
 }
 
 HttpAnswer HttpConnection::exchange(bool post, const std::string& path, const std::string& body,
-                                    std::chrono::milliseconds timeout) {
+                                    std::chrono::milliseconds timeout, uint64_t max_answer_bytes) {
   State& s = *state_;
-  // A kept-alive connection may have been closed by the server meanwhile (its keep-alive
-  // timeout): a send or read that fails on it at once is tried again on a new connection.
-  for (int attempt = 0;; ++attempt) {
-    const bool reused = s.stream.has_value();
-    try {
-      if (!s.stream) {
-        tcp::resolver resolver(s.io);
-        beast::error_code error;
-        const tcp::resolver::results_type addresses = resolver.resolve(endpoint_.host, endpoint_.port, error);
-        if (error) throw TransportError(fmt::format("cannot resolve {}: {}", endpoint_.host, error.message()));
-        s.stream.emplace(s.io);
-        s.stream->expires_after(timeout);
-        error = s.run([&](auto&& done) { s.stream->async_connect(addresses, done); });
-        if (error) throw failure("cannot connect", error, timeout);
-      }
+  const bool reused = s.stream.has_value();
+  try {
+    if (!s.stream) {
+      tcp::resolver resolver(s.io);
+      beast::error_code error;
+      const tcp::resolver::results_type addresses = resolver.resolve(endpoint_.host, endpoint_.port, error);
+      if (error) throw TransportError(fmt::format("cannot resolve {}: {}", endpoint_.host, error.message()));
+      s.stream.emplace(s.io);
       s.stream->expires_after(timeout);
-      http::request<http::string_body> request{post ? http::verb::post : http::verb::get, endpoint_.prefix + path, 11};
-      request.set(http::field::host, endpoint_.host + ":" + endpoint_.port);
-      request.set(http::field::user_agent, "sift");
-      request.keep_alive(true);
-      if (post) {
-        request.set(http::field::content_type, "application/json");
-        request.body() = body;
-      }
-      request.prepare_payload();
-      beast::error_code error = s.run([&](auto&& done) { http::async_write(*s.stream, request, done); });
-      if (error) throw failure("sending the request failed", error, timeout);
-      http::response_parser<http::string_body> parser;
-      parser.body_limit(kMaxAnswerBytes);
-      error = s.run([&](auto&& done) { http::async_read(*s.stream, s.buffer, parser, done); });
-      if (error) throw failure("reading the answer failed", error, timeout);
-      http::response<http::string_body> answer = parser.release();
-      if (!answer.keep_alive()) s.close();
-      else s.stream->expires_never();
-      return {static_cast<int>(answer.result_int()), std::move(answer.body()), retry_after_of(answer)};
-    } catch (const TransportError& e) {
-      s.close();
-      if (!reused || attempt > 0 || e.timed_out) throw;
+      error = s.run([&](auto&& done) { s.stream->async_connect(addresses, done); });
+      if (error) throw failure("cannot connect", error, timeout);
     }
+    s.stream->expires_after(timeout);
+    http::request<http::string_body> request{post ? http::verb::post : http::verb::get, endpoint_.prefix + path, 11};
+    request.set(http::field::host, endpoint_.host + ":" + endpoint_.port);
+    request.set(http::field::user_agent, "sift");
+    request.keep_alive(true);
+    if (post) {
+      request.set(http::field::content_type, "application/json");
+      request.body() = body;
+    }
+    request.prepare_payload();
+    beast::error_code error = s.run([&](auto&& done) { http::async_write(*s.stream, request, done); });
+    if (error) throw failure("sending the request failed", error, timeout, reused);
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(max_answer_bytes);
+    error = s.run([&](auto&& done) { http::async_read(*s.stream, s.buffer, parser, done); });
+    if (error == http::error::body_limit)
+      throw TransportError(fmt::format("answered {} with a body of more than {} bytes, more than this request's "
+                                       "answer can be (not read further)",
+                                       parser.is_header_done() ? parser.get().result_int() : 0, max_answer_bytes));
+    if (error) throw failure("reading the answer failed", error, timeout, reused && !parser.got_some());
+    http::response<http::string_body> answer = parser.release();
+    if (!answer.keep_alive()) s.close();
+    else s.stream->expires_never();
+    return {static_cast<int>(answer.result_int()), std::move(answer.body()), retry_after_of(answer)};
+  } catch (const TransportError&) {
+    s.close();
+    throw;
   }
 }
 

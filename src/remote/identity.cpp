@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_parse.h"
+#include "remote/engine_text.h"
+
 namespace sift::remote {
 
 namespace {
@@ -17,8 +20,15 @@ std::string_view weights_class(std::string_view weights) { return weights == "au
 IdentityCheck check_identity(const std::string& models_body, const LabelerIdentity& local, const std::string& url) {
   using nlohmann::json;
   IdentityCheck check;
-  const json body = json::parse(models_body, nullptr, false);
-  if (body.is_discarded() || !body.is_object() || !body.contains("data") || !body["data"].is_array()) {
+  json body;
+  try {
+    body = parse_json(models_body, "");
+  } catch (const Error& e) {
+    check.refusal = fmt::format("engine {}: GET /v1/models did not answer an OpenAI model list: {}", url,
+                                engine_text(e.what()));
+    return check;
+  }
+  if (!body.is_object() || !body.contains("data") || !body["data"].is_array()) {
     check.refusal = fmt::format("engine {}: GET /v1/models did not answer an OpenAI model list", url);
     return check;
   }
@@ -26,7 +36,7 @@ IdentityCheck check_identity(const std::string& models_body, const LabelerIdenti
   for (const json& model : body["data"]) {
     if (!model.is_object() || !model.contains("id") || !model["id"].is_string()) continue;
     const std::string id = model["id"].get<std::string>();
-    served += (served.empty() ? "" : ", ") + id;
+    served += (served.empty() ? "" : ", ") + engine_text(id);
     if (id != local.model_name) continue;
     const auto named = [&](const char* field) { return model.contains(field) && !model[field].is_null(); };
     if (named("sift_fingerprint")) {
@@ -35,21 +45,21 @@ IdentityCheck check_identity(const std::string& models_body, const LabelerIdenti
       if (theirs != local.fingerprint)
         check.refusal = fmt::format("engine {} serves labeler {} with fingerprint {}, but this labeler ({}) is {}: "
                                     "its scores would not be this labeler's",
-                                    url, id, theirs, local.where, local.fingerprint);
+                                    url, engine_text(id), engine_text(theirs), local.where, local.fingerprint);
       const std::string weights =
           named("sift_weights") && model["sift_weights"].is_string() ? model["sift_weights"].get<std::string>() : "auto";
       if (!check.refusal && weights_class(weights) != weights_class(local.weights))
         check.refusal = fmt::format("engine {} holds the weights as {} (sift serve --weights), but this run asks for "
                                     "{} (--weights): their scores differ; give the engines' --weights here, or "
                                     "start them with this one",
-                                    url, weights, local.weights);
+                                    url, engine_text(weights), local.weights);
       check.exact = !check.refusal;
       return check;
     }
     if (named("vocab_size") && (!model["vocab_size"].is_number_integer() ||
                                 model["vocab_size"].get<int64_t>() != local.vocab_size))
       check.refusal = fmt::format("engine {} serves {} with a vocabulary of {} tokens, but this labeler ({}) has {}", url,
-                                  id, model["vocab_size"].dump(), local.where, local.vocab_size);
+                                  engine_text(id), engine_text(model["vocab_size"].dump()), local.where, local.vocab_size);
     if (named("answers")) {
       const json& answers = model["answers"];
       const auto id_of = [&](const char* word) -> int64_t {
@@ -60,14 +70,26 @@ IdentityCheck check_identity(const std::string& models_body, const LabelerIdenti
       if (id_of("yes") != local.yes || id_of("no") != local.no)
         check.refusal = fmt::format("engine {} serves {} whose answer ids are {}, but this labeler ({}) reads yes {} and "
                                     "no {}",
-                                    url, id, answers.dump(), local.where, local.yes, local.no);
+                                    url, engine_text(id), engine_text(answers.dump()), local.where, local.yes, local.no);
     }
     return check;
   }
   check.refusal = fmt::format("engine {} serves {}, not {} (the name this labeler's requests give; start the engine "
                               "with that name, as sift serve does from its directory, or SGLang's --served-model-name)",
-                              url, served.empty() ? "no model" : served, local.model_name);
+                              url, served.empty() ? "no model" : engine_text(served), local.model_name);
   return check;
+}
+
+std::optional<std::string> check_answer_identity(const std::optional<std::string>& named, bool exact,
+                                                 const LabelerIdentity& local, const std::string& url) {
+  if (named ? *named == local.fingerprint : !exact) return std::nullopt;
+  return fmt::format("engine {} answered a /v1/score request {}, but it was checked to serve this labeler ({}, {}): "
+                     "another server answers there now (restarted with another labeler, or another replica behind "
+                     "its address); none of its scores are used",
+                     url,
+                     named ? fmt::format("as the labeler with fingerprint {}", engine_text(*named))
+                           : std::string("naming no labeler fingerprint (sift serve names its labeler's in every answer)"),
+                     local.where, local.fingerprint);
 }
 
 }  // namespace sift::remote

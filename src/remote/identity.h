@@ -10,6 +10,11 @@
 //   others       (SGLang) name no fingerprint: the model id must be the name this client
 //                sends, and the vocabulary size and answer ids, where named, must agree; the
 //                scores are then the engine's arithmetic, not verified to be sift's.
+//
+// When: /v1/models on every connection to an engine, before the first request it carries
+// (remote/fleet.h); and sift serve names its fingerprint in every /v1/score answer too, which
+// check_answer_identity holds against the labeler's, so an engine swapped behind a
+// connection that stays open (a load balancer's) is caught at its first answer.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,7 +35,15 @@ struct IdentityCheck {
   bool exact = false;                  // the fingerprints are equal
 };
 
-// `models_body` is the text of the engine's /v1/models answer.
+// `models_body` is the text of the engine's /v1/models answer (at most kMaxModelsAnswerBytes,
+// nested at most kMaxJsonDepth deep: deeper is refused).
 IdentityCheck check_identity(const std::string& models_body, const LabelerIdentity& local, const std::string& url);
+
+// Whether one /v1/score answer is this labeler's: it names the labeler's fingerprint, or, from
+// an engine checked as one that names none (`exact` false), no fingerprint. A refusal (naming
+// the engine and both identities) when it names another, or none where the engine's
+// /v1/models named this labeler's: the engine was swapped since it was checked.
+std::optional<std::string> check_answer_identity(const std::optional<std::string>& named, bool exact,
+                                                 const LabelerIdentity& local, const std::string& url);
 
 }  // namespace sift::remote

@@ -239,7 +239,7 @@ Started Service::label(std::string_view body, std::function<void()> on_done) {
     check_fits(*job, "items");
   }
   const std::string version = engine_.artifact().version;
-  return queue(job, std::move(on_done), [request, job = job.get(), version] {
+  return queue(job, std::move(on_done), [request, job = job.get(), version, fingerprint = options_.fingerprint] {
     const RowResult& result = job->result;
     json scores = json::array(), labels = json::array();
     for (size_t i = 0; i < result.scores.size(); ++i) {
@@ -252,6 +252,7 @@ Started Service::label(std::string_view body, std::function<void()> on_done) {
                 {"usage", usage_of(*job)}};
     out["usage"]["requests"] = result.requests;
     if (request->has_item_ids) out["item_ids"] = request->item_ids;
+    if (!fingerprint.empty()) out["sift_fingerprint"] = fingerprint;  // /v1/models's: every answer names its labeler
     if (job->mode == ScoringMode::Generate) {
       out["unparsed"] = result.unparsed;
       out["usage"]["generated_tokens"] = result.generated_tokens;
@@ -298,11 +299,12 @@ Started Service::score(std::string_view body, std::function<void()> on_done) {
   }
   if (!request.item_first) job->query = concat(bos, query);
   check_fits(*job, "items");
-  return queue(job, std::move(on_done), [job = job.get(), model = options_.model_name] {
+  return queue(job, std::move(on_done), [job = job.get(), model = options_.model_name, fingerprint = options_.fingerprint] {
     json usage = usage_of(*job);
     usage["completion_tokens"] = 0;
     usage["total_tokens"] = usage["prompt_tokens"];
     json out = {{"scores", job->label_scores}, {"model", model}, {"object", "scoring"}, {"usage", std::move(usage)}};
+    if (!fingerprint.empty()) out["sift_fingerprint"] = fingerprint;  // /v1/models's: every answer names its labeler
     return Reply{200, std::move(out), {}, {}};
   });
 }
