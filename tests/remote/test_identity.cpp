@@ -66,6 +66,19 @@ TEST(Identity, AnotherModelNameOrNoModelListIsRefused) {
     EXPECT_TRUE(check_identity(body, kLocal, "http://a").refusal) << body;
 }
 
+TEST(Identity, DeepNestingIsRefusedAndEngineTextEscaped) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  IdentityCheck check = check_identity(models(R"(, "vocab_size": )" + deep), kLocal, "http://a");
+  ASSERT_TRUE(check.refusal);
+  EXPECT_NE(check.refusal->find("JSON nested deeper than 64 levels"), std::string::npos) << *check.refusal;
+  check = check_identity(R"({"data": [{"id": "evil\u001b[31m\nsift: ok"}]})", kLocal, "http://a");
+  ASSERT_TRUE(check.refusal);
+  EXPECT_NE(check.refusal->find("serves evil\\x1b[31m\\nsift: ok, not labeler"), std::string::npos) << *check.refusal;
+  check = check_identity(models(R"(, "sift_fingerprint": "sha256:\u009b2J")"), kLocal, "http://a");
+  ASSERT_TRUE(check.refusal);
+  EXPECT_NE(check.refusal->find("fingerprint sha256:\\u009b2J"), std::string::npos) << *check.refusal;
+}
+
 TEST(Endpoint, ParsesHostPortAndPrefix) {
   Endpoint e = parse_endpoint("http://127.0.0.1:8000/");
   EXPECT_EQ(e.url, "http://127.0.0.1:8000");
