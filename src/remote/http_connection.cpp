@@ -112,7 +112,12 @@ HttpAnswer HttpConnection::exchange(bool post, const std::string& path, const st
     if (error) throw failure("sending the request failed", error, timeout, reused);
     http::response_parser<http::string_body> parser;
     parser.body_limit(max_answer_bytes);
-    error = s.run([&](auto&& done) { http::async_read(*s.stream, s.buffer, parser, done); });
+    // The header first, its Content-Length held against the bound here: Beast 1.74 drops its own
+    // body_limit error when the body's first bytes arrive with the header, and reads on.
+    error = s.run([&](auto&& done) { http::async_read_header(*s.stream, s.buffer, parser, done); });
+    if (!error && parser.content_length().value_or(0) > max_answer_bytes) error = http::error::body_limit;
+    if (!error && !parser.is_done())
+      error = s.run([&](auto&& done) { http::async_read(*s.stream, s.buffer, parser, done); });
     if (error == http::error::body_limit)
       throw TransportError(fmt::format("answered {} with a body of more than {} bytes, more than this request's "
                                        "answer can be (not read further)",

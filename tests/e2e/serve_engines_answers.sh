@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End to end: engines whose answers are hostile (tests/e2e/lib/fake_engine.py) cost a clean
 # error (exit 1, one "sift: error:" line), never a crash or a runaway allocation: a /v1/score
-# answer nested 100,000 arrays deep (larger than its request's answer can be) or 30,000 deep
-# (within that), a /v1/models answer nested 100,000 deep; a 256 MiB /v1/score answer, refused
+# answer nested 100,000 arrays deep (larger than its request's answer can be: refused by its
+# Content-Length, which arrives with the body's first bytes) or 30,000 deep (within that), a
+# /v1/models answer nested 100,000 deep; a 256 MiB /v1/score answer (chunked), refused
 # as it arrives (the client under a 2 GiB address-space limit, which reading it whole would
 # break); an error message and a model id holding terminal escape sequences and newlines, which
 # reach the terminal escaped.

@@ -87,12 +87,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             pass
 
     def answer(self, status, body):
+        """The head and the body in one write, so the body's first bytes come with the head."""
         data = body.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        head = f"HTTP/1.1 {status} {self.responses[status][0]}\r\nContent-Type: application/json\r\n" \
+               f"Content-Length: {len(data)}\r\n\r\n"
+        self.wfile.write(head.encode() + data)
 
     def backend(self):
         with lock:
