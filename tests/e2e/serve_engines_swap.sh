@@ -43,28 +43,39 @@ def scored(server):
     return server.metric('sift_requests_total{route="/v1/score",status="200"}') or 0
 
 
-def start_fake(name, *args):
-    """fake_engine.py *args on the port it binds: (its process, its URL)."""
-    port_file = f"{work}/{name}.port"
-    if os.path.exists(port_file):
-        os.remove(port_file)
-    fake = subprocess.Popen([sys.executable, fake_engine, args[0], args[1], port_file, *args[2:]],
+def through_fake(command, *fake_args):
+    """sift COMMAND (score: to stdout; batch: to OUT) on the rows, its engine fake_engine.py
+    FAKE_ARGS on the port it binds: (the run, the fake's URL). Checks that it failed (exit 1)
+    and that every row it wrote is the local run's line of that row: none was scored by
+    another labeler."""
+    port_file, output = f"{work}/fake.port", f"{work}/{command}.jsonl"
+    for stale in (port_file, output, f"{output}.progress"):
+        if os.path.exists(stale):
+            os.remove(stale)
+    fake = subprocess.Popen([sys.executable, fake_engine, fake_args[0], fake_args[1], port_file, *fake_args[2:]],
                             stderr=subprocess.DEVNULL)
-    wait_until(lambda: os.path.exists(port_file), f"the {name} engine wrote no port")
-    return fake, f"http://127.0.0.1:{int(open(port_file).read())}"
-
-
-def check_only_local_rows(written, local, what):
-    """Every line written is the local run's line of its row: none was scored by another labeler."""
-    lines, expected = written.splitlines(), local.splitlines()
+    try:
+        wait_until(lambda: os.path.exists(port_file), "the fake engine wrote no port")
+        url = f"http://127.0.0.1:{int(open(port_file).read())}"
+        args = ["--output", output, "--threads", "1"] if command == "batch" else []
+        out = run(command, "--model", model, "--input", rows, *args, "--engine", url)
+    finally:
+        fake.kill()
+        fake.wait()
+    what = f"sift {command} --engine on fake_engine.py {fake_args[0]}"
+    check(out.returncode == 1, f"{what}: exit {out.returncode}, wanted 1: {out.stderr}")
+    written = out.stdout if command == "score" else (open(output).read() if os.path.exists(output) else "")
+    lines, expected = written.splitlines(), local[command].splitlines()
     check(len(lines) < len(expected), f"{what}: the run wrote {len(lines)} of {len(expected)} rows, not fewer")
     check(lines == expected[:len(lines)], f"{what}: a row written differs from local scoring (another labeler's)")
+    return out, url
 
 
 local_score = run("score", "--model", model, "--input", rows)
 check(local_score.returncode == 0, f"local sift score: {local_score.stderr}")
 local_batch = run("batch", "--model", model, "--input", rows, "--output", f"{work}/local.jsonl", "--threads", "1")
 check(local_batch.returncode == 0, f"local sift batch: {local_batch.stderr}")
+local = {"score": local_score.stdout, "batch": open(f"{work}/local.jsonl").read()}
 
 with Server(sift, model, "--threads", "1") as a, Server(sift, f"{work}/other/labeler", "--threads", "1") as b:
     ours, theirs = fingerprint(a), fingerprint(b)
@@ -79,42 +90,21 @@ with Server(sift, model, "--threads", "1") as a, Server(sift, f"{work}/other/lab
     check(status == 200 and answer["sift_fingerprint"] == ours, f"/v1/label names the fingerprint: {status} {answer}")
 
     # 2. A load balancer moves the same connections from A to B after 5 answers.
-    for command in (["score"], ["batch", "--output", f"{work}/switched.jsonl", "--threads", "1"]):
+    for command in ("score", "batch"):
         b_before = scored(b)
-        fake, url = start_fake("switch", "switch", "-", f"http://127.0.0.1:{a.port}", f"http://127.0.0.1:{b.port}", "5")
-        try:
-            out = run(*command, "--model", model, "--input", rows, "--engine", url)
-        finally:
-            fake.kill()
-            fake.wait()
-        what = f"sift {command[0]} --engine, its replica swapped behind a load balancer"
-        check(out.returncode == 1, f"{what}: exit {out.returncode}, wanted 1: {out.stderr}")
-        check(scored(b) > b_before, f"{what}: the other replica never answered (no swap happened): {out.returncode} {out.stderr}")
+        out, url = through_fake(command, "switch", "-", f"http://127.0.0.1:{a.port}", f"http://127.0.0.1:{b.port}", "5")
+        check(scored(b) > b_before, f"sift {command}: the other replica never answered (no swap happened): {out.stderr}")
         check(f"engine {url} answered a /v1/score request as the labeler with fingerprint {theirs}" in out.stderr
-              and ours in out.stderr and model in out.stderr, f"{what}: the error names the engine and both: {out.stderr}")
-        written = out.stdout if command[0] == "score" else \
-            (open(f"{work}/switched.jsonl").read() if os.path.exists(f"{work}/switched.jsonl") else "")
-        check_only_local_rows(written, local_score.stdout if command[0] == "score" else open(f"{work}/local.jsonl").read(),
-                              what)
+              and ours in out.stderr and model in out.stderr,
+              f"sift {command}, a replica swapped: the error names the engine and both: {out.stderr}")
 
     # 3. An engine without a fingerprint (as SGLang) restarts as another engine of the name after
     # 5 answers, closing every connection: the new connection is checked before it is used.
     served = a.request("GET", "/v1/models")[2]
     del served["data"][0]["sift_fingerprint"]
-    for command in (["score"], ["batch", "--output", f"{work}/restarted.jsonl", "--threads", "1"]):
-        fake, url = start_fake("restart", "restart", json.dumps(served), f"http://127.0.0.1:{a.port}", "", "5")
-        try:
-            out = run(*command, "--model", model, "--input", rows, "--engine", url)
-        finally:
-            fake.kill()
-            fake.wait()
-        what = f"sift {command[0]} --engine, its engine (no fingerprint) restarted as another"
-        check(out.returncode == 1, f"{what}: exit {out.returncode}, wanted 1: {out.stderr}")
+    for command in ("score", "batch"):
+        out, url = through_fake(command, "restart", json.dumps(served), f"http://127.0.0.1:{a.port}", "", "5")
         check(f"engine {url} serves labeler with a vocabulary of 640 tokens, but this labeler ({model}) has 512"
-              in out.stderr, f"{what}: the error names the engine and both: {out.stderr}")
-        written = out.stdout if command[0] == "score" else \
-            (open(f"{work}/restarted.jsonl").read() if os.path.exists(f"{work}/restarted.jsonl") else "")
-        check_only_local_rows(written, local_score.stdout if command[0] == "score" else open(f"{work}/local.jsonl").read(),
-                              what)
+              in out.stderr, f"sift {command}, an engine restarted: the error names the engine and both: {out.stderr}")
 print("serve_engines_swap: ok")
 PY
