@@ -46,7 +46,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         request = json.loads(body)
         n = len(request["items"])
         if mode == "forward":
-            with urllib.request.urlopen(urllib.request.Request(backend + "/v1/score", data=body)) as answer:
+            with urllib.request.urlopen(urllib.request.Request(backend + "/v1/score", data=body,
+                                                           headers={"Content-Type": "application/json"})) as answer:
                 return self.answer(answer.status, answer.read().decode())
         if mode == "wrong-count":
             self.answer(200, json.dumps({"scores": [[0.5, 0.5]] * (n - 1)}))
