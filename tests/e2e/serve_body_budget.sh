@@ -17,7 +17,7 @@ source "$SRC/tests/e2e/lib/tiny_labeler.sh"
 make_tiny_labeler "$SIFT" "$SRC" "$WORK/labeler" 5
 
 PYTHONPATH="$SRC/tests/e2e/lib" OMP_NUM_THREADS=1 python3 - "$SIFT" "$WORK" <<'PY'
-import json, resource, socket, sys
+import json, resource, socket, subprocess, sys
 from serve_client import Server, check, wait_until
 from sift_build import sanitized
 sift, work = sys.argv[1:3]
@@ -126,5 +126,11 @@ with Server(sift, model, "--threads", "1", "--http-threads", "2", "--max-body-mb
         s.close()
     wait_until(lambda: large_post()[0] == 200, "large bodies not read again after the crowd closed")
     check(server.request("GET", "/health")[0] == 200, "/health after all")
+
+# A budget smaller than one body could never read that body: a usage error at start-up.
+done = subprocess.run([sift, "serve", "--model", model, "--port", "0", "--max-body-mb", "8", "--max-buffered-mb", "4"],
+                      capture_output=True, text=True, timeout=60)
+check(done.returncode == 2 and "--max-buffered-mb 4 is less than --max-body-mb 8" in done.stderr,
+      f"--max-buffered-mb below --max-body-mb: exit {done.returncode}: {done.stderr}")
 print("serve_body_budget: ok")
 PY
