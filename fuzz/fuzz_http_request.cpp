@@ -3,11 +3,12 @@
 // refusal_of, to_response), then, for a POST route, the request-to-Service mapping short of
 // the model: the body parser (api_requests.h) and admission by size (admission.h).
 //
-// The first byte is settings: bit 0 an API key is set, bit 1 the model is loaded, bits 2-7 where
+// The first byte is settings: bit 0 an API key is set (else Host and Origin are checked, as the
+// server does), bit 1 the model is loaded, bits 2-7 where
 // the rest is cut into two writes (so the parser sees a request arrive in pieces, as from a
 // socket). The rest is read as requests one after another (pipelining), at most 8, as the
-// session reads them: each either is refused (a 4xx/5xx JSON reply; the connection then closes
-// unless it has no body) or is complete and answered. Anything else (a crash, a sanitizer
+// session reads them: each either is refused (a 4xx/5xx JSON reply, from its raw head bytes or
+// its parsed head; the connection then closes unless it has no body) or is complete and answered. Anything else (a crash, a sanitizer
 // report, another exception, a reply out of its range, a hang, a huge allocation) is a bug.
 //
 // Seeds (fuzz/corpus/fuzz_http_request/): the settings byte 0x03, then requests as clients send
@@ -63,7 +64,10 @@ void map_to_service(Route route, std::string_view body) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   static const ApiKey key = ApiKey::of("fuzz-key");
-  const HeadRules rules{.api_key = (data[0] & 1) ? &key : nullptr, .service_ready = (data[0] & 2) != 0};
+  static const AllowedHosts hosts("127.0.0.1", {"sift.example"});
+  const bool keyed = (data[0] & 1) != 0;
+  const HeadRules rules{.api_key = keyed ? &key : nullptr, .service_ready = (data[0] & 2) != 0,
+                        .hosts = keyed ? nullptr : &hosts};
   const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   size_t arrived = (data[0] >> 2) * bytes.size() / 63;  // the end of the first write
   size_t consumed = 0;                                  // by the parser, over all requests
@@ -74,10 +78,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     parser.body_limit(kMaxBody);
     std::optional<HeadVerdict> verdict;
     boost::system::error_code error;
+    const size_t start = consumed;  // of this request
     while (!parser.is_done()) {
       const size_t used = parser.put(boost::asio::buffer(bytes.data() + consumed, arrived - consumed), error);
       consumed += used;
       if (!verdict && parser.is_header_done()) {
+        if (const std::optional<Reply> refusal = head_bytes_refusal(bytes.substr(start, consumed - start))) {
+          expect_error_reply(*refusal);
+          return 0;  // answered, then closed
+        }
         verdict = check_head(parser, rules);
         const auto target = parser.get().target();
         expect(verdict->route == route_of(parser.get().method(), std::string_view(target.data(), target.size())));

@@ -11,6 +11,7 @@
 #include <optional>
 #include <pthread.h>
 #include <thread>
+#include <vector>
 
 #include "apps/cli.h"
 #include "apps/command.h"
@@ -26,6 +27,7 @@ namespace {
 
 struct ReviewCliOptions {
   std::string store, model, reference, host = "127.0.0.1", port_file, api_key_file, reviewer;
+  std::vector<std::string> allowed_hosts;
   int port = 8100;
   bool reviewing = false;  // --reviewer was given
 };
@@ -93,9 +95,9 @@ void review(const ReviewCliOptions& o) {
   http.port = o.port;
   http.io_threads = kHttpThreads;
   http.max_body_bytes = kMaxBodyBytes;
-  std::optional<sift::serve::ApiKey> key;
-  if (!o.api_key_file.empty()) key = sift::serve::ApiKey::load(o.api_key_file);
-  sift::review::ReviewRoutes routes(api, key);
+  http.allowed_hosts = o.allowed_hosts;
+  if (!o.api_key_file.empty()) http.api_key = sift::serve::ApiKey::load(o.api_key_file);
+  sift::review::ReviewRoutes routes(api, http.api_key);
   sift::serve::Metrics metrics;
   sift::serve::HttpServer server(http, metrics);
   server.serve(routes);
@@ -140,6 +142,11 @@ SIFT_COMMAND(review) {
                   "file holding a key on one line: every page then needs it (the login page sets a cookie), and "
                   "the API \"Authorization: Bearer <key>\" or that cookie")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--allowed-host", o->allowed_hosts,
+                  "without --api-key-file, a Host name requests may use besides localhost, IP addresses and "
+                  "--host, and whose pages may send requests (Origin); repeatable. Behind a proxy, name the "
+                  "public host here")
+      ->allow_extra_args(false);  // one name a flag; repeated flags add up
   cmd->callback([o, reviewer] {
     o->reviewing = reviewer->count() > 0;
     review(*o);

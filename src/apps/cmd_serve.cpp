@@ -15,6 +15,7 @@
 #include <optional>
 #include <pthread.h>
 #include <thread>
+#include <vector>
 
 #include "apps/cli.h"
 #include "apps/command.h"
@@ -31,10 +32,11 @@ namespace {
 
 struct ServeCliOptions {
   std::string model, host = "127.0.0.1", api_key_file, weights = "auto", port_file;
+  std::vector<std::string> allowed_hosts;
   std::optional<int> threads;
   int port = 8000, http_threads = 4, workers = 1, max_connections = 10'000, max_connections_per_address = 256;
   int64_t max_batch_tokens = 8192, max_queue_tokens = 262144, max_items = 10'000, max_scores = 1'000'000;
-  double kv_cache_mb = 256, max_body_mb = 8, max_response_mb = 64;
+  double kv_cache_mb = 256, max_body_mb = 8, max_buffered_mb = 256, max_response_mb = 64;
   double keep_alive_seconds = 5, head_timeout_seconds = 10, body_timeout_seconds = 60, shutdown_grace_seconds = 30;
 };
 
@@ -64,7 +66,12 @@ sift::serve::HttpOptions http_options(const ServeCliOptions& o) {
   http.body_timeout = Seconds(o.body_timeout_seconds);
   http.shutdown_grace = Seconds(o.shutdown_grace_seconds);
   http.max_body_bytes = mebibytes(o.max_body_mb);
+  http.max_buffered_body_bytes = mebibytes(o.max_buffered_mb);
+  if (http.max_buffered_body_bytes < http.max_body_bytes)
+    sift::apps::usage_error("--max-buffered-mb {} is less than --max-body-mb {}: no body that size could be read",
+                            o.max_buffered_mb, o.max_body_mb);
   if (!o.api_key_file.empty()) http.api_key = sift::serve::ApiKey::load(o.api_key_file);
+  http.allowed_hosts = o.allowed_hosts;
   return http;
 }
 
@@ -216,6 +223,16 @@ SIFT_COMMAND(serve) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--max-body-mb", o->max_body_mb, "largest request body in MiB; larger get 413 (default 8)")
       ->check(sift::apps::decimal_in(0.001, 1024));
+  cmd->add_option("--max-buffered-mb", o->max_buffered_mb,
+                  "request bodies held at once, all connections together, in MiB (counted from Content-Length, or "
+                  "chunk by chunk, before the body is read); past it a request gets 503 with Retry-After "
+                  "(default 256; at least --max-body-mb)")
+      ->check(sift::apps::decimal_in(0.001, 1048576));
+  cmd->add_option("--allowed-host", o->allowed_hosts,
+                  "without --api-key-file, a Host name requests may use besides localhost, IP addresses and "
+                  "--host, and whose pages may send requests (Origin); repeatable. A server behind a proxy names "
+                  "its public host here")
+      ->allow_extra_args(false);  // one name a flag; repeated flags add up
   sift::apps::add_weights_option(cmd, o->weights);
   cmd->callback([o] { serve(*o); });
 }

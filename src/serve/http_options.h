@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "serve/api_key.h"
 
@@ -24,7 +25,12 @@ struct HttpOptions {
   Seconds body_timeout{60};                   // --body-timeout-seconds: the whole body; also sending a response
   Seconds shutdown_grace{30};                 // --shutdown-grace-seconds: SIGTERM to exit, at most
   int64_t max_body_bytes = int64_t{8} << 20;  // --max-body-mb
-  std::optional<ApiKey> api_key;              // --api-key-file
+  // --max-buffered-mb: request bodies held at once by every connection together (body_budget.h)
+  int64_t max_buffered_body_bytes = int64_t{256} << 20;
+  // --api-key-file: every route but /health needs it (an application's routes, routes.h, check
+  // it themselves); while none is set, Host and Origin are checked instead (allowed_hosts.h).
+  std::optional<ApiKey> api_key;
+  std::vector<std::string> allowed_hosts;  // --allowed-host: names besides localhost, IP addresses and --host
 };
 
 // A request head (request line and header fields) larger than this is refused (431).

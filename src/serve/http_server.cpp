@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "serve/allowed_hosts.h"
+#include "serve/body_budget.h"
 #include "serve/connections.h"
 #include "serve/http_session.h"
 #include "serve/listener.h"
@@ -39,10 +41,12 @@ struct HttpServer::Impl {
       : options(std::move(http)),
         metrics(metrics_),
         connections(connection_cap(options.max_connections), options.max_connections_per_address),
+        hosts(options.host, options.allowed_hosts),
+        body_budget(options.max_buffered_body_bytes),
         io(options.io_threads),
         strand(net::make_strand(io)),
         grace(strand),
-        context{options, service, metrics, connections, stopping},
+        context{options, service, metrics, connections, stopping, hosts, body_budget},
         listener(std::make_shared<Listener>(io, context)) {}
 
   // On the strand: the stop once every connection is gone, or at the end of the grace period.
@@ -55,6 +59,8 @@ struct HttpServer::Impl {
   std::atomic<Service*> service{nullptr};
   std::atomic<bool> stopping{false};
   Connections connections;  // outlives io: sessions destroyed with io's handlers release themselves here
+  AllowedHosts hosts;
+  BodyBudget body_budget;   // outlives io, as connections
   net::io_context io;
   net::strand<net::io_context::executor_type> strand;
   net::steady_timer grace;

@@ -8,8 +8,11 @@
 //
 // Every error is JSON (reply.h: "message", "type", "code", "param" = the field): 400 malformed
 // or badly framed, 401 missing or wrong "Authorization: Bearer <key>" (with --api-key-file;
-// every route but /health), 404 unknown route, 408/431/413 a head or body too slow or too
-// large, 429 queue full, 503 loading, over a connection cap, or stopping; 504 deadline.
+// every route but /health), 403 a page of another site (Origin), 404 unknown route, 415 a body
+// not sent as application/json, 421 a Host this server does not answer to (allowed_hosts.h;
+// both without a key), 408/431/413 a head or body too slow or too large, 429 queue full, 503
+// loading, over a connection cap or the body budget (--max-buffered-mb), or stopping; 504
+// deadline.
 //
 // Threads: --http-threads threads run every connection's reads, writes and timers
 // (http_session.h), so connections cost memory, not threads, and a slow client holds nothing
@@ -32,7 +35,8 @@ namespace sift::serve {
 class HttpServer {
  public:
   // Raises this process's open-file limit to its hard limit (so 10,000 connections fit) and
-  // lowers --max-connections to what it allows.
+  // lowers --max-connections to what it allows. Throws OptionError for an --allowed-host that
+  // is not a host name.
   HttpServer(HttpOptions options, Metrics& metrics);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;

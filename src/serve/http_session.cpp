@@ -7,8 +7,12 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -31,6 +35,9 @@ constexpr auto kLinger = std::chrono::seconds(2);
 // pipelining client sends ahead. Emptied and freed while the connection is idle.
 constexpr size_t kReadBufferBytes = 64 * 1024;
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+constexpr std::string_view kEndOfHead = "\r\n\r\n";
+// How much one read of a head asks for.
+constexpr size_t kHeadReadBytes = 4096;
 
 SteadyClock::duration ticks(Seconds seconds) { return std::chrono::duration_cast<SteadyClock::duration>(seconds); }
 
@@ -41,10 +48,14 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
         timer_(stream_.get_executor()),
         buffer_(kReadBufferBytes),
         context_(context),
-        address_(std::move(address)) {
+        address_(std::move(address)),
+        on_chunk_([this](uint64_t size, beast::string_view, error_code& ec) {
+          if (!hold_body(size)) ec = net::error::no_buffer_space;  // read_failed answers 503
+        }) {
     context_.metrics.connections_changed(1);
   }
   ~HttpSession() override {
+    release_body();
     if (!address_.empty()) context_.connections.release(address_);
     context_.connections.remove(this);
     context_.metrics.connections_changed(-1);
@@ -119,14 +130,36 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
     parser_.emplace();
     parser_->header_limit(kMaxHeadBytes);
     parser_->body_limit(static_cast<uint64_t>(context_.options.max_body_bytes));
+    parser_->on_chunk_header(on_chunk_);
     stream_.expires_after(ticks(context_.options.head_timeout));
-    http::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
-      if (self->phase_ == Phase::Head) self->on_head(ec);
-    });
+    read_head_bytes();
   }
 
-  void on_head(error_code ec) {
+  // Reads until the buffer holds the head's blank line (or more than a head may hold), checks
+  // its raw bytes, then has Beast parse it.
+  void read_head_bytes() {
+    const std::string_view buffered(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+    const size_t end = buffered.find(kEndOfHead);
+    if (end == std::string_view::npos && buffered.size() <= kMaxHeadBytes) {
+      stream_.async_read_some(buffer_.prepare(std::min(kHeadReadBytes, buffer_.max_size() - buffer_.size())),
+                              [self = shared_from_this()](error_code ec, size_t n) {
+                                if (self->phase_ != Phase::Head) return;
+                                self->buffer_.commit(n);
+                                if (ec) return self->read_failed(ec, "head");
+                                self->read_head_bytes();
+                              });
+      return;
+    }
+    if (end != std::string_view::npos)
+      if (std::optional<Reply> refusal = head_bytes_refusal(buffered.substr(0, end + kEndOfHead.size())))
+        return respond(std::move(*refusal), /*close=*/true);
+    error_code ec;
+    buffer_.consume(parser_->put(buffer_.data(), ec));  // the head, or an error (431 past kMaxHeadBytes)
     if (ec) return read_failed(ec, "head");
+    on_head();
+  }
+
+  void on_head() {
     arrived_ = SteadyClock::now();
     const auto& head = parser_->get();
     method_ = head.method();
@@ -134,11 +167,14 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
     keep_alive_ = head.keep_alive();
     const HeadRules rules{.api_key = context_.options.api_key ? &*context_.options.api_key : nullptr,
                           .service_ready = context_.service.load() != nullptr,
-                          .routes = context_.routes};
+                          .routes = context_.routes,
+                          .hosts = context_.options.api_key ? nullptr : &context_.hosts};
     HeadVerdict verdict = check_head(*parser_, rules);
     route_ = verdict.route;
     if (verdict.refusal) return respond(std::move(*verdict.refusal), verdict.close || !keep_alive_);
     if (parser_->is_done()) return run();
+    if (const auto length = parser_->content_length(); length && !hold_body(*length))
+      return respond(over_budget(), /*close=*/true);  // its body unread
     if (!verdict.send_continue) return read_body();
     stream_.expires_after(ticks(context_.options.body_timeout));
     net::async_write(stream_, net::buffer(kContinue.data(), kContinue.size()),
@@ -160,9 +196,28 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
     });
   }
 
+  // A body's share of --max-buffered-mb: its Content-Length, or each chunk as its size arrives.
+  // False, nothing taken, when the budget has not that much left.
+  bool hold_body(uint64_t bytes) {
+    if (bytes > static_cast<uint64_t>(context_.body_budget.max_bytes()) ||
+        !context_.body_budget.take(static_cast<int64_t>(bytes)))
+      return false;
+    body_held_ += static_cast<int64_t>(bytes);
+    return true;
+  }
+  void release_body() {
+    context_.body_budget.give_back(body_held_);
+    body_held_ = 0;
+  }
+  Reply over_budget() const {
+    return retry_reply(503, fmt::format("the server holds --max-buffered-mb ({} bytes) of request bodies from all "
+                                        "clients; retry later", context_.body_budget.max_bytes()));
+  }
+
   // A read that ended without a request: a deadline (counted), the client gone (nothing to
-  // answer), or bytes Beast's parser refused (answered, then closed).
+  // answer), a body over the budget (503), or bytes Beast's parser refused (answered, then closed).
   void read_failed(error_code ec, const char* phase) {
+    if (ec == net::error::no_buffer_space) return respond(over_budget(), /*close=*/true);  // on_chunk_
     if (ec == beast::error::timeout) {
       context_.metrics.count_timed_out(phase);
       return close();
@@ -229,6 +284,7 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
     } catch (const std::exception& e) {
       return respond(error_reply(500, e.what()), !keep_alive_);
     }
+    release_body();  // parsed: the job holds what it needs
     if (started_.reply) {
       Reply reply = std::move(*started_.reply);
       started_ = {};
@@ -292,6 +348,7 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
 
   // Counts the answered request, then sends it.
   void respond(Reply reply, bool close) {
+    release_body();
     const double seconds = std::chrono::duration<double>(SteadyClock::now() - arrived_).count();
     context_.metrics.count_request(route_name(route_), reply.status, seconds);
     send(std::move(reply), close);
@@ -336,6 +393,7 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
   void close() {
     if (phase_ == Phase::Closed) return;
     phase_ = Phase::Closed;
+    release_body();
     timer_.cancel();
     error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
@@ -364,6 +422,9 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
   bool keep_alive_ = false;
   SteadyClock::time_point arrived_ = SteadyClock::now();
   Started started_;  // its job, while queued or running
+  int64_t body_held_ = 0;  // of context_.body_budget, by the request being read or answered
+  // The parser's chunk-header callback (Beast keeps a reference to it): takes each chunk's share.
+  std::function<void(uint64_t, beast::string_view, error_code&)> on_chunk_;
 };
 
 }  // namespace

@@ -7,6 +7,11 @@
 //     ^   (--keep-alive-seconds)  (--head-timeout-seconds)   (--body-timeout-seconds)     |
 //     +---------------------- keep-alive, next request (pipelined: already buffered) -----+
 //
+// A head is read whole into the read buffer (up to its blank line) before Beast parses it, so
+// its raw bytes can be checked (head_bytes_refusal). A request's body takes its share of the
+// server's --max-buffered-mb (body_budget.h) before it is read, and gives it back once parsed
+// or refused; a share that does not fit is answered 503 and the connection closed.
+//
 // Requests are read one at a time and answered in order (RFC 9112 §9.3.2: a pipelined request
 // waits, buffered, until the one before it is answered). A deadline that passes closes the
 // connection. While a POST request's job waits for the engines, the session watches the
@@ -20,6 +25,8 @@
 #include <memory>
 #include <string>
 
+#include "serve/allowed_hosts.h"
+#include "serve/body_budget.h"
 #include "serve/connections.h"
 #include "serve/http_options.h"
 #include "serve/metrics.h"
@@ -30,13 +37,15 @@
 namespace sift::serve {
 
 // What every session shares: the settings, the service once the model is loaded, the metrics,
-// the connection list, and whether the server is stopping.
+// the connection list, whether the server is stopping, the names it answers to and its body budget.
 struct SessionContext {
   const HttpOptions& options;
   const std::atomic<Service*>& service;
   Metrics& metrics;
   Connections& connections;
   const std::atomic<bool>& stopping;
+  const AllowedHosts& hosts;
+  BodyBudget& body_budget;
   Routes* routes = nullptr;  // set: every request goes to these (routes.h), not to the scoring API
 };
 

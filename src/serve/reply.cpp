@@ -1,5 +1,7 @@
 #include "serve/reply.h"
 
+#include <fmt/format.h>
+
 #include <string>
 
 namespace sift::serve {
@@ -15,6 +17,8 @@ std::string_view error_type(int status) {
     case 405: return "MethodNotAllowedError";
     case 408: return "RequestTimeoutError";
     case 413: return "RequestTooLargeError";
+    case 415: return "UnsupportedMediaTypeError";
+    case 421: return "MisdirectedRequestError";
     case 429: return "RateLimitError";
     case 431: return "RequestTooLargeError";
     case 499: return "ClientClosedRequest";
@@ -38,13 +42,20 @@ Reply envelope(int status, std::string_view message, std::string_view type, json
 
 }  // namespace
 
+std::string echoed(std::string_view value, size_t max_bytes) {
+  if (value.size() <= max_bytes) return std::string(value);
+  size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  return fmt::format("{}\u2026({} bytes)", value.substr(0, cut), value.size());
+}
+
 Reply error_reply(int status, std::string_view message, std::string_view field) {
-  return envelope(status, message, error_type(status), status, field);
+  return envelope(status, echoed(message, kMaxMessageBytes), error_type(status), status, echoed(field, kMaxMessageBytes));
 }
 
 Reply model_not_found_reply(std::string_view asked, std::string_view served) {
-  const std::string message = "the model \"" + std::string(asked) + "\" is not served here; this server serves \"" +
-                              std::string(served) + "\" (GET /v1/models), or leave \"model\" out";
+  const std::string message = fmt::format("the model \"{}\" is not served here; this server serves \"{}\" (GET "
+                                          "/v1/models), or leave \"model\" out", echoed(asked), served);
   return envelope(404, message, "invalid_request_error", "model_not_found", "model");
 }
 

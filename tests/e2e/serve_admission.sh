@@ -93,7 +93,7 @@ with Server(sift, model, "--threads", "1", gated=True) as server:
     prefill = server.metric("sift_prefill_tokens_total")
     body = json.dumps(SMALL).encode()
     with socket.create_connection(("127.0.0.1", server.port)) as s:
-        s.sendall(b"POST /v1/label HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+        s.sendall(b"POST /v1/label HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: "
                   + str(len(body)).encode() + b"\r\n\r\n" + body)
         wait_until(lambda: server.metric("sift_queue_requests") == 1, "the request never reached the queue")
     wait_until(lambda: server.metric('sift_dropped_total{reason="disconnect"}') == 1,

@@ -47,7 +47,7 @@ def raw(port, data, timeout=10):
             return out, False
 
 def post(path, body, extra=b""):
-    return (f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n".encode()
+    return (f"POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n".encode()
             + extra + b"\r\n" + body)
 
 def responses(data):
@@ -120,7 +120,7 @@ with Server(sift, model, "--threads", "1", "--head-timeout-seconds", "0.5", "--b
     out, closed = raw(server.port, post("/v1/label", LABEL_BODY)[:-5], timeout=10)  # a body that stops short
     check(closed and out == b"", f"a body past --body-timeout-seconds: closed, no answer: {out[:80]}")
     with socket.create_connection(("127.0.0.1", server.port), timeout=60) as s:  # idle after a request
-        s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         data = b""
         while b"}" not in data:
             data += s.recv(65536)
@@ -135,7 +135,7 @@ with Server(sift, model, "--threads", "1", "--max-connections", "6", "--max-conn
     held = [connect(server.port, "127.0.0.2") for _ in range(3)]
     time.sleep(0.2)
     with socket.create_connection(("127.0.0.1", server.port), source_address=("127.0.0.2", 0), timeout=10) as s:
-        s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         out = b""
         while chunk := s.recv(65536):
             out += chunk
@@ -144,7 +144,7 @@ with Server(sift, model, "--threads", "1", "--max-connections", "6", "--max-conn
           f"per-address cap: {out[:300]}")
     held += [connect(server.port, "127.0.0.3") for _ in range(3)]  # 6 in all
     time.sleep(0.2)
-    out, closed = raw(server.port, b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+    out, closed = raw(server.port, b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
     check(closed and responses(out)[0][0] == 503 and "--max-connections 6" in responses(out)[0][1]["message"],
           f"global cap: {out[:300]}")
     for s in held: s.close()
@@ -187,7 +187,7 @@ with Server(sift, model, "--threads", "1", "--max-items", "3", "--max-scores", "
 # 6. Pipelining: two (and three) requests in one write are all answered, in order.
 with Server(sift, model, "--threads", "1") as server:
     other = {"query": "nurse", "items": ["care", "welding", "sql"]}
-    one_write = post("/v1/label", LABEL_BODY) + b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n" + post("/v1/label", json.dumps(other).encode(), b"Connection: close\r\n")
+    one_write = post("/v1/label", LABEL_BODY) + b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n" + post("/v1/label", json.dumps(other).encode(), b"Connection: close\r\n")
     out, closed = raw(server.port, one_write)
     got = responses(out)
     check(closed and [s for s, _ in got] == [200, 200, 200] and len(got[0][1]["scores"]) == 2
@@ -195,13 +195,13 @@ with Server(sift, model, "--threads", "1") as server:
 
 # 7. Framing: Transfer-Encoding with Content-Length (either order), or a coding other than a final
 # chunked, is refused and the connection closed: nothing after it is read as a request.
-    smuggled = b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+    smuggled = b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n"
     for head in (b"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n",
                  b"Transfer-Encoding: chunked, identity\r\n", b"Transfer-Encoding: identity\r\nContent-Length: 5\r\n"):
-        out, closed = raw(server.port, b"POST /v1/label HTTP/1.1\r\nHost: x\r\n" + head + b"\r\n0\r\n\r\n" + smuggled)
+        out, closed = raw(server.port, b"POST /v1/label HTTP/1.1\r\nHost: localhost\r\n" + head + b"\r\n0\r\n\r\n" + smuggled)
         got = responses(out)
         check(closed and len(got) == 1 and got[0][0] == 400 and b"Connection: close" in out, f"{head}: {out[:300]}")
-    chunked = b"POST /v1/label HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + \
+    chunked = b"POST /v1/label HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + \
               b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in (LABEL_BODY[:7], LABEL_BODY[7:])) + b"0\r\n\r\n"
     out, _ = raw(server.port, chunked, timeout=2)
     check(responses(out)[0][0] == 200, f"a chunked body alone is read: {out[:200]}")
@@ -266,7 +266,7 @@ with Server(sift, model, "--threads", "1", "--max-connections-per-address", "100
     for _ in range(300):
         try:
             flood.append(connect(server.port, "127.0.0.4"))
-            flood[-1].sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            flood[-1].sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         except OSError:
             break
     time.sleep(0.5)

@@ -35,5 +35,31 @@ TEST(ApiKey, TheFileHoldsOneKeyOnOneLine) {
   EXPECT_THAT([&] { ApiKey::load(dir / "missing"); }, ThrowsMessage<Error>(::testing::HasSubstr("cannot read")));
 }
 
+// A key no client can send would start a server that refuses everyone: it is refused at start-up,
+// naming the file, the line and the byte.
+TEST(ApiKey, AKeyIsPrintableAsciiWithoutSpaces) {
+  test::TempDir dir;
+  const auto message = [&](const std::string& text) {
+    const auto file = key_file(dir, text);
+    try {
+      ApiKey::load(file);
+    } catch (const Error& e) {
+      return std::string(e.what()).substr(file.string().size());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(message("\xEF\xBB\xBFs3cret\n"),
+            ": byte 1: a UTF-8 byte-order mark (EF BB BF); save the file without one (the key is printable ASCII)");
+  EXPECT_THAT(message(std::string("s3\0cret\n", 8)), ::testing::StartsWith(":1: byte 3 (0x00) is a NUL"));
+  EXPECT_THAT(message("\n\ns3\x01" "cret\n"), ::testing::StartsWith(":3: byte 5 (0x01) is a control character"));
+  EXPECT_THAT(message("s3\tcret"), ::testing::StartsWith(":1: byte 3 (0x09) is a control character"));
+  EXPECT_THAT(message("s3 cret"), ::testing::StartsWith(":1: byte 3 (0x20) is a space"));
+  EXPECT_THAT(message("s3cr\xC3\xA9t"), ::testing::StartsWith(":1: byte 5 (0xC3) is not ASCII"));
+  EXPECT_THAT(message("s3cret\x7F"), ::testing::StartsWith(":1: byte 7 (0x7F) is a control character"));
+  EXPECT_EQ(message(""), ": the API key file is empty");
+  EXPECT_THAT(message(std::string(70'000, 'k')), ::testing::StartsWith(": larger than 65536 bytes"));
+  EXPECT_EQ(message("\r\n s3cret\r\n"), "(accepted)") << "a Windows line end is whitespace around the key";
+}
+
 }  // namespace
 }  // namespace sift::serve

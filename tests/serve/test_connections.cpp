@@ -1,6 +1,7 @@
 // The server's connection registry (serve/connections.h): the caps --max-connections and
 // --max-connections-per-address, counted per address and released, and the list SIGTERM
-// walks (on_empty when the last session ends; a session already gone is not listed).
+// walks (on_empty when the last session ends; a session already gone is not listed); and the
+// body budget every connection shares (serve/body_budget.h: --max-buffered-mb).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "serve/body_budget.h"
 #include "serve/connections.h"
 
 namespace sift::serve {
@@ -92,6 +94,30 @@ TEST(Connections, OnEmptyIsCalledWhenTheLastSessionIsRemoved) {
   EXPECT_TRUE(connections.empty());
   for (const auto& c : connections.all()) c->shut_down();
   EXPECT_EQ(a->shut_downs + b->shut_downs, 0) << "nothing listed is reached";
+}
+
+TEST(BodyBudget, ASharePastTheBudgetTakesNothing) {
+  BodyBudget budget(100);
+  EXPECT_TRUE(budget.take(60));
+  EXPECT_FALSE(budget.take(41));
+  EXPECT_TRUE(budget.take(40));
+  EXPECT_FALSE(budget.take(1));
+  budget.give_back(60);
+  EXPECT_TRUE(budget.take(60));
+  EXPECT_FALSE(budget.take(int64_t{1} << 62)) << "no overflow";
+}
+
+TEST(BodyBudget, SharesHoldUnderThreads) {
+  BodyBudget budget(1000);
+  std::atomic<int> taken{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 1000; ++i)
+        if (budget.take(7)) ++taken;
+    });
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(taken.load(), 1000 / 7);
 }
 
 }  // namespace

@@ -100,7 +100,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def forward(self, path, body=None):
         """(status, text) of the request passed to the current backend."""
         try:
-            with urllib.request.urlopen(urllib.request.Request(self.backend() + path, data=body)) as answer:
+            with urllib.request.urlopen(urllib.request.Request(self.backend() + path, data=body,
+                                                               headers={"Content-Type": "application/json"})) as answer:
                 return answer.status, answer.read().decode()
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode()

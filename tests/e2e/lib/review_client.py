@@ -75,10 +75,14 @@ class Review:
         return open(self.log_path).read()
 
     def request(self, method, path, body=None, headers=None):
-        """(status, headers dict with lower-case names, parsed JSON or text)."""
+        """(status, headers dict with lower-case names, parsed JSON or text); a dict body goes
+        as application/json."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         data = body if isinstance(body, (bytes, str)) or body is None else json.dumps(body)
-        conn.request(method, path, body=data, headers=headers or {})
+        headers = dict(headers or {})
+        if not isinstance(body, (bytes, str)) and body is not None:
+            headers.setdefault("Content-Type", "application/json")
+        conn.request(method, path, body=data, headers=headers)
         response = conn.getresponse()
         raw = response.read()
         conn.close()

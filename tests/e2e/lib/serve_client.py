@@ -82,11 +82,15 @@ class Server:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
 
     def request(self, method, path, body=None, headers=None, conn=None):
-        """(status, headers dict, parsed JSON or text) of one request."""
+        """(status, headers dict, parsed JSON or text) of one request; a body goes as
+        application/json unless `headers` name another Content-Type."""
         own = conn is None
         conn = conn or self.connection()
         data = body if isinstance(body, (bytes, str)) or body is None else json.dumps(body)
-        conn.request(method, path, body=data, headers=headers or {})
+        headers = dict(headers or {})
+        if data is not None and not any(name.lower() == "content-type" for name in headers):
+            headers["Content-Type"] = "application/json"
+        conn.request(method, path, body=data, headers=headers)
         response = conn.getresponse()
         raw = response.read()
         if own:

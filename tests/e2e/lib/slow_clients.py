@@ -72,7 +72,7 @@ class Trickler:
     def piece(self, slot, sent):
         if sent == 0:
             target = "/v1/label" if slot % 2 else "/health"
-            head = f"POST {target} HTTP/1.1\r\nHost: x\r\n".encode()
+            head = f"POST {target} HTTP/1.1\r\nHost: localhost\r\n".encode()
             return head + (b"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n" if slot % 2 else b"")
         return b'{"q' if slot % 2 else HEAD_LINE  # odd: body bytes; even: one more header line
 
@@ -143,7 +143,7 @@ def idle_connections(port, n, per_address=200, first=0):
     conns = []
     for i in range(first, first + n):
         conns.append(connect(port, source_address(i, per_address)))
-        conns[-1].sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        conns[-1].sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
     for s in conns:
         reply = b""
         while b"\r\n\r\n" not in reply or not reply.endswith(b"}"):
