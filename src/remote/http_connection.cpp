@@ -100,7 +100,7 @@ HttpAnswer HttpConnection::exchange(bool post, const std::string& path, const st
     }
     s.stream->expires_after(timeout);
     http::request<http::string_body> request{post ? http::verb::post : http::verb::get, endpoint_.prefix + path, 11};
-    request.set(http::field::host, endpoint_.host + ":" + endpoint_.port);
+    request.set(http::field::host, endpoint_.authority());
     request.set(http::field::user_agent, "sift");
     request.keep_alive(true);
     if (post) {

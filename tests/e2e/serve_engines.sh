@@ -68,6 +68,12 @@ check(read_bytes(f"{work}/fleet_small.jsonl") == read_bytes(f"{work}/local_small
 check(all(scored(r) > 0 for r in replicas), f"not every replica scored: {[scored(r) for r in replicas]}")
 fleet_score = run("score", "--model", model, "--input", small, "--engine", engines(*replicas)).stdout
 check(fleet_score == local_score, "sift score --engine differs from local sift score")
+# An engine on IPv6 loopback: the Host header names it in brackets ([::1]:port), as the
+# server's Host check requires.
+ipv6 = Server(sift, model, "--threads", "1", host="::1")
+ipv6_score = run("score", "--model", model, "--input", small, "--engine", f"http://[::1]:{ipv6.port}").stdout
+check(ipv6_score == local_score, "sift score --engine http://[::1]:PORT differs from local sift score")
+ipv6.stop()
 # The fingerprint, computed here apart: SHA-256 over the labeler's files in name order, each
 # as its name, its size and its bytes.
 sha = hashlib.sha256()

@@ -92,6 +92,8 @@ TEST(Endpoint, ParsesHostPortAndPrefix) {
   e = parse_endpoint("http://[::1]:9000");
   EXPECT_EQ(e.host, "::1");
   EXPECT_EQ(e.port, "9000");
+  EXPECT_EQ(e.authority(), "[::1]:9000");  // the Host header: an IPv6 address in its brackets
+  EXPECT_EQ(parse_endpoint("http://gpu-3.internal/x").authority(), "gpu-3.internal:80");
 }
 
 TEST(Endpoint, RefusesWhatIsNotAPlainHttpUrl) {

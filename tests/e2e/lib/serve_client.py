@@ -33,12 +33,15 @@ def wait_until(condition, what, timeout=60, interval=0.01):
 
 
 class Server:
-    """`sift serve --model MODEL *args` on 127.0.0.1:<the port it bound>, ready once /health
-    is 200 (healthy=False: once the port is known, the model maybe still loading).
+    """`sift serve --model MODEL *args` on host:<the port it bound> (127.0.0.1, or `host`, given
+    to --host), ready once /health is 200 (healthy=False: once the port is known, the model maybe still loading).
     gated=True holds the engine before every batch until release() lets it through."""
 
-    def __init__(self, sift, model, *args, env=None, healthy=True, gated=False, preexec_fn=None):
+    def __init__(self, sift, model, *args, env=None, healthy=True, gated=False, preexec_fn=None, host=None):
         self.sift = sift
+        self.host = host or "127.0.0.1"
+        if host:
+            args = ("--host", host, *args)
         self.dir = tempfile.mkdtemp(prefix="sift-serve-")
         self.log_path = os.path.join(self.dir, "serve.log")
         port_file = os.path.join(self.dir, "port")
@@ -79,7 +82,7 @@ class Server:
         return open(self.log_path).read()
 
     def connection(self, timeout=120):
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
     def request(self, method, path, body=None, headers=None, conn=None):
         """(status, headers dict, parsed JSON or text) of one request; a body goes as
