@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <thread>
 
 #include "core/error.h"
@@ -413,6 +414,44 @@ TEST_P(LabelStoreTest, TwoWritersAtOnceBothLand) {
   int64_t rows = 0;
   open()->for_each_judgment([&](const StoredJudgment&) { ++rows; });
   EXPECT_EQ(rows, 80);
+}
+
+// Four runs on a fresh store at once, as four machines starting `sift label` together: each
+// creates the schema and replaces the same members with the same qualifications. All
+// succeed, and each member holds one run's rows, whole.
+TEST_P(LabelStoreTest, WritersOfTheSameMembersOnAFreshStoreTakeTurns) {
+  constexpr int kWriters = 4, kMembers = 8, kPasses = 10;
+  std::atomic<int> failures = 0;
+  auto writer = [&](int which) {
+    try {
+      auto store = open();
+      for (int pass = 0; pass < kPasses; ++pass)
+        for (int i = 0; i < kMembers; ++i)
+          store->replace_member(member_labels("m" + std::to_string(i), "run-" + std::to_string(which),
+                                              {judged("q1", 0.1, 1, 1), judged("q2", 0.2, 1, 2), judged("q3", 0.3, 1, 3)}));
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what();
+      ++failures;
+    }
+  };
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) writers.emplace_back(writer, w);
+  for (std::thread& t : writers) t.join();
+  EXPECT_EQ(failures, 0);
+  auto store = open(LabelStore::Access::read);
+  std::map<std::string, std::string> run_of_member;
+  for (int i = 0; i < kMembers; ++i) {
+    const std::optional<MemberLabels> m = store->member("m" + std::to_string(i));
+    ASSERT_TRUE(m.has_value()) << i;
+    EXPECT_EQ(m->judgments.size(), 3u) << m->member;
+    run_of_member[m->member] = m->run_id;
+  }
+  int64_t rows = 0;
+  store->for_each_judgment([&](const StoredJudgment& s) {
+    ++rows;
+    EXPECT_EQ(s.run_id, run_of_member[s.member]) << s.member << "/" << s.judgment.qualification;
+  });
+  EXPECT_EQ(rows, kMembers * 3);
 }
 
 TEST_P(LabelStoreTest, ANonStoreIsNamedInTheError) {
