@@ -5,10 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "core/error.h"
 #include "review/assets.h"
 #include "review/query_string.h"
 #include "serve/api_requests.h"
+#include "store/sql_database.h"
 
 namespace sift::review {
 
@@ -20,6 +23,8 @@ using serve::Reply;
 
 constexpr std::string_view kCookieName = "sift_review";
 constexpr std::string_view kCsrfHeader = "X-CSRF-Token";
+// Retry-After of a 503 for a store another program keeps locked: about one more lock wait.
+constexpr int kRetryBusySeconds = int(std::chrono::duration_cast<std::chrono::seconds>(ReviewApi::kLockWait).count());
 
 enum class Kind { Page, Login, Api, Asset };
 
@@ -172,6 +177,8 @@ Reply ReviewRoutes::answer(const Request& request) {
     }
   } catch (const BadRequest& e) {
     return secured(serve::error_reply(e.status(), e.what(), e.field()));
+  } catch (const store::StoreBusy& e) {
+    return secured(serve::retry_reply(503, fmt::format("the store is busy: {}; retry", e.what()), kRetryBusySeconds));
   }
   return secured(serve::error_reply(404, "no route"));
 }
@@ -208,7 +215,7 @@ Reply ReviewRoutes::api(const Request& request, std::string_view path) {
     QueryParams(query, {});
     return json_reply(api_.calibration());
   }
-  if (path == "/api/review") return json_reply(api_.review(request.body()));
+  if (path == "/api/review") return api_.review(request.body());
   return serve::error_reply(404, "no route");
 }
 

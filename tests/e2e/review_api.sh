@@ -7,7 +7,8 @@
 # token, in the store and in `sift labels export --reviewed`, which `sift calibrate` (and
 # `sift train`, where built) read; the judgments never change; hostile parameters and bodies
 # get 4xx naming what is wrong; read-only without --reviewer; a store of the first schema
-# version reads as it is and upgrades in place.
+# version reads as it is and upgrades in place; a verdict on a judgment that `sift label`
+# changed since the page showed it is refused (409) and exports nothing.
 # Usage: bash review_api.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -17,12 +18,15 @@ trap 'rm -rf "$WORK"' EXIT
 
 PYTHONPATH="$SRC/tests/e2e/lib" python3 - "$SIFT" "$SRC" "$WORK" <<'PY'
 import json, os, sqlite3, subprocess, sys, urllib.parse
-from review_client import HOSTILE, Review, check, export, make_store, run
+import review_client
+from review_client import HOSTILE, Review, check, export, flipping_threshold, make_store, relabel, run
 sift, src, work = sys.argv[1:4]
 labeler = f"{src}/models/default-labeler"
 store, profiles, reference = make_store(sift, src, work)
 judged = export(sift, store)
 threshold = json.load(open(f"{labeler}/sift.json"))["threshold"]
+version = json.load(open(f"{labeler}/sift.json"))["version"]
+verdict = lambda pair, word: review_client.verdict(pair, word, version)
 check(len(judged) > 50 and {r["threshold"] for r in judged} == {threshold}, "the store holds the labeler's judgments")
 with open(f"{work}/key", "w") as f:
     f.write("s3cret-key\n")
@@ -135,16 +139,24 @@ with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/k
             h["X-CSRF-Token"] = token
         return server.request("POST", "/api/review", body, h)
     first, second = queue[0], queue[1]
-    status, _, body = post({"member": first["member"], "qualification": first["qualification"], "verdict": "wrong"}, None)
+    status, _, body = post(verdict(first, "wrong"), None)
     check(status == 403 and "CSRF" in body["message"], f"no CSRF token: {status} {body}")
-    status, _, body = post({"member": first["member"], "qualification": first["qualification"], "verdict": "wrong"}, "0" * 64)
+    status, _, body = post(verdict(first, "wrong"), "0" * 64)
     check(status == 403, f"a wrong CSRF token: {status}")
+    without = lambda field: {k: v for k, v in verdict(first, "wrong").items() if k != field}
     hostile_bodies = [
         ("not json", 400, ""), ("[1]", 400, ""), ('{"member": "a", "member": "b"}', 400, "twice"),
         ({"member": first["member"], "qualification": first["qualification"]}, 400, "verdict"),
         ({"member": first["member"], "qualification": first["qualification"], "verdict": "maybe"}, 400, "verdict"),
         ({"member": 7, "qualification": "q", "verdict": "right"}, 400, "member"),
-        ({"member": first["member"], "qualification": "q-none", "verdict": "right"}, 404, "q-none"),
+        (dict(verdict(first, "right"), qualification="q-none"), 404, "q-none"),
+        # An older page, which sends no judgment it showed, is told which field is missing.
+        (without("label"), 400, '"label" is required'), (without("score"), 400, '"score" is required'),
+        (without("threshold"), 400, '"threshold" is required'),
+        (without("artifact_version"), 400, '"artifact_version" is required'),
+        (dict(verdict(first, "right"), label="yes"), 400, "label"), (dict(verdict(first, "right"), score=2), 400, "score"),
+        (dict(verdict(first, "right"), threshold="0.5"), 400, "threshold"),
+        (dict(verdict(first, "right"), artifact_version=""), 400, "artifact_version"),
         ({"member": "x" * 2000, "qualification": "q", "verdict": "right"}, 400, "member"),
         ({"member": "a", "qualification": "b", "verdict": "right", "extra": 1}, 400, "extra"),
         ("[" * 10000, 400, "nested"), ("x" * 70000, 413, "body"),
@@ -152,23 +164,20 @@ with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/k
     for body, want, word in hostile_bodies:
         status, _, answer = post(body)
         check(status == want and word in answer["message"], f"{str(body)[:60]}: {status} {answer}")
-    status, _, body = post({"member": first["member"], "qualification": first["qualification"], "verdict": "wrong"})
+    status, _, body = post(verdict(first, "wrong"))
     check(status == 200 and body["review"]["verdict"] == "wrong" and body["review"]["reviewer"] == "ann", f"{body}")
     check(body["review"]["score"] == first["score"] and body["review"]["true_label"] == (not first["label"]), f"{body}")
     # The second verdict makes the opposite true label of the first, so the training rows hold
     # a YES and a NO (sift calibrate needs both).
     second_verdict = "right" if second["label"] == first["label"] else "wrong"
     second_true = int(second["label"]) if second_verdict == "right" else int(not second["label"])
-    status, _, body = post({"member": second["member"], "qualification": second["qualification"], "verdict": second_verdict},
-                           None, bearer)
+    status, _, body = post(verdict(second, second_verdict), None, bearer)
     check(status == 403, "Bearer needs the CSRF token too")
-    status, _, body = post({"member": second["member"], "qualification": second["qualification"], "verdict": second_verdict},
-                           csrf, bearer)
+    status, _, body = post(verdict(second, second_verdict), csrf, bearer)
     check(status == 200, f"second verdict: {status} {body}")
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     rows = db.execute("SELECT member, qualification, reviewer, verdict, score, label, artifact_version FROM reviews "
                       "ORDER BY reviewed_at").fetchall()
-    version = json.load(open(f"{labeler}/sift.json"))["version"]
     check(rows == [(first["member"], first["qualification"], "ann", "wrong", first["score"], int(first["label"]), version),
                    (second["member"], second["qualification"], "ann", second_verdict, second["score"], int(second["label"]),
                     version)], f"reviews table: {rows}")
@@ -230,8 +239,7 @@ else:
 with Review(sift, store, work) as server:
     _, _, session = server.request("GET", "/api/session")
     check(session["reviewer"] is None, f"{session}")
-    status, _, body = server.request("POST", "/api/review", {"member": first["member"],
-                                     "qualification": first["qualification"], "verdict": "right"},
+    status, _, body = server.request("POST", "/api/review", verdict(first, "right"),
                                      {"X-CSRF-Token": session["csrf_token"]})
     check(status == 403 and "--reviewer" in body["message"], f"read-only: {status} {body}")
 check(len(export(sift, store, "--reviewed")) == len(rows), "nothing written read-only")
@@ -260,5 +268,31 @@ with Review(sift, old, work, "--reviewer", "bob") as server:
     _, _, page = server.request("GET", "/api/members?order=uncertainty")
     check(page["members"][0]["margin"] == 0.4 and page["members"][0]["judged"] == 1, f"upgraded: {page}")
 check(export(sift, old) == before, "the upgrade keeps the rows")
+
+# 11. sift label runs again, with another threshold, between the page showing a judgment and
+# the verdict on it: the judgment's label turned. The verdict is refused (409) with the
+# judgment the store holds now, nothing is recorded, and a verdict on the new one lands.
+reviewed_before = export(sift, store, "--reviewed")
+with Review(sift, store, work, "--reviewer", "cat") as server:
+    csrf = server.request("GET", "/api/session")[2]["csrf_token"]
+    member = next(p for p in profiles if p not in (first["member"], second["member"]))
+    shown = server.request("GET", "/api/member?id=" + q(member))[2]
+    pair = next(j for j in shown["judgments"] if j["round"] == 1)  # judged again whatever the threshold
+    pair = dict(pair, member=member, threshold=shown["threshold"])
+    new_threshold = flipping_threshold(pair["score"], pair["label"])
+    relabel(sift, src, work, store, member, profiles, new_threshold)
+    status, _, body = server.request("POST", "/api/review", verdict(pair, "right"), {"X-CSRF-Token": csrf})
+    check(status == 409 and "changed since it was shown" in body["message"], f"a verdict on the old judgment: {status} {body}")
+    now = body["current"]
+    check((now["qualification"], now["score"], now["label"], now["threshold"], now["artifact_version"]) ==
+          (pair["qualification"], pair["score"], not pair["label"], new_threshold, version), f"the current judgment: {now}")
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    check(db.execute("SELECT COUNT(*) FROM reviews WHERE reviewer = 'cat'").fetchone()[0] == 0, "nothing recorded")
+    db.close()
+    check(export(sift, store, "--reviewed") == reviewed_before, "the export holds no verdict on the old judgment")
+    status, _, body = server.request("POST", "/api/review", verdict(dict(pair, **now), "right"), {"X-CSRF-Token": csrf})
+    check(status == 200 and body["review"]["true_label"] == now["label"], f"a verdict on the new judgment: {status} {body}")
+exported = {(r["id"], item["id"]): label for r in export(sift, store, "--reviewed") for item, label in zip(r["items"], r["labels"])}
+check(exported[(member, pair["qualification"])] == int(now["label"]), f"the export's true label: {exported}")
 print("review_api: ok")
 PY

@@ -72,8 +72,7 @@ class ReviewRoutesTest : public ::testing::Test {
     m.labeled_at = "t";
     m.judgments = {{"q1", "Python", 0.7, true, 1, 1}};
     store::LabelStore::open(location, store::LabelStore::Access::write)->replace_member(m);
-    api_ = std::make_unique<ReviewApi>(store::ReviewStore::open(location, store::ReviewStore::Access::review),
-                                       ReviewApiOptions{.reviewer = "ann"});
+    api_ = ReviewApi::open(location, ReviewApiOptions{.reviewer = "ann"});
     routes_ = std::make_unique<ReviewRoutes>(*api_, serve::ApiKey::of("k"));
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -138,11 +137,13 @@ TEST_F(ReviewRoutesTest, APostNeedsTheCsrfTokenAndTheFramingRulesStillHold) {
   EXPECT_TRUE(smuggled.close);
 
   Request review{http::verb::post, "/api/review", 11};
-  review.body() = R"({"member": "m1", "qualification": "q1", "verdict": "wrong"})";
+  review.body() = R"({"member": "m1", "qualification": "q1", "verdict": "wrong", "label": true, "score": 0.7,
+                       "threshold": 0.5, "artifact_version": "v1"})";
   const serve::Reply reply = routes_->answer(review);
   EXPECT_EQ(reply.status, 200);
   EXPECT_EQ(reply.body["review"]["true_label"], false);
-  review.body() = R"({"member": "m1", "qualification": "q2", "verdict": "wrong"})";
+  review.body() = R"({"member": "m1", "qualification": "q2", "verdict": "wrong", "label": true, "score": 0.7,
+                       "threshold": 0.5, "artifact_version": "v1"})";
   EXPECT_EQ(routes_->answer(review).status, 404);
 }
 
