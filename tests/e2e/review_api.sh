@@ -8,7 +8,9 @@
 # `sift train`, where built) read; the judgments never change; hostile parameters and bodies
 # get 4xx naming what is wrong; read-only without --reviewer; a store of the first schema
 # version reads as it is and upgrades in place; a verdict on a judgment that `sift label`
-# changed since the page showed it is refused (409) and exports nothing.
+# changed since the page showed it is refused (409) and exports nothing; while another
+# process holds the SQLite store's write lock, a verdict waits for it, the pages answer
+# meanwhile, and the verdict gets 503 with Retry-After.
 # Usage: bash review_api.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -17,7 +19,7 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 PYTHONPATH="$SRC/tests/e2e/lib" python3 - "$SIFT" "$SRC" "$WORK" <<'PY'
-import json, os, sqlite3, subprocess, sys, urllib.parse
+import json, os, sqlite3, subprocess, sys, threading, urllib.parse
 import review_client
 from review_client import HOSTILE, Review, check, export, flipping_threshold, make_store, relabel, run
 sift, src, work = sys.argv[1:4]
@@ -294,5 +296,40 @@ with Review(sift, store, work, "--reviewer", "cat") as server:
     check(status == 200 and body["review"]["true_label"] == now["label"], f"a verdict on the new judgment: {status} {body}")
 exported = {(r["id"], item["id"]): label for r in export(sift, store, "--reviewed") for item, label in zip(r["items"], r["labels"])}
 check(exported[(member, pair["qualification"])] == int(now["label"]), f"the export's true label: {exported}")
+
+# 12. Another process holds the store's write lock (python3's sqlite3, BEGIN EXCLUSIVE). A
+# verdict waits for it; meanwhile the pages answer (the verdict's wait holds up no other
+# route); then the verdict gets 503 with Retry-After, and once the lock is gone it lands.
+with Review(sift, store, work, "--reviewer", "dan") as server:
+    csrf = server.request("GET", "/api/session")[2]["csrf_token"]
+    pair = server.request("GET", "/api/queue?limit=1")[2]["pairs"][0]
+    holder = subprocess.Popen([sys.executable, "-c", "import sqlite3, sys\n"
+                               "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                               "db.execute('BEGIN EXCLUSIVE'); print('locked', flush=True)\n"
+                               "sys.stdin.readline(); db.execute('ROLLBACK')", store],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    check(holder.stdout.readline().strip() == "locked", "the lock holder took the write lock")
+    answered = []  # the order the answers came in
+    def post_verdict():
+        answer = server.request("POST", "/api/review", verdict(pair, "right"), {"X-CSRF-Token": csrf})
+        answered.append(("verdict", answer))
+    waiting = threading.Thread(target=post_verdict)
+    waiting.start()
+    for path in ("/api/session", "/api/member?id=" + q(pair["member"]), "/api/members?limit=3", "/"):
+        status, _, _ = server.request("GET", path)
+        answered.append((path, status))
+    waiting.join()
+    check([what for what, _ in answered[:-1]] == ["/api/session", "/api/member?id=" + q(pair["member"]),
+                                                  "/api/members?limit=3", "/"] and answered[-1][0] == "verdict",
+          f"the pages answered while the verdict waited: {[what for what, _ in answered]}")
+    check(all(status == 200 for _, status in answered[:-1]), f"the pages: {answered[:-1]}")
+    status, headers, body = answered[-1][1]
+    check(status == 503 and int(headers.get("retry-after", "0")) >= 1 and "locked" in body["message"],
+          f"a verdict on a locked store: {status} {headers} {body}")
+    holder.stdin.write("done\n")
+    holder.stdin.close()
+    check(holder.wait(timeout=60) == 0, "the lock holder let go")
+    status, _, body = server.request("POST", "/api/review", verdict(pair, "right"), {"X-CSRF-Token": csrf})
+    check(status == 200, f"the verdict once the lock is gone: {status} {body}")
 print("review_api: ok")
 PY
