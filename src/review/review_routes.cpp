@@ -1,7 +1,6 @@
 #include "review/review_routes.h"
 
 #include <openssl/crypto.h>
-#include <openssl/rand.h>
 
 #include <fmt/format.h>
 
@@ -23,6 +22,9 @@ using serve::Reply;
 
 constexpr std::string_view kCookieName = "sift_review";
 constexpr std::string_view kCsrfHeader = "X-CSRF-Token";
+// Whom a failed login counts against (login_throttle.h). The HTTP layer does not hand an
+// application the client's address (serve/routes.h), so every client counts as this one.
+const std::string kAnyClient = "any client";
 // Retry-After of a 503 for a store another program keeps locked: about one more lock wait.
 constexpr int kRetryBusySeconds = int(std::chrono::duration_cast<std::chrono::seconds>(ReviewApi::kLockWait).count());
 
@@ -70,14 +72,6 @@ std::optional<RouteEntry> find_route(http::verb method, std::string_view path, s
   return std::nullopt;
 }
 
-std::string random_token() {
-  std::array<unsigned char, 32> bytes{};
-  if (RAND_bytes(bytes.data(), int(bytes.size())) != 1) fail("sift review: no random bytes for a session token");
-  std::string hex;
-  for (unsigned char b : bytes) hex += fmt::format("{:02x}", b);
-  return hex;
-}
-
 // Equal, in a time that does not depend on where they differ.
 bool same_secret(std::string_view given, const std::string& secret) {
   return given.size() == secret.size() && CRYPTO_memcmp(given.data(), secret.data(), secret.size()) == 0;
@@ -121,19 +115,32 @@ Reply asset_reply(std::string_view name, int status = 200) {
 
 Reply json_reply(nlohmann::json body) { return Reply{200, std::move(body), {}, {}, {}}; }
 
+// 429 for a client blocked after failed logins, `wait` seconds more.
+Reply throttled_reply(std::optional<int> wait) {
+  const int seconds = wait.value_or(1);
+  return serve::retry_reply(
+      429, fmt::format("too many wrong keys: no key is accepted from here for {} s; try again then", seconds), seconds);
+}
+
 }  // namespace
 
 ReviewRoutes::ReviewRoutes(ReviewApi& api, std::optional<serve::ApiKey> api_key)
-    : api_(api), api_key_(std::move(api_key)), session_token_(random_token()), csrf_token_(random_token()) {}
+    : api_(api), api_key_(std::move(api_key)), csrf_token_(random_token()) {}
 
-bool ReviewRoutes::authorized(const Head& head) const {
-  if (!api_key_) return true;
-  const auto authorization = head.find(http::field::authorization);
-  if (authorization != head.end() && api_key_->accepts(view(authorization->value()))) return true;
+ReviewRoutes::Access ReviewRoutes::access(const Head& head) const {
+  if (!api_key_) return Access::granted;
   for (auto [field, end] = head.equal_range(http::field::cookie); field != end; ++field)
-    if (const auto value = cookie_value(view(field->value()), kCookieName); value && same_secret(*value, session_token_))
-      return true;
-  return false;
+    if (const auto value = cookie_value(view(field->value()), kCookieName); value && sessions_.valid(*value))
+      return Access::granted;
+  const auto authorization = head.find(http::field::authorization);
+  if (authorization == head.end()) return Access::denied;
+  if (throttle_.blocked_for(kAnyClient)) return Access::throttled;
+  if (!api_key_->accepts(view(authorization->value()))) {
+    throttle_.failed(kAnyClient);
+    return Access::denied;
+  }
+  throttle_.succeeded(kAnyClient);
+  return Access::granted;
 }
 
 std::optional<Reply> ReviewRoutes::refusal(const Head& head) const {
@@ -141,7 +148,9 @@ std::optional<Reply> ReviewRoutes::refusal(const Head& head) const {
   std::string allow;
   const std::optional<RouteEntry> route = find_route(head.method(), path, allow);
   if (route && route->kind == Kind::Login) return std::nullopt;
-  if (!authorized(head)) {
+  const Access granted = access(head);
+  if (granted == Access::throttled) return secured(throttled_reply(throttle_.blocked_for(kAnyClient)));
+  if (granted == Access::denied) {
     // A page shows the login form; the API and files say 401 in JSON.
     if (route && route->kind == Kind::Page) return secured(asset_reply("login.html", 401));
     Reply reply = serve::error_reply(401, "log in at /login, or send \"Authorization: Bearer <key>\"");
@@ -183,19 +192,24 @@ Reply ReviewRoutes::answer(const Request& request) {
   return secured(serve::error_reply(404, "no route"));
 }
 
-Reply ReviewRoutes::login(const Request& request) const {
+Reply ReviewRoutes::login(const Request& request) {
   if (!api_key_ || request.method() != http::verb::post) {
     if (api_key_) return asset_reply("login.html");
     Reply reply{303, nullptr, {{"Location", "/"}}, "no key needed: see /", "text/plain; charset=utf-8"};
     return reply;
   }
+  if (const std::optional<int> wait = throttle_.blocked_for(kAnyClient)) return throttled_reply(wait);
   const QueryParams form(request.body(), {"key"});
   const std::string key = form.text("key", 4096).value_or("");
-  if (!api_key_->accepts("Bearer " + key)) return asset_reply("login.html", 401);
+  if (!api_key_->accepts("Bearer " + key)) {
+    throttle_.failed(kAnyClient);
+    return asset_reply("login.html", 401);
+  }
+  throttle_.succeeded(kAnyClient);
   Reply reply{303, nullptr, {}, "logged in: see /", "text/plain; charset=utf-8"};
   reply.headers.emplace_back("Location", "/");
   reply.headers.emplace_back("Set-Cookie",
-                             fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict", kCookieName, session_token_));
+                             fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict", kCookieName, sessions_.issue()));
   return reply;
 }
 

@@ -10,7 +10,8 @@
 # version reads as it is and upgrades in place; a verdict on a judgment that `sift label`
 # changed since the page showed it is refused (409) and exports nothing; while another
 # process holds the SQLite store's write lock, a verdict waits for it, the pages answer
-# meanwhile, and the verdict gets 503 with Retry-After.
+# meanwhile, and the verdict gets 503 with Retry-After; each login has its own session token,
+# and ten wrong keys in a row block every key (429).
 # Usage: bash review_api.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -41,8 +42,10 @@ with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/k
               ("GET", "/assets/review.css"), ("GET", "/api/session"), ("GET", "/api/members"),
               ("GET", "/api/member?id=x"), ("GET", "/api/flips?threshold=0.5"), ("GET", "/api/queue"),
               ("GET", "/api/calibration"), ("POST", "/api/review"), ("GET", "/nowhere"), ("HEAD", "/")]
-    for method, path in routes:
-        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Cookie": "sift_review=0123"}):
+    for i, (method, path) in enumerate(routes):
+        # A wrong key counts as a failed login (13.): a few, not enough to be blocked.
+        wrong_key = [{"Authorization": "Bearer wrong"}] if i < 4 else []
+        for headers in [{}, {"Cookie": "sift_review=0123"}] + wrong_key:
             status, _, body = server.request(method, path, b"{}" if method == "POST" else None, headers)
             check(status == 401, f"{method} {path} {headers}: {status} without the key")
     status, _, page = server.request("GET", "/")
@@ -331,5 +334,29 @@ with Review(sift, store, work, "--reviewer", "dan") as server:
     check(holder.wait(timeout=60) == 0, "the lock holder let go")
     status, _, body = server.request("POST", "/api/review", verdict(pair, "right"), {"X-CSRF-Token": csrf})
     check(status == 200, f"the verdict once the lock is gone: {status} {body}")
+
+# 13. Logins: each one gets a session token of its own; after ten wrong keys in a row (at
+# /login or as Bearer) every key is refused, the right one too, with 429 and Retry-After,
+# while a session already logged in goes on.
+form = {"Content-Type": "application/x-www-form-urlencoded"}
+with Review(sift, store, work, "--api-key-file", f"{work}/key") as server:
+    cookies = []
+    for _ in range(2):
+        status, headers, _ = server.request("POST", "/login", "key=s3cret-key", form)
+        check(status == 303, f"login: {status}")
+        cookies.append(headers["set-cookie"].split(";")[0])
+    check(cookies[0] != cookies[1], f"two logins, one token: {cookies}")
+    for cookie in cookies:
+        check(server.request("GET", "/api/session", None, {"Cookie": cookie})[0] == 200, f"{cookie} logs in")
+    for i in range(10):
+        status, _, _ = (server.request("POST", "/login", "key=guess", form) if i % 2 else
+                        server.request("GET", "/api/session", None, {"Authorization": "Bearer guess"}))
+        check(status == 401, f"wrong key {i + 1}: {status}")
+    for request in (("POST", "/login", "key=s3cret-key", form),
+                    ("GET", "/api/session", None, {"Authorization": "Bearer s3cret-key"})):
+        status, headers, body = server.request(*request)
+        check(status == 429 and int(headers.get("retry-after", "0")) >= 1 and "too many wrong keys" in body["message"],
+              f"the right key after ten wrong ones: {status} {headers} {body}")
+    check(server.request("GET", "/api/session", None, {"Cookie": cookies[0]})[0] == 200, "a session goes on")
 print("review_api: ok")
 PY

@@ -90,15 +90,24 @@ class ReviewRoutesTest : public ::testing::Test {
     const serve::HeadVerdict verdict = verdict_of(bytes);
     return verdict.refusal ? verdict.refusal->status : 0;  // 0: read the body and answer
   }
+  // POST /login with this key.
+  serve::Reply log_in(const std::string& key) {
+    Request login{http::verb::post, "/login", 11};
+    login.body() = "key=" + key;
+    return routes_->answer(login);
+  }
   // The session cookie, as a browser gets it by logging in.
   std::string cookie() {
-    Request login{http::verb::post, "/login", 11};
-    login.body() = "key=k";
-    const serve::Reply reply = routes_->answer(login);
+    const serve::Reply reply = log_in("k");
     EXPECT_EQ(reply.status, 303);
     for (const auto& [name, value] : reply.headers)
       if (name == "Set-Cookie") return value.substr(0, value.find(';'));
     ADD_FAILURE() << "no Set-Cookie";
+    return "";
+  }
+  static std::string header(const serve::Reply& reply, const std::string& name) {
+    for (const auto& [n, value] : reply.headers)
+      if (n == name) return value;
     return "";
   }
 
@@ -117,6 +126,71 @@ TEST_F(ReviewRoutesTest, WithoutTheKeyEveryRouteButLoginIsRefused) {
   EXPECT_EQ(status_of("POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n"), 0);
   EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\n\r\n"), 0);
   EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nCookie: a=1; " + cookie() + "; b=2\r\n\r\n"), 0);
+}
+
+TEST_F(ReviewRoutesTest, EachLoginGetsASessionTokenOfItsOwn) {
+  const std::string first = cookie(), second = cookie();
+  EXPECT_NE(first, second);
+  EXPECT_EQ(first.size(), std::string("sift_review=").size() + 64);
+  for (const std::string& c : {first, second})
+    EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nCookie: " + c + "\r\n\r\n"), 0) << c;
+  // Another server's session is not one of this server's.
+  ReviewRoutes other(*api_, serve::ApiKey::of("k"));
+  Request login{http::verb::post, "/login", 11};
+  login.body() = "key=k";
+  const std::string foreign = header(other.answer(login), "Set-Cookie");
+  EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nCookie: " + foreign.substr(0, foreign.find(';')) +
+                      "\r\n\r\n"),
+            401);
+}
+
+// Ten wrong keys in a row, at /login or as Bearer: then every key is refused (429, Retry-After),
+// the right one too, without being looked at; a session already logged in goes on.
+TEST_F(ReviewRoutesTest, TenWrongKeysInARowBlockEveryKey) {
+  const std::string session = cookie();
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(log_in("wrong").status, 401) << i;
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\n\r\n"), 401) << i;
+  const serve::Reply blocked = log_in("k");
+  EXPECT_EQ(blocked.status, 429);
+  EXPECT_GE(std::stoi(header(blocked, "Retry-After")), 1);
+  EXPECT_THAT(blocked.body["message"].get<std::string>(), HasSubstr("too many wrong keys"));
+  EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\n\r\n"), 429);
+  EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nCookie: " + session + "\r\n\r\n"), 0);
+}
+
+TEST(LoginThrottle, BlocksAfterTenFailuresInARowUntilTheBlockEnds) {
+  using namespace std::chrono_literals;
+  LoginThrottle throttle;
+  const auto t0 = LoginThrottle::Clock::time_point{} + 1000h;
+  for (int i = 0; i < 9; ++i) throttle.failed("a", t0);
+  throttle.succeeded("a");  // a right key ends the run
+  for (int i = 0; i < 9; ++i) throttle.failed("a", t0);
+  EXPECT_FALSE(throttle.blocked_for("a", t0).has_value());
+  throttle.failed("a", t0);
+  EXPECT_EQ(throttle.blocked_for("a", t0), 60);
+  EXPECT_EQ(throttle.blocked_for("a", t0 + 59500ms), 1);
+  EXPECT_FALSE(throttle.blocked_for("b", t0).has_value()) << "per client";
+  EXPECT_FALSE(throttle.blocked_for("a", t0 + 60s).has_value());
+  throttle.failed("a", t0 + 60s);
+  EXPECT_FALSE(throttle.blocked_for("a", t0 + 60s).has_value()) << "the count starts again after a block";
+}
+
+TEST(LoginThrottle, ClientsPastTheLimitShareOneCount) {
+  LoginThrottle throttle;
+  const auto now = LoginThrottle::Clock::time_point{} + std::chrono::hours(1000);
+  for (size_t i = 0; i < LoginThrottle::kMaxClients; ++i)
+    for (int f = 0; f < LoginThrottle::kMaxFailures; ++f) throttle.failed("c" + std::to_string(i), now);
+  for (int f = 0; f < LoginThrottle::kMaxFailures; ++f) throttle.failed("new " + std::to_string(f), now);
+  EXPECT_TRUE(throttle.blocked_for("new 0", now).has_value());
+  EXPECT_TRUE(throttle.blocked_for("c0", now).has_value());
+  // Once the blocks end, those clients are forgotten and a new one has a count of its own.
+  const auto later = now + LoginThrottle::kBlock;
+  throttle.failed("later", later);
+  EXPECT_FALSE(throttle.blocked_for("later", later).has_value());
+  for (int f = 1; f < LoginThrottle::kMaxFailures; ++f) throttle.failed("later", later);
+  EXPECT_TRUE(throttle.blocked_for("later", later).has_value());
+  EXPECT_FALSE(throttle.blocked_for("c0", later).has_value());
 }
 
 TEST_F(ReviewRoutesTest, APostNeedsTheCsrfTokenAndTheFramingRulesStillHold) {
