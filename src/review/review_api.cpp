@@ -98,7 +98,7 @@ std::unique_ptr<ReviewApi> ReviewApi::open(const std::string& location, ReviewAp
 ReviewApi::ReviewApi(std::unique_ptr<store::ReviewStore> pages, std::unique_ptr<store::ReviewStore> verdicts,
                      ReviewApiOptions options)
     : pages_(std::move(pages)), verdicts_(std::move(verdicts)), options_(std::move(options)) {
-  if (bool(verdicts_) != bool(options_.reviewer)) fail("sift review: a reviewer needs a store to write verdicts to");
+  if (bool(verdicts_) != bool(options_.reviewer)) fail("sift review: verdicts need their own store connection, and only a reviewer's");
   pages_->labels().database().set_lock_wait(kLockWait);
   if (verdicts_) verdicts_->labels().database().set_lock_wait(kLockWait);
 }

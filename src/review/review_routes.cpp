@@ -6,7 +6,6 @@
 
 #include <chrono>
 
-#include "core/error.h"
 #include "review/assets.h"
 #include "review/query_string.h"
 #include "serve/api_requests.h"

@@ -15,7 +15,6 @@
 // neither read it nor send the header). Every response says Content-Security-Policy
 // "default-src 'self'" without inline script, nosniff and no framing: a page shows data only
 // as text (textContent), and a text holding <script> is text.
-#include <array>
 #include <optional>
 #include <string>
 
