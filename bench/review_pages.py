@@ -96,9 +96,17 @@ def get(path):
 
 session = get("/api/session")
 for i in range(0, 200, 2):  # some verdicts, so the queue and the export have work
-    conn.request("POST", "/api/review", json.dumps({"member": f"m{i:06d}", "qualification": "q0001", "verdict": "right"}),
+    shown = get(f"/api/member?id=m{i:06d}")  # a verdict carries the judgment the page showed
+    judgment = next(j for j in shown["judgments"] if j["qualification"] == "q0001")
+    conn.request("POST", "/api/review", json.dumps({"member": f"m{i:06d}", "qualification": "q0001", "verdict": "right",
+                                                    "label": judgment["label"], "score": judgment["score"],
+                                                    "threshold": shown["threshold"],
+                                                    "artifact_version": shown["artifact_version"]}),
                  {"X-CSRF-Token": session["csrf_token"], "Content-Type": "application/json"})
-    conn.getresponse().read()
+    response = conn.getresponse()
+    if response.status != 200:
+        sys.exit(f"a verdict: {response.status} {response.read()[:200]}")
+    response.read()
 
 last = max(0, args.members - 50)
 routes = [

@@ -81,14 +81,11 @@ void review(const ReviewCliOptions& o) {
   sigaddset(&signals, SIGUSR1);  // from this thread to the stopper: the listener returned by itself
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // received only by the stopper's sigwait
 
-  using sift::store::ReviewStore;
-  std::unique_ptr<ReviewStore> store =
-      ReviewStore::open(o.store, o.reviewing ? ReviewStore::Access::review : ReviewStore::Access::read);
   sift::review::ReviewApiOptions api_options;
   if (o.reviewing) api_options.reviewer = o.reviewer;
   api_options.labeler = read_labeler(o.model);
   api_options.reference = read_reference(o.reference);
-  sift::review::ReviewApi api(std::move(store), std::move(api_options));
+  std::unique_ptr<sift::review::ReviewApi> api = sift::review::ReviewApi::open(o.store, std::move(api_options));
 
   sift::serve::HttpOptions http;
   http.host = o.host;
@@ -97,7 +94,7 @@ void review(const ReviewCliOptions& o) {
   http.max_body_bytes = kMaxBodyBytes;
   http.allowed_hosts = o.allowed_hosts;
   if (!o.api_key_file.empty()) http.api_key = sift::serve::ApiKey::load(o.api_key_file);
-  sift::review::ReviewRoutes routes(api, http.api_key);
+  sift::review::ReviewRoutes routes(*api, http.api_key);
   sift::serve::Metrics metrics;
   sift::serve::HttpServer server(http, metrics);
   server.serve(routes);

@@ -31,7 +31,10 @@ std::string id_field(const nlohmann::json& object, const char* name) {
 std::string string_field(const nlohmann::json& object, const char* name) {
   const nlohmann::json& value = required(object, name);
   if (!value.is_string()) fail("field \"{}\" must be a string, got {}", name, value.type_name());
-  return value.get<std::string>();
+  std::string text = value.get<std::string>();
+  if (text.find('\0') != std::string::npos)
+    fail("field \"{}\" holds a NUL character (\\u0000), which a label store cannot keep", name);
+  return text;
 }
 
 std::string non_empty_string_field(const nlohmann::json& object, const char* name) {

@@ -1,6 +1,9 @@
 #include "review/review_api.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "core/utc_time.h"
 #include "io/json_parse.h"
@@ -39,6 +42,43 @@ std::string required_text(const json& body, const char* field) {
   return text;
 }
 
+// The fields of a verdict: which pair, the verdict, and what the page showed of the pair.
+const std::vector<std::string_view> kReviewFields = {"member", "qualification", "verdict", "label",
+                                                     "score",  "threshold",     "artifact_version"};
+
+// A field the page sends with the judgment it showed; missing, the client is an older page.
+const json& shown_field(const json& body, const char* field) {
+  const auto it = body.find(field);
+  if (it == body.end())
+    throw BadRequest(field, fmt::format("\"{}\" is required: the page sends the judgment it showed (label, score, "
+                                        "threshold, artifact_version), so a verdict never lands on a judgment that "
+                                        "changed since; reload the page",
+                                        field));
+  return *it;
+}
+
+// A probability field of what was shown: a number in [0, 1].
+double shown_probability(const json& body, const char* field) {
+  const json& value = shown_field(body, field);
+  if (!value.is_number() || !(value.get<double>() >= 0.0 && value.get<double>() <= 1.0))
+    throw BadRequest(field, fmt::format("\"{}\" must be a number in [0, 1]", field));
+  return value.get<double>();
+}
+
+store::ShownJudgment shown_judgment(const json& body) {
+  store::ShownJudgment shown;
+  const json& label = shown_field(body, "label");
+  if (!label.is_boolean()) throw BadRequest("label", "\"label\" must be true or false");
+  shown.label = label.get<bool>();
+  shown.score = shown_probability(body, "score");
+  shown.threshold = shown_probability(body, "threshold");
+  shown_field(body, "artifact_version");
+  shown.artifact_version = required_text(body, "artifact_version");
+  return shown;
+}
+
+serve::Reply json_ok(json body) { return serve::Reply{200, std::move(body), {}, {}, {}}; }
+
 }  // namespace
 
 const std::vector<std::string_view> ReviewApi::kMembersParams = {"id", "text", "order", "offset", "limit"};
@@ -46,30 +86,44 @@ const std::vector<std::string_view> ReviewApi::kMemberParams = {"id"};
 const std::vector<std::string_view> ReviewApi::kFlipsParams = {"threshold"};
 const std::vector<std::string_view> ReviewApi::kQueueParams = {"limit"};
 
-ReviewApi::ReviewApi(std::unique_ptr<store::ReviewStore> store, ReviewApiOptions options)
-    : store_(std::move(store)), options_(std::move(options)) {}
+std::unique_ptr<ReviewApi> ReviewApi::open(const std::string& location, ReviewApiOptions options) {
+  using store::ReviewStore;
+  // The writer first: it upgrades a store of an older schema, which the reader then reads.
+  std::unique_ptr<ReviewStore> verdicts =
+      options.reviewer ? ReviewStore::open(location, ReviewStore::Access::review) : nullptr;
+  std::unique_ptr<ReviewStore> pages = ReviewStore::open(location, ReviewStore::Access::read);
+  return std::make_unique<ReviewApi>(std::move(pages), std::move(verdicts), std::move(options));
+}
+
+ReviewApi::ReviewApi(std::unique_ptr<store::ReviewStore> pages, std::unique_ptr<store::ReviewStore> verdicts,
+                     ReviewApiOptions options)
+    : pages_(std::move(pages)), verdicts_(std::move(verdicts)), options_(std::move(options)) {
+  if (bool(verdicts_) != bool(options_.reviewer)) fail("sift review: verdicts need their own store connection, and only a reviewer's");
+  pages_->labels().database().set_lock_wait(kLockWait);
+  if (verdicts_) verdicts_->labels().database().set_lock_wait(kLockWait);
+}
 
 double ReviewApi::threshold() {
   if (options_.labeler.is_object() && options_.labeler.contains("threshold") &&
       options_.labeler["threshold"].is_number())
     return options_.labeler["threshold"].get<double>();
-  const auto run = store_->latest_run();
+  const auto run = pages_->latest_run();
   return run ? run->second : 0.5;
 }
 
 json ReviewApi::session() {
-  std::lock_guard lock(mutex_);
-  const auto run = store_->latest_run();
+  std::lock_guard lock(pages_mutex_);
+  const auto run = pages_->latest_run();
   json version = nullptr;
   if (options_.labeler.is_object() && options_.labeler.contains("version")) version = options_.labeler["version"];
   else if (run) version = run->first;
   return {{"reviewer", options_.reviewer ? json(*options_.reviewer) : json(nullptr)},
           {"threshold", threshold()},
           {"artifact_version", version},
-          {"members", store_->member_count()},
-          {"pairs", store_->pair_count()},
+          {"members", pages_->member_count()},
+          {"pairs", pages_->pair_count()},
           {"reference", !options_.reference.empty()},
-          {"store", store_->where()}};
+          {"store", pages_->where()}};
 }
 
 int64_t ReviewApi::disagreements(const store::MemberLabels& labels) const {
@@ -91,13 +145,13 @@ json ReviewApi::members(const QueryParams& params) {
   query.offset = params.integer("offset", 0, int64_t{1} << 40).value_or(0);
   query.limit = params.integer("limit", 1, store::kMaxPage).value_or(50);
 
-  std::lock_guard lock(mutex_);
-  const store::MemberPage page = store_->members(query);
+  std::lock_guard lock(pages_mutex_);
+  const store::MemberPage page = pages_->members(query);
   json members = json::array();
   for (const store::MemberSummary& m : page.members) {
     json disagreeing = nullptr;
     if (!options_.reference.empty())
-      if (std::optional<store::MemberLabels> labels = store_->labels().member(m.member))
+      if (std::optional<store::MemberLabels> labels = pages_->labels().member(m.member))
         disagreeing = disagreements(*labels);
     members.push_back({{"member", m.member},
                        {"rounds", m.rounds},
@@ -116,10 +170,10 @@ json ReviewApi::members(const QueryParams& params) {
 json ReviewApi::member(const QueryParams& params) {
   const std::optional<std::string> id = params.text("id", kMaxIdBytes);
   if (!id || id->empty()) throw BadRequest("id", "id: the member's id is required");
-  std::lock_guard lock(mutex_);
-  const std::optional<store::MemberLabels> m = store_->labels().member(*id);
+  std::lock_guard lock(pages_mutex_);
+  const std::optional<store::MemberLabels> m = pages_->labels().member(*id);
   if (!m) throw BadRequest("id", fmt::format("no member \"{}\" in the store", id->substr(0, 100)), 404);
-  const std::vector<store::Review> reviews = store_->reviews_of(*id);
+  const std::vector<store::Review> reviews = pages_->reviews_of(*id);
   json judgments = json::array();
   for (const store::Judgment& j : m->judgments) {
     json row = judgment_json(j);
@@ -149,16 +203,16 @@ json ReviewApi::member(const QueryParams& params) {
 json ReviewApi::flips(const QueryParams& params) {
   const std::optional<double> t = params.number("threshold", 0.0, 1.0);
   if (!t) throw BadRequest("threshold", "threshold: a number in 0..1 is required");
-  std::lock_guard lock(mutex_);
-  const store::FlipCounts counts = store_->flips(*t);
-  return {{"threshold", *t}, {"to_yes", counts.to_yes}, {"to_no", counts.to_no}, {"pairs", store_->pair_count()}};
+  std::lock_guard lock(pages_mutex_);
+  const store::FlipCounts counts = pages_->flips(*t);
+  return {{"threshold", *t}, {"to_yes", counts.to_yes}, {"to_no", counts.to_no}, {"pairs", pages_->pair_count()}};
 }
 
 json ReviewApi::queue(const QueryParams& params) {
   const int64_t limit = params.integer("limit", 1, store::kMaxPage).value_or(20);
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(pages_mutex_);
   json pairs = json::array();
-  for (const store::QueuedPair& p : store_->queue(limit))
+  for (const store::QueuedPair& p : pages_->queue(limit))
     pairs.push_back({{"member", p.member},
                      {"qualification", p.qualification},
                      {"name", p.name},
@@ -168,7 +222,7 @@ json ReviewApi::queue(const QueryParams& params) {
   return {{"pairs", std::move(pairs)}};
 }
 
-json ReviewApi::review(std::string_view body) {
+serve::Reply ReviewApi::review(std::string_view body) {
   if (!options_.reviewer)
     throw BadRequest("", "reviewing is off: start sift review with --reviewer NAME to record verdicts", 403);
   json request;
@@ -179,34 +233,47 @@ json ReviewApi::review(std::string_view body) {
   }
   if (!request.is_object()) throw BadRequest("", "request body: a JSON object is required");
   for (const auto& [key, value] : request.items())
-    if (key != "member" && key != "qualification" && key != "verdict")
-      throw BadRequest(key, fmt::format("unknown field \"{}\" (member, qualification, verdict)", key.substr(0, 64)));
+    if (std::find(kReviewFields.begin(), kReviewFields.end(), key) == kReviewFields.end())
+      throw BadRequest(key, fmt::format("unknown field \"{}\" ({})", key.substr(0, 64), fmt::join(kReviewFields, ", ")));
   const std::string member = required_text(request, "member");
   const std::string qualification = required_text(request, "qualification");
   const std::optional<store::Verdict> verdict = store::parse_verdict(required_text(request, "verdict"));
   if (!verdict) throw BadRequest("verdict", "\"verdict\" must be \"right\" or \"wrong\"");
-  std::lock_guard lock(mutex_);
+  const store::ShownJudgment shown = shown_judgment(request);
+
+  std::unique_lock lock(verdicts_mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) throw store::StoreBusy("another verdict is being written to the store");
   try {
-    return {{"review", review_json(store_->review(member, qualification, *verdict, *options_.reviewer,
-                                                  utc_timestamp()))}};
+    return json_ok({{"review", review_json(verdicts_->review(member, qualification, *verdict, *options_.reviewer,
+                                                             utc_timestamp(), shown))}});
   } catch (const store::NoSuchJudgment& e) {
     throw BadRequest("qualification", e.what(), 404);
+  } catch (const store::JudgmentChanged& e) {
+    serve::Reply conflict = serve::error_reply(409, e.what());
+    conflict.body["current"] = {{"member", member},
+                                {"qualification", qualification},
+                                {"name", e.name},
+                                {"score", e.now.score},
+                                {"label", e.now.label},
+                                {"threshold", e.now.threshold},
+                                {"artifact_version", e.now.artifact_version}};
+    return conflict;
   }
 }
 
 json ReviewApi::calibration() {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(pages_mutex_);
   json reference = nullptr;
   if (!options_.reference.empty()) {
     reference = json::array();
     for (const std::string& member : options_.reference.members())
-      if (std::optional<store::MemberLabels> m = store_->labels().member(member))
+      if (std::optional<store::MemberLabels> m = pages_->labels().member(member))
         for (const store::Judgment& j : m->judgments)
           if (std::optional<bool> label = options_.reference.label_of(member, j))
             reference.push_back(json::array({j.score, *label ? 1 : 0}));
   }
   json reviewed = json::array();
-  for (const auto& [score, label] : store_->reviewed_scores()) reviewed.push_back(json::array({score, label ? 1 : 0}));
+  for (const auto& [score, label] : pages_->reviewed_scores()) reviewed.push_back(json::array({score, label ? 1 : 0}));
   json history = json::array();
   if (options_.labeler.is_object() && options_.labeler.contains("calibrations") &&
       options_.labeler["calibrations"].is_array())

@@ -1,14 +1,16 @@
 #include "review/review_routes.h"
 
 #include <openssl/crypto.h>
-#include <openssl/rand.h>
 
 #include <fmt/format.h>
 
-#include "core/error.h"
+#include <chrono>
+
 #include "review/assets.h"
 #include "review/query_string.h"
 #include "serve/api_requests.h"
+#include "serve/http_request.h"
+#include "store/sql_database.h"
 
 namespace sift::review {
 
@@ -20,6 +22,8 @@ using serve::Reply;
 
 constexpr std::string_view kCookieName = "sift_review";
 constexpr std::string_view kCsrfHeader = "X-CSRF-Token";
+// Retry-After of a 503 for a store another program keeps locked: about one more lock wait.
+constexpr int kRetryBusySeconds = int(std::chrono::duration_cast<std::chrono::seconds>(ReviewApi::kLockWait).count());
 
 enum class Kind { Page, Login, Api, Asset };
 
@@ -65,14 +69,6 @@ std::optional<RouteEntry> find_route(http::verb method, std::string_view path, s
   return std::nullopt;
 }
 
-std::string random_token() {
-  std::array<unsigned char, 32> bytes{};
-  if (RAND_bytes(bytes.data(), int(bytes.size())) != 1) fail("sift review: no random bytes for a session token");
-  std::string hex;
-  for (unsigned char b : bytes) hex += fmt::format("{:02x}", b);
-  return hex;
-}
-
 // Equal, in a time that does not depend on where they differ.
 bool same_secret(std::string_view given, const std::string& secret) {
   return given.size() == secret.size() && CRYPTO_memcmp(given.data(), secret.data(), secret.size()) == 0;
@@ -116,27 +112,43 @@ Reply asset_reply(std::string_view name, int status = 200) {
 
 Reply json_reply(nlohmann::json body) { return Reply{200, std::move(body), {}, {}, {}}; }
 
+// 429 for a client blocked after failed logins, `wait` seconds more.
+Reply throttled_reply(std::optional<int> wait) {
+  const int seconds = wait.value_or(1);
+  return serve::retry_reply(
+      429, fmt::format("too many wrong keys: no key is accepted from here for {} s; try again then", seconds), seconds);
+}
+
 }  // namespace
 
 ReviewRoutes::ReviewRoutes(ReviewApi& api, std::optional<serve::ApiKey> api_key)
-    : api_(api), api_key_(std::move(api_key)), session_token_(random_token()), csrf_token_(random_token()) {}
+    : api_(api), api_key_(std::move(api_key)), csrf_token_(random_token()) {}
 
-bool ReviewRoutes::authorized(const Head& head) const {
-  if (!api_key_) return true;
-  const auto authorization = head.find(http::field::authorization);
-  if (authorization != head.end() && api_key_->accepts(view(authorization->value()))) return true;
+ReviewRoutes::Access ReviewRoutes::access(const Head& head, const std::string& client) const {
+  if (!api_key_) return Access::granted;
   for (auto [field, end] = head.equal_range(http::field::cookie); field != end; ++field)
-    if (const auto value = cookie_value(view(field->value()), kCookieName); value && same_secret(*value, session_token_))
-      return true;
-  return false;
+    if (const auto value = cookie_value(view(field->value()), kCookieName); value && sessions_.valid(*value))
+      return Access::granted;
+  const auto authorization = head.find(http::field::authorization);
+  if (authorization == head.end()) return Access::denied;
+  if (throttle_.blocked_for(client)) return Access::throttled;
+  if (!api_key_->accepts(view(authorization->value()))) {
+    throttle_.failed(client);
+    return Access::denied;
+  }
+  throttle_.succeeded(client);
+  return Access::granted;
 }
 
-std::optional<Reply> ReviewRoutes::refusal(const Head& head) const {
+std::optional<Reply> ReviewRoutes::refusal(const Head& head, std::string_view client_address) const {
+  const std::string client(client_address);
   const std::string_view path = target_path(view(head.target()));
   std::string allow;
   const std::optional<RouteEntry> route = find_route(head.method(), path, allow);
   if (route && route->kind == Kind::Login) return std::nullopt;
-  if (!authorized(head)) {
+  const Access granted = access(head, client);
+  if (granted == Access::throttled) return secured(throttled_reply(throttle_.blocked_for(client)));
+  if (granted == Access::denied) {
     // A page shows the login form; the API and files say 401 in JSON.
     if (route && route->kind == Kind::Page) return secured(asset_reply("login.html", 401));
     Reply reply = serve::error_reply(401, "log in at /login, or send \"Authorization: Bearer <key>\"");
@@ -153,11 +165,12 @@ std::optional<Reply> ReviewRoutes::refusal(const Head& head) const {
     const auto token = head.find(boost::beast::string_view(kCsrfHeader.data(), kCsrfHeader.size()));
     if (token == head.end() || !same_secret(view(token->value()), csrf_token_))
       return secured(serve::error_reply(403, "missing or wrong X-CSRF-Token (GET /api/session gives it)"));
+    if (std::optional<Reply> type = serve::json_body_refusal(head)) return secured(std::move(*type));
   }
   return std::nullopt;
 }
 
-Reply ReviewRoutes::answer(const Request& request) {
+Reply ReviewRoutes::answer(const Request& request, std::string_view client) {
   const std::string_view target = view(request.target());
   const std::string_view path = target_path(target);
   std::string allow;
@@ -167,28 +180,35 @@ Reply ReviewRoutes::answer(const Request& request) {
     switch (route->kind) {
       case Kind::Page: return secured(asset_reply(route->page));
       case Kind::Asset: return secured(asset_reply(path.substr(kAssetPrefix.size())));
-      case Kind::Login: return secured(login(request));
+      case Kind::Login: return secured(login(request, std::string(client)));
       case Kind::Api: return secured(api(request, path));
     }
   } catch (const BadRequest& e) {
     return secured(serve::error_reply(e.status(), e.what(), e.field()));
+  } catch (const store::StoreBusy& e) {
+    return secured(serve::retry_reply(503, fmt::format("the store is busy: {}; retry", e.what()), kRetryBusySeconds));
   }
   return secured(serve::error_reply(404, "no route"));
 }
 
-Reply ReviewRoutes::login(const Request& request) const {
+Reply ReviewRoutes::login(const Request& request, const std::string& client) {
   if (!api_key_ || request.method() != http::verb::post) {
     if (api_key_) return asset_reply("login.html");
     Reply reply{303, nullptr, {{"Location", "/"}}, "no key needed: see /", "text/plain; charset=utf-8"};
     return reply;
   }
+  if (const std::optional<int> wait = throttle_.blocked_for(client)) return throttled_reply(wait);
   const QueryParams form(request.body(), {"key"});
   const std::string key = form.text("key", 4096).value_or("");
-  if (!api_key_->accepts("Bearer " + key)) return asset_reply("login.html", 401);
+  if (!api_key_->accepts("Bearer " + key)) {
+    throttle_.failed(client);
+    return asset_reply("login.html", 401);
+  }
+  throttle_.succeeded(client);
   Reply reply{303, nullptr, {}, "logged in: see /", "text/plain; charset=utf-8"};
   reply.headers.emplace_back("Location", "/");
   reply.headers.emplace_back("Set-Cookie",
-                             fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict", kCookieName, session_token_));
+                             fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict", kCookieName, sessions_.issue()));
   return reply;
 }
 
@@ -208,7 +228,7 @@ Reply ReviewRoutes::api(const Request& request, std::string_view path) {
     QueryParams(query, {});
     return json_reply(api_.calibration());
   }
-  if (path == "/api/review") return json_reply(api_.review(request.body()));
+  if (path == "/api/review") return api_.review(request.body());
   return serve::error_reply(404, "no route");
 }
 

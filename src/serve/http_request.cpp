@@ -170,7 +170,7 @@ HeadVerdict check_head(RequestParser& parser, const HeadRules& rules) {
     return refuse(error_reply(417, "the only Expect this server meets is 100-continue"), true);
   if (rules.routes) {  // an application's routes (routes.h) in place of the scoring API's
     verdict.route = Route::App;
-    if (std::optional<Reply> refusal = rules.routes->refusal(head)) return refuse(std::move(*refusal), false);
+    if (std::optional<Reply> refusal = rules.routes->refusal(head, rules.client)) return refuse(std::move(*refusal), false);
     verdict.send_continue = expects_continue && has_body && head.version() >= 11 && !parser.is_done();
     return verdict;
   }

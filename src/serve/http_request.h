@@ -58,6 +58,7 @@ struct HeadRules {
   bool service_ready = false;       // the model is loaded (else POST routes and /v1/models get 503)
   const Routes* routes = nullptr;   // an application's routes instead of the scoring API's (its own auth)
   const AllowedHosts* hosts = nullptr;  // set (no key guards the server): Host and Origin must pass it
+  std::string_view client = {};         // the peer's address, for the routes
 };
 
 // What the head of a request allows.

@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -26,6 +27,8 @@ namespace net = boost::asio;
 constexpr int64_t kReservedFds = 64;
 // After the grace period: how long closed connections get to finish their last handlers.
 constexpr auto kLastHandlers = std::chrono::milliseconds(100);
+// Threads that run an application's answers (routes.h), off the I/O threads.
+constexpr int kAppWorkers = 4;
 
 // --max-connections, lowered to what the open-file limit (raised to its hard limit) allows.
 int connection_cap(int asked) {
@@ -46,7 +49,8 @@ struct HttpServer::Impl {
         io(options.io_threads),
         strand(net::make_strand(io)),
         grace(strand),
-        context{options, service, metrics, connections, stopping, hosts, body_budget},
+        app_workers(kAppWorkers),
+        context{options, service, metrics, connections, stopping, hosts, body_budget, nullptr, &app_workers},
         listener(std::make_shared<Listener>(io, context)) {}
 
   // On the strand: the stop once every connection is gone, or at the end of the grace period.
@@ -64,6 +68,7 @@ struct HttpServer::Impl {
   net::io_context io;
   net::strand<net::io_context::executor_type> strand;
   net::steady_timer grace;
+  net::thread_pool app_workers;  // joined before io is destroyed: its tasks hold sessions
   SessionContext context;
   std::shared_ptr<Listener> listener;
 };
@@ -92,6 +97,7 @@ void HttpServer::listen() {
   for (int i = 1; i < s.options.io_threads; ++i) threads.emplace_back([&s] { s.io.run(); });
   s.io.run();
   for (std::thread& thread : threads) thread.join();
+  s.app_workers.join();  // answers still running post to the stopped io, which drops them
   s.connections.set_on_empty(nullptr);  // sessions left in io's queue die with it, after this
 }
 

@@ -168,7 +168,8 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
     const HeadRules rules{.api_key = context_.options.api_key ? &*context_.options.api_key : nullptr,
                           .service_ready = context_.service.load() != nullptr,
                           .routes = context_.routes,
-                          .hosts = context_.options.api_key ? nullptr : &context_.hosts};
+                          .hosts = context_.options.api_key ? nullptr : &context_.hosts,
+                          .client = address_};
     HeadVerdict verdict = check_head(*parser_, rules);
     route_ = verdict.route;
     if (verdict.refusal) return respond(std::move(*verdict.refusal), verdict.close || !keep_alive_);
@@ -256,16 +257,22 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
     respond(retry_reply(503, "the model is loading"), close);
   }
 
-  // An application's request (routes.h), answered here on this I/O thread.
+  // An application's request (routes.h), answered on the application's workers (it may wait
+  // on a database), then sent from this connection's strand.
   void answer_app(bool close) {
-    Reply reply;
-    try {
-      reply = context_.routes->answer(parser_->get());
-    } catch (const std::exception& e) {
-      reply = error_reply(500, e.what());
-    }
+    auto request = std::make_shared<Routes::Request>(std::move(parser_->get()));
     parser_.reset();
-    respond(std::move(reply), close);
+    net::post(*context_.app_workers, [self = shared_from_this(), executor = stream_.get_executor(), request, close] {
+      Reply reply;
+      try {
+        reply = self->context_.routes->answer(*request, self->address_);
+      } catch (const std::exception& e) {
+        reply = error_reply(500, e.what());
+      }
+      net::post(executor, [self, reply = std::move(reply), close]() mutable {
+        if (self->phase_ == Phase::Working) self->respond(std::move(reply), close);
+      });
+    });
   }
 
   void start_job(Service& service) {

@@ -20,6 +20,7 @@
 // Connection: close; the session then shuts down its sending side and reads what the client
 // still sends for a moment before closing (so the client reads the answer rather than a reset).
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include <atomic>
 #include <memory>
@@ -47,6 +48,7 @@ struct SessionContext {
   const AllowedHosts& hosts;
   BodyBudget& body_budget;
   Routes* routes = nullptr;  // set: every request goes to these (routes.h), not to the scoring API
+  boost::asio::thread_pool* app_workers = nullptr;  // where the routes' answers run
 };
 
 // Starts serving an accepted connection (counted in by Connections::admit from `address`).

@@ -97,6 +97,9 @@ std::unordered_map<std::string, MemberState> LabelStore::member_states(const std
 
 void LabelStore::replace_member(const MemberLabels& m) {
   SqlTransaction transaction(*db_, TransactionKind::write);
+  // Two runs replacing the same member at once take turns: without the lock both would
+  // delete nothing and then insert the same keys.
+  db_->lock_key(m.member);
   db_->execute("DELETE FROM labels WHERE member = ?", {m.member});
   for (size_t begin = 0; begin < m.judgments.size(); begin += kRowsPerStatement) {
     const size_t end = std::min(m.judgments.size(), begin + kRowsPerStatement);

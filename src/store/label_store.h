@@ -13,7 +13,8 @@
 //   reviews a person's verdict on a labels row (review_store.h), never changing the row
 //
 // A member's rows are replaced in one transaction (replace_member): a crash leaves either
-// the old rows or the new ones, never half of a profile.
+// the old rows or the new ones, never half of a profile; runs replacing the same member at
+// once (several machines on one PostgreSQL store) take turns, the last one's rows stay.
 #include <cstdint>
 #include <functional>
 #include <memory>

@@ -4,6 +4,7 @@
 // back with the same bits. Queries stream in single-row mode.
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <regex>
@@ -19,6 +20,11 @@ namespace {
 
 // Any id will do as long as every sift process uses the same one.
 constexpr int64_t kSchemaLockId = 0x51f7'1abe'1000;
+// lock_key's advisory locks are (kKeyLockClass, hashtext(key)): a space of their own, apart
+// from kSchemaLockId's and from other programs' single-number locks.
+constexpr int64_t kKeyLockClass = 0x51f7;
+// SQLSTATE lock_not_available: lock_timeout ran out.
+constexpr std::string_view kLockNotAvailable = "55P03";
 
 // Type oids (pg_type.h) read back as numbers; everything else is text.
 constexpr Oid kInt8 = 20, kInt2 = 21, kInt4 = 23, kFloat4 = 700, kFloat8 = 701;
@@ -80,9 +86,10 @@ class PostgresDatabase final : public SqlDatabase {
                                     nullptr, 0);
     const ExecStatusType status = PQresultStatus(result);
     const bool ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
-    std::string message = ok ? "" : first_line(PQresultErrorMessage(result));
+    std::string message = ok ? "" : first_line(result ? PQresultErrorMessage(result) : PQerrorMessage(conn_));
+    const bool busy = !ok && is_lock_timeout(result);
     PQclear(result);
-    if (!ok) fail("{}: statement failed: {}", where_, result ? message : first_line(PQerrorMessage(conn_)));
+    if (!ok) fail_statement("statement failed", message, busy);
   }
 
   void query(std::string_view sql, const std::vector<SqlValue>& params, const RowFn& on_row) override {
@@ -92,6 +99,7 @@ class PostgresDatabase final : public SqlDatabase {
       fail("{}: cannot send a query: {}", where_, first_line(PQerrorMessage(conn_)));
     PQsetSingleRowMode(conn_);
     std::string error;
+    bool busy = false;
     std::exception_ptr callback_error;
     while (PGresult* result = PQgetResult(conn_)) {
       const ExecStatusType status = PQresultStatus(result);
@@ -103,11 +111,12 @@ class PostgresDatabase final : public SqlDatabase {
         }
       } else if (status != PGRES_SINGLE_TUPLE && status != PGRES_TUPLES_OK && error.empty()) {
         error = first_line(PQresultErrorMessage(result));
+        busy = is_lock_timeout(result);
       }
       PQclear(result);
     }
     if (callback_error) std::rethrow_exception(callback_error);
-    if (!error.empty()) fail("{}: query failed: {}", where_, error);
+    if (!error.empty()) fail_statement("query failed", error, busy);
   }
 
   void begin(TransactionKind kind) override {
@@ -116,6 +125,12 @@ class PostgresDatabase final : public SqlDatabase {
   }
   void commit() override { execute("COMMIT", {}); }
   void rollback() override { PQclear(PQexec(conn_, "ROLLBACK")); }
+  void lock_key(std::string_view key) override {
+    execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", {kKeyLockClass, std::string(key)});
+  }
+  void set_lock_wait(std::chrono::milliseconds wait) override {
+    execute(fmt::format("SET lock_timeout = {}", std::max<int64_t>(wait.count(), 1)), {});
+  }
   const std::string& where() const override { return where_; }
   std::string_view byte_order_collation() const override { return "COLLATE \"C\""; }
   bool has_table(std::string_view name) override {
@@ -158,6 +173,18 @@ class PostgresDatabase final : public SqlDatabase {
     std::vector<bool> is_null_;
     std::vector<const char*> pointers_;
   };
+
+  static bool is_lock_timeout(const PGresult* result) {
+    const char* state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+    return state && kLockNotAvailable == state;
+  }
+
+  // A lock wait that ran out (lock_timeout) is StoreBusy.
+  [[noreturn]] void fail_statement(std::string_view what, const std::string& message, bool busy) const {
+    std::string text = fmt::format("{}: {}: {}", where_, what, message);
+    if (busy) throw StoreBusy(text);
+    throw Error(text);
+  }
 
   static SqlRow row_of(const PGresult* result) {
     const int n_columns = PQnfields(result);

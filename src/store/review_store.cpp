@@ -182,8 +182,9 @@ std::vector<Review> ReviewStore::reviews_of(const std::string& member) {
 }
 
 Review ReviewStore::review(const std::string& member, const std::string& qualification, Verdict verdict,
-                           const std::string& reviewer, const std::string& reviewed_at) {
+                           const std::string& reviewer, const std::string& reviewed_at, const ShownJudgment& shown) {
   SqlTransaction transaction(db_, TransactionKind::write);
+  db_.lock_key(member);  // a run re-labeling the member waits until the verdict is in, or goes first
   std::optional<Review> seen;
   db_.query("SELECT l.name, l.score, l.label, l.threshold, l.artifact_version, m.input_hash FROM labels l "
             "JOIN members m ON m.member = l.member WHERE l.member = ? AND l.qualification = ?",
@@ -198,6 +199,14 @@ Review ReviewStore::review(const std::string& member, const std::string& qualifi
               seen = std::move(r);
             });
   if (!seen) throw NoSuchJudgment(fmt::format("member \"{}\" has no judgment of qualification \"{}\"", member, qualification));
+  const ShownJudgment now{seen->score, seen->label, seen->threshold, seen->artifact_version};
+  if (!(now == shown))
+    throw JudgmentChanged(fmt::format("the judgment of \"{}\" for member \"{}\" changed since it was shown (sift label "
+                                      "ran again): it is now {}, score {:.3f} at threshold {:.3f}, artifact version "
+                                      "\"{}\"; no verdict was recorded",
+                                      qualification, member, now.label ? "YES" : "NO", now.score, now.threshold,
+                                      now.artifact_version),
+                          seen->name, now);
   Review& r = *seen;
   r.member = member;
   r.qualification = qualification;

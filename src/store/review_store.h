@@ -5,7 +5,9 @@
 //
 // A verdict says whether a stored label is right. It is a row of its own, keyed by (member,
 // qualification, reviewer), that copies what the reviewer saw (candidate text, score, label,
-// threshold, artifact version, the member's input hash); the labels row is never changed.
+// threshold, artifact version, the member's input hash); the labels row is never changed. The
+// caller says what the reviewer was shown (ShownJudgment), and a verdict on a judgment the
+// store no longer holds is refused (JudgmentChanged).
 // The true label of a reviewed pair is the label seen when the verdict is "right", its
 // opposite when "wrong". A review of a member whose input has changed since is stale: kept,
 // not exported.
@@ -32,6 +34,27 @@ enum class Verdict { right, wrong };
 class NoSuchJudgment : public Error {
  public:
   using Error::Error;
+};
+
+// What a reviewer was shown of a judged pair. A verdict is recorded only while the store
+// still holds exactly this judgment: a re-label in between (another threshold or labeler
+// version) may have turned the label, and a verdict on the old one would export the
+// opposite training label.
+struct ShownJudgment {
+  double score = 0;
+  bool label = false;
+  double threshold = 0.5;
+  std::string artifact_version;
+  bool operator==(const ShownJudgment&) const = default;
+};
+
+// A verdict on a judgment that changed since it was shown; nothing was written.
+class JudgmentChanged : public Error {
+ public:
+  JudgmentChanged(const std::string& message, std::string name, ShownJudgment now)
+      : Error(message), name(std::move(name)), now(std::move(now)) {}
+  std::string name;   // the candidate text
+  ShownJudgment now;  // the judgment the store holds
 };
 std::string_view verdict_name(Verdict verdict);
 std::optional<Verdict> parse_verdict(std::string_view name);
@@ -138,9 +161,10 @@ class ReviewStore {
   // Every verdict on this member's pairs, by qualification then reviewer.
   std::vector<Review> reviews_of(const std::string& member);
   // Records `reviewer`'s verdict on the stored judgment of (member, qualification), replacing
-  // that reviewer's earlier one; returns the row written. NoSuchJudgment when the pair is not judged.
+  // that reviewer's earlier one; returns the row written. NoSuchJudgment when the pair is not
+  // judged; JudgmentChanged when the store's judgment is not the one `shown`.
   Review review(const std::string& member, const std::string& qualification, Verdict verdict,
-                const std::string& reviewer, const std::string& reviewed_at);
+                const std::string& reviewer, const std::string& reviewed_at, const ShownJudgment& shown);
   // At most n judged pairs that nobody has reviewed, most uncertain (nearest the threshold) first.
   std::vector<QueuedPair> queue(int64_t n);
   // Every current verdict (the latest per pair when several people reviewed it), as

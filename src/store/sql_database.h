@@ -3,6 +3,7 @@
 // each: SQLite (a file path; sqlite_database.cpp) and PostgreSQL (a postgresql:// URI;
 // postgres_database.cpp). Statements are written once, in the SQL both accept, with `?`
 // placeholders bound in order (the PostgreSQL backend numbers them $1, $2, ...).
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -10,6 +11,8 @@
 #include <string_view>
 #include <variant>
 #include <vector>
+
+#include "core/error.h"
 
 namespace sift::store {
 
@@ -22,6 +25,13 @@ enum class TransactionKind {
   schema,  // as write, plus (PostgreSQL) an advisory lock so concurrent first runs create tables once
 };
 
+// A statement waited its whole lock wait (SqlDatabase::set_lock_wait) for a lock another
+// connection or process held, and gave up; nothing of it was applied.
+class StoreBusy : public Error {
+ public:
+  using Error::Error;
+};
+
 class SqlDatabase {
  public:
   virtual ~SqlDatabase() = default;
@@ -32,6 +42,14 @@ class SqlDatabase {
   virtual void begin(TransactionKind kind) = 0;
   virtual void commit() = 0;
   virtual void rollback() = 0;  // never throws
+  // Inside a write transaction: waits until no other transaction holds `key`, then holds it
+  // until this one ends, so writers of the same key (a member) run one after the other.
+  // PostgreSQL: a transaction-level advisory lock on the key's hash; SQLite: nothing to do,
+  // its write transactions already run one at a time.
+  virtual void lock_key(std::string_view key) = 0;
+  // How long a statement waits for a lock another connection holds before it throws
+  // StoreBusy. Until set: SQLite a minute, PostgreSQL as long as it takes.
+  virtual void set_lock_wait(std::chrono::milliseconds wait) = 0;
   // The COLLATE clause that sorts text by its bytes (the same order in both dialects).
   virtual std::string_view byte_order_collation() const = 0;
   // Whether a table of this name is visible (each dialect keeps its own catalog).

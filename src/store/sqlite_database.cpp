@@ -13,7 +13,9 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <filesystem>
 #include <unordered_map>
 
@@ -24,7 +26,7 @@ namespace sift::store {
 
 namespace {
 
-constexpr int kBusyTimeoutMs = 60'000;  // another writer (a second process) holds the lock
+constexpr int kBusyTimeoutMs = 60'000;  // another writer (a second process) holds the lock (set_lock_wait)
 
 // "file:<path>?immutable=1", the path percent-encoded (SQLite's URI filenames).
 std::string immutable_uri(const std::string& path) {
@@ -66,6 +68,10 @@ class SqliteDatabase final : public SqlDatabase {
   void begin(TransactionKind) override { execute("BEGIN IMMEDIATE", {}); }
   void commit() override { execute("COMMIT", {}); }
   void rollback() override { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
+  void lock_key(std::string_view) override {}  // BEGIN IMMEDIATE took the one write lock
+  void set_lock_wait(std::chrono::milliseconds wait) override {
+    sqlite3_busy_timeout(db_, int(std::clamp<int64_t>(wait.count(), 0, INT32_MAX)));
+  }
   const std::string& where() const override { return where_; }
   std::string_view byte_order_collation() const override { return "COLLATE BINARY"; }
   bool has_table(std::string_view name) override {
@@ -108,7 +114,12 @@ class SqliteDatabase final : public SqlDatabase {
     db_ = nullptr;
   }
 
-  [[noreturn]] void fail_here(std::string_view what) const { fail("{}: {}: {}", where_, what, sqlite3_errmsg(db_)); }
+  // SQLITE_BUSY (the busy timeout ran out: another connection holds the lock) is StoreBusy.
+  [[noreturn]] void fail_here(std::string_view what) const {
+    const std::string message = fmt::format("{}: {}: {}", where_, what, sqlite3_errmsg(db_));
+    if ((sqlite3_errcode(db_) & 0xff) == SQLITE_BUSY) throw StoreBusy(message);
+    throw Error(message);
+  }
 
   sqlite3_stmt* prepared(std::string_view sql) {
     auto it = statements_.find(std::string(sql));

@@ -7,7 +7,11 @@
 # token, in the store and in `sift labels export --reviewed`, which `sift calibrate` (and
 # `sift train`, where built) read; the judgments never change; hostile parameters and bodies
 # get 4xx naming what is wrong; read-only without --reviewer; a store of the first schema
-# version reads as it is and upgrades in place.
+# version reads as it is and upgrades in place; a verdict on a judgment that `sift label`
+# changed since the page showed it is refused (409) and exports nothing; while another
+# process holds the SQLite store's write lock, a verdict waits for it, the pages answer
+# meanwhile, and the verdict gets 503 with Retry-After; each login has its own session token,
+# and ten wrong keys in a row block every key (429).
 # Usage: bash review_api.sh <sift-binary> <source-dir>
 set -euo pipefail
 SIFT=$1
@@ -16,13 +20,16 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 PYTHONPATH="$SRC/tests/e2e/lib" python3 - "$SIFT" "$SRC" "$WORK" <<'PY'
-import json, os, sqlite3, subprocess, sys, urllib.parse
-from review_client import HOSTILE, Review, check, export, make_store, run
+import json, os, sqlite3, subprocess, sys, threading, urllib.parse
+import review_client
+from review_client import HOSTILE, Review, check, export, flipping_threshold, make_store, relabel, run
 sift, src, work = sys.argv[1:4]
 labeler = f"{src}/models/default-labeler"
 store, profiles, reference = make_store(sift, src, work)
 judged = export(sift, store)
 threshold = json.load(open(f"{labeler}/sift.json"))["threshold"]
+version = json.load(open(f"{labeler}/sift.json"))["version"]
+verdict = lambda pair, word: review_client.verdict(pair, word, version)
 check(len(judged) > 50 and {r["threshold"] for r in judged} == {threshold}, "the store holds the labeler's judgments")
 with open(f"{work}/key", "w") as f:
     f.write("s3cret-key\n")
@@ -35,8 +42,10 @@ with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/k
               ("GET", "/assets/review.css"), ("GET", "/api/session"), ("GET", "/api/members"),
               ("GET", "/api/member?id=x"), ("GET", "/api/flips?threshold=0.5"), ("GET", "/api/queue"),
               ("GET", "/api/calibration"), ("POST", "/api/review"), ("GET", "/nowhere"), ("HEAD", "/")]
-    for method, path in routes:
-        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Cookie": "sift_review=0123"}):
+    for i, (method, path) in enumerate(routes):
+        # A wrong key counts as a failed login (13.): a few, not enough to be blocked.
+        wrong_key = [{"Authorization": "Bearer wrong"}] if i < 4 else []
+        for headers in [{}, {"Cookie": "sift_review=0123"}] + wrong_key:
             status, _, body = server.request(method, path, b"{}" if method == "POST" else None, headers)
             check(status == 401, f"{method} {path} {headers}: {status} without the key")
     status, _, page = server.request("GET", "/")
@@ -135,16 +144,27 @@ with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/k
             h["X-CSRF-Token"] = token
         return server.request("POST", "/api/review", body, h)
     first, second = queue[0], queue[1]
-    status, _, body = post({"member": first["member"], "qualification": first["qualification"], "verdict": "wrong"}, None)
+    status, _, body = post(verdict(first, "wrong"), None)
     check(status == 403 and "CSRF" in body["message"], f"no CSRF token: {status} {body}")
-    status, _, body = post({"member": first["member"], "qualification": first["qualification"], "verdict": "wrong"}, "0" * 64)
+    status, _, body = post(verdict(first, "wrong"), "0" * 64)
     check(status == 403, f"a wrong CSRF token: {status}")
+    for kind in ("text/plain", "application/x-www-form-urlencoded"):  # what a foreign page can send unasked
+        status, _, body = post(json.dumps(verdict(first, "wrong")), headers=dict(auth, **{"Content-Type": kind}))
+        check(status == 415, f"a verdict sent as {kind}: {status} {body}")
+    without = lambda field: {k: v for k, v in verdict(first, "wrong").items() if k != field}
     hostile_bodies = [
         ("not json", 400, ""), ("[1]", 400, ""), ('{"member": "a", "member": "b"}', 400, "twice"),
         ({"member": first["member"], "qualification": first["qualification"]}, 400, "verdict"),
         ({"member": first["member"], "qualification": first["qualification"], "verdict": "maybe"}, 400, "verdict"),
         ({"member": 7, "qualification": "q", "verdict": "right"}, 400, "member"),
-        ({"member": first["member"], "qualification": "q-none", "verdict": "right"}, 404, "q-none"),
+        (dict(verdict(first, "right"), qualification="q-none"), 404, "q-none"),
+        # An older page, which sends no judgment it showed, is told which field is missing.
+        (without("label"), 400, '"label" is required'), (without("score"), 400, '"score" is required'),
+        (without("threshold"), 400, '"threshold" is required'),
+        (without("artifact_version"), 400, '"artifact_version" is required'),
+        (dict(verdict(first, "right"), label="yes"), 400, "label"), (dict(verdict(first, "right"), score=2), 400, "score"),
+        (dict(verdict(first, "right"), threshold="0.5"), 400, "threshold"),
+        (dict(verdict(first, "right"), artifact_version=""), 400, "artifact_version"),
         ({"member": "x" * 2000, "qualification": "q", "verdict": "right"}, 400, "member"),
         ({"member": "a", "qualification": "b", "verdict": "right", "extra": 1}, 400, "extra"),
         ("[" * 10000, 400, "nested"), ("x" * 70000, 413, "body"),
@@ -152,23 +172,20 @@ with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/k
     for body, want, word in hostile_bodies:
         status, _, answer = post(body)
         check(status == want and word in answer["message"], f"{str(body)[:60]}: {status} {answer}")
-    status, _, body = post({"member": first["member"], "qualification": first["qualification"], "verdict": "wrong"})
+    status, _, body = post(verdict(first, "wrong"))
     check(status == 200 and body["review"]["verdict"] == "wrong" and body["review"]["reviewer"] == "ann", f"{body}")
     check(body["review"]["score"] == first["score"] and body["review"]["true_label"] == (not first["label"]), f"{body}")
     # The second verdict makes the opposite true label of the first, so the training rows hold
     # a YES and a NO (sift calibrate needs both).
     second_verdict = "right" if second["label"] == first["label"] else "wrong"
     second_true = int(second["label"]) if second_verdict == "right" else int(not second["label"])
-    status, _, body = post({"member": second["member"], "qualification": second["qualification"], "verdict": second_verdict},
-                           None, bearer)
+    status, _, body = post(verdict(second, second_verdict), None, bearer)
     check(status == 403, "Bearer needs the CSRF token too")
-    status, _, body = post({"member": second["member"], "qualification": second["qualification"], "verdict": second_verdict},
-                           csrf, bearer)
+    status, _, body = post(verdict(second, second_verdict), csrf, bearer)
     check(status == 200, f"second verdict: {status} {body}")
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     rows = db.execute("SELECT member, qualification, reviewer, verdict, score, label, artifact_version FROM reviews "
                       "ORDER BY reviewed_at").fetchall()
-    version = json.load(open(f"{labeler}/sift.json"))["version"]
     check(rows == [(first["member"], first["qualification"], "ann", "wrong", first["score"], int(first["label"]), version),
                    (second["member"], second["qualification"], "ann", second_verdict, second["score"], int(second["label"]),
                     version)], f"reviews table: {rows}")
@@ -230,8 +247,7 @@ else:
 with Review(sift, store, work) as server:
     _, _, session = server.request("GET", "/api/session")
     check(session["reviewer"] is None, f"{session}")
-    status, _, body = server.request("POST", "/api/review", {"member": first["member"],
-                                     "qualification": first["qualification"], "verdict": "right"},
+    status, _, body = server.request("POST", "/api/review", verdict(first, "right"),
                                      {"X-CSRF-Token": session["csrf_token"]})
     check(status == 403 and "--reviewer" in body["message"], f"read-only: {status} {body}")
 check(len(export(sift, store, "--reviewed")) == len(rows), "nothing written read-only")
@@ -260,5 +276,90 @@ with Review(sift, old, work, "--reviewer", "bob") as server:
     _, _, page = server.request("GET", "/api/members?order=uncertainty")
     check(page["members"][0]["margin"] == 0.4 and page["members"][0]["judged"] == 1, f"upgraded: {page}")
 check(export(sift, old) == before, "the upgrade keeps the rows")
+
+# 11. sift label runs again, with another threshold, between the page showing a judgment and
+# the verdict on it: the judgment's label turned. The verdict is refused (409) with the
+# judgment the store holds now, nothing is recorded, and a verdict on the new one lands.
+reviewed_before = export(sift, store, "--reviewed")
+with Review(sift, store, work, "--reviewer", "cat") as server:
+    csrf = server.request("GET", "/api/session")[2]["csrf_token"]
+    member = next(p for p in profiles if p not in (first["member"], second["member"]))
+    shown = server.request("GET", "/api/member?id=" + q(member))[2]
+    pair = next(j for j in shown["judgments"] if j["round"] == 1)  # judged again whatever the threshold
+    pair = dict(pair, member=member, threshold=shown["threshold"])
+    new_threshold = flipping_threshold(pair["score"], pair["label"])
+    relabel(sift, src, work, store, member, profiles, new_threshold)
+    status, _, body = server.request("POST", "/api/review", verdict(pair, "right"), {"X-CSRF-Token": csrf})
+    check(status == 409 and "changed since it was shown" in body["message"], f"a verdict on the old judgment: {status} {body}")
+    now = body["current"]
+    check((now["qualification"], now["score"], now["label"], now["threshold"], now["artifact_version"]) ==
+          (pair["qualification"], pair["score"], not pair["label"], new_threshold, version), f"the current judgment: {now}")
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    check(db.execute("SELECT COUNT(*) FROM reviews WHERE reviewer = 'cat'").fetchone()[0] == 0, "nothing recorded")
+    db.close()
+    check(export(sift, store, "--reviewed") == reviewed_before, "the export holds no verdict on the old judgment")
+    status, _, body = server.request("POST", "/api/review", verdict(dict(pair, **now), "right"), {"X-CSRF-Token": csrf})
+    check(status == 200 and body["review"]["true_label"] == now["label"], f"a verdict on the new judgment: {status} {body}")
+exported = {(r["id"], item["id"]): label for r in export(sift, store, "--reviewed") for item, label in zip(r["items"], r["labels"])}
+check(exported[(member, pair["qualification"])] == int(now["label"]), f"the export's true label: {exported}")
+
+# 12. Another process holds the store's write lock (python3's sqlite3, BEGIN EXCLUSIVE). A
+# verdict waits for it; meanwhile the pages answer (the verdict's wait holds up no other
+# route); then the verdict gets 503 with Retry-After, and once the lock is gone it lands.
+with Review(sift, store, work, "--reviewer", "dan") as server:
+    csrf = server.request("GET", "/api/session")[2]["csrf_token"]
+    pair = server.request("GET", "/api/queue?limit=1")[2]["pairs"][0]
+    holder = subprocess.Popen([sys.executable, "-c", "import sqlite3, sys\n"
+                               "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                               "db.execute('BEGIN EXCLUSIVE'); print('locked', flush=True)\n"
+                               "sys.stdin.readline(); db.execute('ROLLBACK')", store],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    check(holder.stdout.readline().strip() == "locked", "the lock holder took the write lock")
+    answered = []  # the order the answers came in
+    def post_verdict():
+        answer = server.request("POST", "/api/review", verdict(pair, "right"), {"X-CSRF-Token": csrf})
+        answered.append(("verdict", answer))
+    waiting = threading.Thread(target=post_verdict)
+    waiting.start()
+    for path in ("/api/session", "/api/member?id=" + q(pair["member"]), "/api/members?limit=3", "/"):
+        status, _, _ = server.request("GET", path)
+        answered.append((path, status))
+    waiting.join()
+    check([what for what, _ in answered[:-1]] == ["/api/session", "/api/member?id=" + q(pair["member"]),
+                                                  "/api/members?limit=3", "/"] and answered[-1][0] == "verdict",
+          f"the pages answered while the verdict waited: {[what for what, _ in answered]}")
+    check(all(status == 200 for _, status in answered[:-1]), f"the pages: {answered[:-1]}")
+    status, headers, body = answered[-1][1]
+    check(status == 503 and int(headers.get("retry-after", "0")) >= 1 and "locked" in body["message"],
+          f"a verdict on a locked store: {status} {headers} {body}")
+    holder.stdin.write("done\n")
+    holder.stdin.close()
+    check(holder.wait(timeout=60) == 0, "the lock holder let go")
+    status, _, body = server.request("POST", "/api/review", verdict(pair, "right"), {"X-CSRF-Token": csrf})
+    check(status == 200, f"the verdict once the lock is gone: {status} {body}")
+
+# 13. Logins: each one gets a session token of its own; after ten wrong keys in a row (at
+# /login or as Bearer) every key is refused, the right one too, with 429 and Retry-After,
+# while a session already logged in goes on.
+form = {"Content-Type": "application/x-www-form-urlencoded"}
+with Review(sift, store, work, "--api-key-file", f"{work}/key") as server:
+    cookies = []
+    for _ in range(2):
+        status, headers, _ = server.request("POST", "/login", "key=s3cret-key", form)
+        check(status == 303, f"login: {status}")
+        cookies.append(headers["set-cookie"].split(";")[0])
+    check(cookies[0] != cookies[1], f"two logins, one token: {cookies}")
+    for cookie in cookies:
+        check(server.request("GET", "/api/session", None, {"Cookie": cookie})[0] == 200, f"{cookie} logs in")
+    for i in range(10):
+        status, _, _ = (server.request("POST", "/login", "key=guess", form) if i % 2 else
+                        server.request("GET", "/api/session", None, {"Authorization": "Bearer guess"}))
+        check(status == 401, f"wrong key {i + 1}: {status}")
+    for request in (("POST", "/login", "key=s3cret-key", form),
+                    ("GET", "/api/session", None, {"Authorization": "Bearer s3cret-key"})):
+        status, headers, body = server.request(*request)
+        check(status == 429 and int(headers.get("retry-after", "0")) >= 1 and "too many wrong keys" in body["message"],
+              f"the right key after ten wrong ones: {status} {headers} {body}")
+    check(server.request("GET", "/api/session", None, {"Cookie": cookies[0]})[0] == 200, "a session goes on")
 print("review_api: ok")
 PY

@@ -4,7 +4,9 @@
 # bundled labeler: log in with the key; the members page, a search, one member; the slider
 # moved, its flip counts (this member's and the store's) changing to what `sift labels
 # export` says; two pairs reviewed with the keyboard (j, n, y), found in the store and in
-# `sift labels export --reviewed`; the calibration page draws its curve; a profile holding
+# `sift labels export --reviewed`; `sift label` run again with another threshold while the
+# page is open: the next verdict is not recorded, the page says the judgment changed and shows
+# the new one, and the verdict given again lands on it; the calibration page draws its curve; a profile holding
 # <script> and an onerror handler shows as text and runs nothing; with the cookie gone every
 # route is refused again. With SIFT_REVIEW_SCREENSHOTS=DIR the three pages are saved there
 # (docs/review.md shows them). Skipped (77) without chromium or python3-websocket.
@@ -22,7 +24,7 @@ trap 'rm -rf "$WORK"' EXIT
 PYTHONPATH="$SRC/tests/e2e/lib" /usr/bin/python3 - "$SIFT" "$SRC" "$WORK" "${SIFT_REVIEW_SCREENSHOTS:-}" <<'PY'
 import json, os, sqlite3, sys
 from cdp import Browser
-from review_client import HOSTILE, Review, check, export, make_store
+from review_client import HOSTILE, Review, check, export, flipping_threshold, make_store, relabel
 sift, src, work, shots = sys.argv[1:5]
 labeler = f"{src}/models/default-labeler"
 store, profiles, reference = make_store(sift, src, work)
@@ -107,6 +109,31 @@ with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/k
     check(got == {second["qualification"]: int(not second["label"]), third["qualification"]: int(third["label"])},
           f"exported true labels: {got}")
     check(export(sift, store) == judged, "the judgments are unchanged")
+
+    # 4b. sift label runs again with a threshold that turns the selected pair's label, while
+    # the page still shows the old judgment. y: not recorded; the page says the judgment changed
+    # and shows the new one, still selected. y again: recorded against the new judgment.
+    fourth = mine[3]
+    check(fourth["round"] == 1 and browser.evaluate(
+        "document.querySelector('#candidates tbody tr.selected').dataset.qualification") == fourth["qualification"],
+        "the fourth pair, of round 1 (judged again whatever the threshold), is selected")
+    relabel(sift, src, work, store, hostile_member, profiles, flipping_threshold(fourth["score"], fourth["label"]))
+    new_label = "NO" if fourth["label"] else "YES"
+    browser.key("y")
+    error = browser.wait_for("document.getElementById('error').textContent", "the page saying the judgment changed")
+    check("changed since the page showed it" in error and f"is now {new_label}" in error, f"the page says: {error}")
+    selected = "document.querySelector('#candidates tbody tr.selected')"
+    check(browser.evaluate(f"{selected}.dataset.qualification") == fourth["qualification"], "the same pair selected")
+    check(browser.evaluate(f"{selected}.querySelector('.label').textContent") == new_label, "the new label shown")
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    n = db.execute("SELECT COUNT(*) FROM reviews WHERE qualification = ?", (fourth["qualification"],)).fetchone()[0]
+    db.close()
+    check(n == 0, "no verdict recorded on the old judgment")
+    browser.key("y")
+    browser.wait_for(f"document.getElementById('status').textContent.includes('{fourth['qualification']}')",
+                     "the verdict on the new judgment")
+    got = {item["id"]: label for r in export(sift, store, "--reviewed") for item, label in zip(r["items"], r["labels"])}
+    check(got[fourth["qualification"]] == int(not fourth["label"]), f"exported: right about {new_label}: {got}")
 
     # 5. The calibration page draws the PR curve and the histogram from the reference rows.
     browser.navigate(server.url + "/calibration")

@@ -24,7 +24,9 @@ with Review(sift, store, work, "--reviewer", "ann", "--allowed-host", "review.ex
     token = session["csrf_token"]
     _, _, queue = server.request("GET", "/api/queue?limit=1")
     pair = queue["pairs"][0]
-    verdict = {"member": pair["member"], "qualification": pair["qualification"], "verdict": "wrong"}
+    verdict = {"member": pair["member"], "qualification": pair["qualification"], "verdict": "wrong",
+               "label": pair["label"], "score": pair["score"], "threshold": pair["threshold"],
+               "artifact_version": session["artifact_version"]}
 
     # 1. DNS rebinding: no page, no profile, no verdict under another site's name.
     for host in ("evil.example", f"evil.example:{server.port}"):

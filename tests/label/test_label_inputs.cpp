@@ -59,19 +59,20 @@ TEST(LabelCatalog, MalformedRowsAreReportedWithTheirLineAndTheRestKept) {
       "[1, 2]\n"
       "{\"id\": 7, \"name\": \"Kafka\", \"titles\": [\"Streaming Engineer\"]}\r\n"
       "{\"id\": \"q4\", \"name\": \"\"}\n"
-      "{\"id\": \"q5\", \"name\": \"Welding\", \"aliases\": [\"MIG\", 3]}");
+      "{\"id\": \"q5\", \"name\": \"Welding\", \"aliases\": [\"MIG\", 3]}\n"
+      "{\"id\": \"q6\", \"name\": \"Weld\\u0000ing\"}");
   std::vector<std::string> reports;
   LabelCatalog catalog = LabelCatalog::read(file.path(), [&](const std::string& m) { reports.push_back(m); });
   ASSERT_EQ(catalog.size(), 2);
   EXPECT_EQ(catalog[0].id, "q1");
   EXPECT_EQ(catalog[0].surface_forms, (std::vector<std::string>{"Apache Spark", "PySpark"}));
   EXPECT_EQ(catalog[1].id, "7");
-  EXPECT_EQ(catalog.malformed_rows(), 8);
+  EXPECT_EQ(catalog.malformed_rows(), 9);
   const std::string where = file.path().string() + ":";
   const std::vector<std::pair<int, std::string>> expected = {
       {2, "invalid JSON"},        {3, "missing field \"name\""}, {4, "id \"q1\" repeats line 1"},
       {5, "\"aliases\" must be a list"}, {6, "empty line"},      {7, "expected a JSON object"},
-      {9, "\"name\" is empty"},   {10, "aliases[1] must be a string"}};
+      {9, "\"name\" is empty"},   {10, "aliases[1] must be a string"}, {11, "\"name\" holds a NUL character"}};
   ASSERT_EQ(reports.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(reports[i].rfind(where + std::to_string(expected[i].first) + ": ", 0), 0u) << reports[i];
@@ -117,6 +118,8 @@ TEST(ProfileRow, FieldsAndTheirErrors) {
             std::string::npos);
   EXPECT_NE(error_of(R"({"id": "m"})").find("missing field \"text\""), std::string::npos);
   EXPECT_NE(error_of(R"({"id": "m", "text": 5})").find("\"text\" must be a string"), std::string::npos);
+  EXPECT_NE(error_of(R"({"id": "m", "text": "a\u0000b"})").find("\"text\" holds a NUL character"), std::string::npos)
+      << "no store can keep it: the row's error, on SQLite as on PostgreSQL";
   EXPECT_NE(error_of(R"({"id": "m", "text": "x", "candidates": "q1"})").find("list of strings"), std::string::npos);
   EXPECT_NE(error_of(R"({"id": "m", "text": "x", "candidates": ["q1", "q2", "q1"]})")
                 .find("candidates[2] \"q1\" repeats candidates[0]"),

@@ -22,6 +22,7 @@ namespace {
 using ::testing::HasSubstr;
 namespace http = boost::beast::http;
 using Request = serve::Routes::Request;
+constexpr std::string_view kClient = "127.0.0.1";  // the address requests come from
 
 std::string message_of(const std::function<void()>& fn) {
   try {
@@ -72,34 +73,42 @@ class ReviewRoutesTest : public ::testing::Test {
     m.labeled_at = "t";
     m.judgments = {{"q1", "Python", 0.7, true, 1, 1}};
     store::LabelStore::open(location, store::LabelStore::Access::write)->replace_member(m);
-    api_ = std::make_unique<ReviewApi>(store::ReviewStore::open(location, store::ReviewStore::Access::review),
-                                       ReviewApiOptions{.reviewer = "ann"});
+    api_ = ReviewApi::open(location, ReviewApiOptions{.reviewer = "ann"});
     routes_ = std::make_unique<ReviewRoutes>(*api_, serve::ApiKey::of("k"));
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // check_head's verdict on these request bytes.
-  serve::HeadVerdict verdict_of(const std::string& bytes) {
+  serve::HeadVerdict verdict_of(const std::string& bytes, std::string_view client = kClient) {
     serve::RequestParser parser;
     parser.header_limit(serve::kMaxHeadBytes);
     boost::system::error_code error;
     parser.put(boost::asio::buffer(bytes), error);
     EXPECT_TRUE(!error || error == http::error::need_more) << error.message();
-    return serve::check_head(parser, {.routes = routes_.get()});
+    return serve::check_head(parser, {.routes = routes_.get(), .client = client});
   }
-  int status_of(const std::string& bytes) {
-    const serve::HeadVerdict verdict = verdict_of(bytes);
+  int status_of(const std::string& bytes, std::string_view client = kClient) {
+    const serve::HeadVerdict verdict = verdict_of(bytes, client);
     return verdict.refusal ? verdict.refusal->status : 0;  // 0: read the body and answer
+  }
+  // POST /login with this key.
+  serve::Reply log_in(const std::string& key) {
+    Request login{http::verb::post, "/login", 11};
+    login.body() = "key=" + key;
+    return routes_->answer(login, kClient);
   }
   // The session cookie, as a browser gets it by logging in.
   std::string cookie() {
-    Request login{http::verb::post, "/login", 11};
-    login.body() = "key=k";
-    const serve::Reply reply = routes_->answer(login);
+    const serve::Reply reply = log_in("k");
     EXPECT_EQ(reply.status, 303);
     for (const auto& [name, value] : reply.headers)
       if (name == "Set-Cookie") return value.substr(0, value.find(';'));
     ADD_FAILURE() << "no Set-Cookie";
+    return "";
+  }
+  static std::string header(const serve::Reply& reply, const std::string& name) {
+    for (const auto& [n, value] : reply.headers)
+      if (n == name) return value;
     return "";
   }
 
@@ -120,15 +129,88 @@ TEST_F(ReviewRoutesTest, WithoutTheKeyEveryRouteButLoginIsRefused) {
   EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nCookie: a=1; " + cookie() + "; b=2\r\n\r\n"), 0);
 }
 
+TEST_F(ReviewRoutesTest, EachLoginGetsASessionTokenOfItsOwn) {
+  const std::string first = cookie(), second = cookie();
+  EXPECT_NE(first, second);
+  EXPECT_EQ(first.size(), std::string("sift_review=").size() + 64);
+  for (const std::string& c : {first, second})
+    EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nCookie: " + c + "\r\n\r\n"), 0) << c;
+  // Another server's session is not one of this server's.
+  ReviewRoutes other(*api_, serve::ApiKey::of("k"));
+  Request login{http::verb::post, "/login", 11};
+  login.body() = "key=k";
+  const std::string foreign = header(other.answer(login, kClient), "Set-Cookie");
+  EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nCookie: " + foreign.substr(0, foreign.find(';')) +
+                      "\r\n\r\n"),
+            401);
+}
+
+// Ten wrong keys in a row from one client, at /login or as Bearer: then every key it sends is
+// refused (429, Retry-After), the right one too, without being looked at; a session already
+// logged in goes on, and another client's key is looked at as before.
+TEST_F(ReviewRoutesTest, TenWrongKeysInARowBlockEveryKey) {
+  const std::string session = cookie();
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(log_in("wrong").status, 401) << i;
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\n\r\n"), 401) << i;
+  const serve::Reply blocked = log_in("k");
+  EXPECT_EQ(blocked.status, 429);
+  EXPECT_GE(std::stoi(header(blocked, "Retry-After")), 1);
+  EXPECT_THAT(blocked.body["message"].get<std::string>(), HasSubstr("too many wrong keys"));
+  EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\n\r\n"), 429);
+  EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nCookie: " + session + "\r\n\r\n"), 0);
+  EXPECT_EQ(status_of("GET /api/members HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\n\r\n", "10.0.0.9"), 0);
+}
+
+TEST(LoginThrottle, BlocksAfterTenFailuresInARowUntilTheBlockEnds) {
+  using namespace std::chrono_literals;
+  LoginThrottle throttle;
+  const auto t0 = LoginThrottle::Clock::time_point{} + 1000h;
+  for (int i = 0; i < 9; ++i) throttle.failed("a", t0);
+  throttle.succeeded("a");  // a right key ends the run
+  for (int i = 0; i < 9; ++i) throttle.failed("a", t0);
+  EXPECT_FALSE(throttle.blocked_for("a", t0).has_value());
+  throttle.failed("a", t0);
+  EXPECT_EQ(throttle.blocked_for("a", t0), 60);
+  EXPECT_EQ(throttle.blocked_for("a", t0 + 59500ms), 1);
+  EXPECT_FALSE(throttle.blocked_for("b", t0).has_value()) << "per client";
+  EXPECT_FALSE(throttle.blocked_for("a", t0 + 60s).has_value());
+  throttle.failed("a", t0 + 60s);
+  EXPECT_FALSE(throttle.blocked_for("a", t0 + 60s).has_value()) << "the count starts again after a block";
+}
+
+TEST(LoginThrottle, ClientsPastTheLimitShareOneCount) {
+  LoginThrottle throttle;
+  const auto now = LoginThrottle::Clock::time_point{} + std::chrono::hours(1000);
+  for (size_t i = 0; i < LoginThrottle::kMaxClients; ++i)
+    for (int f = 0; f < LoginThrottle::kMaxFailures; ++f) throttle.failed("c" + std::to_string(i), now);
+  for (int f = 0; f < LoginThrottle::kMaxFailures; ++f) throttle.failed("new " + std::to_string(f), now);
+  EXPECT_TRUE(throttle.blocked_for("new 0", now).has_value());
+  EXPECT_TRUE(throttle.blocked_for("c0", now).has_value());
+  // Once the blocks end, those clients are forgotten and a new one has a count of its own.
+  const auto later = now + LoginThrottle::kBlock;
+  throttle.failed("later", later);
+  EXPECT_FALSE(throttle.blocked_for("later", later).has_value());
+  for (int f = 1; f < LoginThrottle::kMaxFailures; ++f) throttle.failed("later", later);
+  EXPECT_TRUE(throttle.blocked_for("later", later).has_value());
+  EXPECT_FALSE(throttle.blocked_for("c0", later).has_value());
+}
+
 TEST_F(ReviewRoutesTest, APostNeedsTheCsrfTokenAndTheFramingRulesStillHold) {
   const std::string auth = "Host: x\r\nAuthorization: Bearer k\r\n";
   EXPECT_EQ(status_of("POST /api/review HTTP/1.1\r\n" + auth + "Content-Length: 2\r\n\r\n"), 403);
   EXPECT_EQ(status_of("POST /api/review HTTP/1.1\r\n" + auth + "X-CSRF-Token: 00\r\nContent-Length: 2\r\n\r\n"), 403);
   Request session{http::verb::get, "/api/session", 11};
   session.set(http::field::authorization, "Bearer k");
-  const std::string token = routes_->answer(session).body["csrf_token"];
+  const std::string token = routes_->answer(session, kClient).body["csrf_token"];
   EXPECT_EQ(token.size(), 64u);
-  EXPECT_EQ(status_of("POST /api/review HTTP/1.1\r\n" + auth + "X-CSRF-Token: " + token + "\r\nContent-Length: 2\r\n\r\n"), 0);
+  EXPECT_EQ(status_of("POST /api/review HTTP/1.1\r\n" + auth + "X-CSRF-Token: " + token + "\r\nContent-Length: 2\r\n\r\n"), 415);
+  EXPECT_EQ(status_of("POST /api/review HTTP/1.1\r\n" + auth + "X-CSRF-Token: " + token +
+                      "\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n"),
+            415);
+  EXPECT_EQ(status_of("POST /api/review HTTP/1.1\r\n" + auth + "X-CSRF-Token: " + token +
+                      "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n"),
+            0);
   EXPECT_EQ(status_of("POST /api/members HTTP/1.1\r\n" + auth + "Content-Length: 2\r\n\r\n"), 405);
   EXPECT_EQ(status_of("GET /api/nothing HTTP/1.1\r\n" + auth + "\r\n"), 404);
   const serve::HeadVerdict smuggled =
@@ -138,17 +220,19 @@ TEST_F(ReviewRoutesTest, APostNeedsTheCsrfTokenAndTheFramingRulesStillHold) {
   EXPECT_TRUE(smuggled.close);
 
   Request review{http::verb::post, "/api/review", 11};
-  review.body() = R"({"member": "m1", "qualification": "q1", "verdict": "wrong"})";
-  const serve::Reply reply = routes_->answer(review);
+  review.body() = R"({"member": "m1", "qualification": "q1", "verdict": "wrong", "label": true, "score": 0.7,
+                       "threshold": 0.5, "artifact_version": "v1"})";
+  const serve::Reply reply = routes_->answer(review, kClient);
   EXPECT_EQ(reply.status, 200);
   EXPECT_EQ(reply.body["review"]["true_label"], false);
-  review.body() = R"({"member": "m1", "qualification": "q2", "verdict": "wrong"})";
-  EXPECT_EQ(routes_->answer(review).status, 404);
+  review.body() = R"({"member": "m1", "qualification": "q2", "verdict": "wrong", "label": true, "score": 0.7,
+                       "threshold": 0.5, "artifact_version": "v1"})";
+  EXPECT_EQ(routes_->answer(review, kClient).status, 404);
 }
 
 TEST_F(ReviewRoutesTest, EveryAnswerForbidsInlineScriptAndFraming) {
   Request page{http::verb::get, "/member?id=m1", 11};
-  const serve::Reply reply = routes_->answer(page);
+  const serve::Reply reply = routes_->answer(page, kClient);
   EXPECT_EQ(reply.status, 200);
   EXPECT_EQ(reply.content_type, "text/html; charset=utf-8");
   bool csp = false;
@@ -163,7 +247,7 @@ TEST_F(ReviewRoutesTest, EveryAnswerForbidsInlineScriptAndFraming) {
   EXPECT_THAT(reply.text, ::testing::Not(HasSubstr("innerHTML")));
   for (const char* asset : {"/assets/common.js", "/assets/member.js", "/assets/members.js", "/assets/calibration.js"}) {
     Request get{http::verb::get, asset, 11};
-    const serve::Reply script = routes_->answer(get);
+    const serve::Reply script = routes_->answer(get, kClient);
     EXPECT_EQ(script.status, 200) << asset;
     EXPECT_THAT(script.text, ::testing::Not(HasSubstr("innerHTML"))) << asset << ": data goes in as text only";
     EXPECT_THAT(script.text, ::testing::Not(HasSubstr("insertAdjacentHTML"))) << asset;

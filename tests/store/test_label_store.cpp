@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <thread>
 
 #include "core/error.h"
@@ -83,6 +84,9 @@ MemberLabels member_labels(const std::string& member, const std::string& run, st
 Judgment judged(const std::string& q, double score, int64_t round, int64_t rank) {
   return {q, "name of " + q, score, score >= 0.37908427711695021, round, rank};
 }
+
+// What a reviewer is shown of judged(q, score, ...) in member_labels.
+ShownJudgment shown(double score) { return {score, score >= 0.37908427711695021, 0.37908427711695021, "v1"}; }
 
 void expect_same(const MemberLabels& a, const MemberLabels& b) {
   EXPECT_EQ(a.member, b.member);
@@ -178,16 +182,17 @@ TEST_P(LabelStoreTest, AVerdictIsItsOwnRowAndExportsTheTrueLabel) {
     labels->replace_member(other);
   }
   auto store = ReviewStore::open(location_, ReviewStore::Access::review);
-  const Review first = store->review("m1", "q1", Verdict::wrong, "ann", "2026-12-01T00:00:01Z");
+  const Review first = store->review("m1", "q1", Verdict::wrong, "ann", "2026-12-01T00:00:01Z", shown(0.9));
   EXPECT_TRUE(first.label);
   EXPECT_FALSE(first.true_label());
   EXPECT_EQ(first.score, 0.9);
   EXPECT_EQ(first.artifact_version, "v1");
-  store->review("m1", "q2", Verdict::right, "ann", "2026-12-01T00:00:02Z");
-  store->review("m1", "q2", Verdict::wrong, "bob", "2026-12-01T00:00:03Z");  // the latest verdict counts
-  store->review("m1", "q1", Verdict::right, "ann", "2026-12-01T00:00:04Z");  // ann changes her mind
-  EXPECT_NE(message_of([&] { store->review("m1", "q9", Verdict::right, "ann", "t"); }).find("q9"), std::string::npos);
-  EXPECT_NE(message_of([&] { store->review("nobody", "q1", Verdict::right, "ann", "t"); }).find("nobody"),
+  store->review("m1", "q2", Verdict::right, "ann", "2026-12-01T00:00:02Z", shown(0.2));
+  store->review("m1", "q2", Verdict::wrong, "bob", "2026-12-01T00:00:03Z", shown(0.2));  // the latest verdict counts
+  store->review("m1", "q1", Verdict::right, "ann", "2026-12-01T00:00:04Z", shown(0.9));  // ann changes her mind
+  EXPECT_NE(message_of([&] { store->review("m1", "q9", Verdict::right, "ann", "t", shown(0.9)); }).find("q9"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] { store->review("nobody", "q1", Verdict::right, "ann", "t", shown(0.9)); }).find("nobody"),
             std::string::npos);
 
   std::optional<MemberLabels> m1 = store->labels().member("m1");
@@ -222,6 +227,34 @@ TEST_P(LabelStoreTest, AVerdictIsItsOwnRowAndExportsTheTrueLabel) {
   EXPECT_TRUE(rows.empty());
   EXPECT_EQ(counts.stale, 2);
   EXPECT_EQ(store->reviews_of("m1").size(), 3u);
+}
+
+// sift label ran again between showing a judgment and the verdict on it: another threshold
+// turned its label. The verdict is refused with what the store holds now, and nothing is
+// written (the export would otherwise hold the opposite training label).
+TEST_P(LabelStoreTest, AVerdictOnAJudgmentThatChangedSinceItWasShownIsRefused) {
+  open()->replace_member(member_labels("m1", "run-a", {judged("q1", 0.5, 1, 1)}));
+  auto store = ReviewStore::open(location_, ReviewStore::Access::review);
+  const ShownJudgment seen = shown(0.5);
+  ASSERT_TRUE(seen.label);
+  MemberLabels relabeled = member_labels("m1", "run-b", {judged("q1", 0.5, 1, 1)});
+  relabeled.threshold = 0.6;
+  relabeled.judgments[0].label = false;
+  store->labels().replace_member(relabeled);
+  try {
+    store->review("m1", "q1", Verdict::wrong, "ann", "t", seen);
+    FAIL() << "a verdict on the old judgment was recorded";
+  } catch (const JudgmentChanged& e) {
+    EXPECT_EQ(e.now, (ShownJudgment{0.5, false, 0.6, "v1"}));
+    EXPECT_EQ(e.name, "name of q1");
+    EXPECT_NE(std::string(e.what()).find("now NO"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(store->reviews_of("m1").empty());
+  for (const ShownJudgment& other : {ShownJudgment{0.5, false, 0.6, "v2"}, ShownJudgment{0.50000000000000011, false, 0.6, "v1"},
+                                     ShownJudgment{0.5, true, 0.6, "v1"}, ShownJudgment{0.5, false, 0.5, "v1"}})
+    EXPECT_THROW(store->review("m1", "q1", Verdict::wrong, "ann", "t", other), JudgmentChanged);
+  const Review recorded = store->review("m1", "q1", Verdict::wrong, "ann", "t", {0.5, false, 0.6, "v1"});
+  EXPECT_TRUE(recorded.true_label()) << "wrong about NO: the true label is YES";
 }
 
 TEST_P(LabelStoreTest, MembersPageSearchSortAndFlipCounts) {
@@ -272,7 +305,7 @@ TEST_P(LabelStoreTest, MembersPageSearchSortAndFlipCounts) {
   EXPECT_EQ(flips.to_no, 0);
   EXPECT_EQ(store->pair_count(), 30);
   EXPECT_EQ(store->member_count(), 30);
-  EXPECT_THROW(store->review("m00", "q1", Verdict::right, "ann", "t"), sift::Error) << "read access writes nothing";
+  EXPECT_THROW(store->review("m00", "q1", Verdict::right, "ann", "t", shown(0.5)), sift::Error) << "read access writes nothing";
 }
 
 TEST_P(LabelStoreTest, ReadAccessNeedsAnExistingStoreAndWriteCreatesItOnce) {
@@ -413,6 +446,44 @@ TEST_P(LabelStoreTest, TwoWritersAtOnceBothLand) {
   int64_t rows = 0;
   open()->for_each_judgment([&](const StoredJudgment&) { ++rows; });
   EXPECT_EQ(rows, 80);
+}
+
+// Four runs on a fresh store at once, as four machines starting `sift label` together: each
+// creates the schema and replaces the same members with the same qualifications. All
+// succeed, and each member holds one run's rows, whole.
+TEST_P(LabelStoreTest, WritersOfTheSameMembersOnAFreshStoreTakeTurns) {
+  constexpr int kWriters = 4, kMembers = 8, kPasses = 10;
+  std::atomic<int> failures = 0;
+  auto writer = [&](int which) {
+    try {
+      auto store = open();
+      for (int pass = 0; pass < kPasses; ++pass)
+        for (int i = 0; i < kMembers; ++i)
+          store->replace_member(member_labels("m" + std::to_string(i), "run-" + std::to_string(which),
+                                              {judged("q1", 0.1, 1, 1), judged("q2", 0.2, 1, 2), judged("q3", 0.3, 1, 3)}));
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what();
+      ++failures;
+    }
+  };
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) writers.emplace_back(writer, w);
+  for (std::thread& t : writers) t.join();
+  EXPECT_EQ(failures, 0);
+  auto store = open(LabelStore::Access::read);
+  std::map<std::string, std::string> run_of_member;
+  for (int i = 0; i < kMembers; ++i) {
+    const std::optional<MemberLabels> m = store->member("m" + std::to_string(i));
+    ASSERT_TRUE(m.has_value()) << i;
+    EXPECT_EQ(m->judgments.size(), 3u) << m->member;
+    run_of_member[m->member] = m->run_id;
+  }
+  int64_t rows = 0;
+  store->for_each_judgment([&](const StoredJudgment& s) {
+    ++rows;
+    EXPECT_EQ(s.run_id, run_of_member[s.member]) << s.member << "/" << s.judgment.qualification;
+  });
+  EXPECT_EQ(rows, kMembers * 3);
 }
 
 TEST_P(LabelStoreTest, ANonStoreIsNamedInTheError) {

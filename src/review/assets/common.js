@@ -4,7 +4,8 @@
 
 const sift = {};
 
-// GET or POST the JSON API; a 401 goes to the login page; any other error throws its message.
+// GET or POST the JSON API; a 401 goes to the login page; any other error throws its message,
+// with the response's status and body as the error's .status and .body.
 sift.api = async function (path, options = {}) {
   const response = await fetch(path, Object.assign({ credentials: "same-origin", headers: {} }, options));
   if (response.status === 401) {
@@ -17,7 +18,12 @@ sift.api = async function (path, options = {}) {
   } catch (e) {
     throw new Error(`${path}: ${response.status} ${response.statusText}`);
   }
-  if (!response.ok) throw new Error(body && body.message ? body.message : `${path}: ${response.status}`);
+  if (!response.ok) {
+    const error = new Error(body && body.message ? body.message : `${path}: ${response.status}`);
+    error.status = response.status;
+    error.body = body;
+    throw error;
+  }
   return body;
 };
 
@@ -33,13 +39,15 @@ sift.loadSession = async function () {
   return sift.session;
 };
 
-// POST a verdict: {member, qualification, verdict: "right" | "wrong"}.
-sift.review = async function (member, qualification, verdict) {
+// POST a verdict: {member, qualification, verdict: "right" | "wrong"} and what the page showed
+// of the pair, shown = {label, score, threshold, artifact_version}: the server records it only
+// while the store still holds that judgment, and answers 409 with the current one otherwise.
+sift.review = async function (member, qualification, verdict, shown) {
   const session = await sift.loadSession();
   return sift.api("/api/review", {
     method: "POST",
     headers: { "Content-Type": "application/json", "X-CSRF-Token": session.csrf_token },
-    body: JSON.stringify({ member, qualification, verdict }),
+    body: JSON.stringify(Object.assign({ member, qualification, verdict }, shown)),
   });
 };
 

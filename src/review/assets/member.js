@@ -1,7 +1,9 @@
 // One member: its profile, each candidate's score as a bar with the threshold as a line, a
 // threshold slider showing what would flip (here, and as counts for the whole store), and
 // verdicts by keyboard: j/k move, y/n say the selected label is right/wrong. With ?queue=1
-// it walks the review queue: the most uncertain unreviewed pair, then the next.
+// it walks the review queue: the most uncertain unreviewed pair, then the next. A verdict on
+// a judgment that changed since the page showed it (sift label ran again) is not recorded:
+// the page says so and shows the member as the store now has it.
 "use strict";
 
 (function () {
@@ -88,8 +90,10 @@
       sift.showError("Reviewing is off: start sift review with --reviewer NAME to record verdicts.");
       return;
     }
+    const shown = { label: j.label, score: j.score, threshold: state.member.threshold,
+                    artifact_version: state.member.artifact_version };
     try {
-      const { review } = await sift.review(state.member.member, j.qualification, verdict);
+      const { review } = await sift.review(state.member.member, j.qualification, verdict, shown);
       j.reviews = j.reviews.filter((r) => r.reviewer !== review.reviewer);
       j.reviews.push({ reviewer: review.reviewer, verdict: review.verdict, reviewed_at: review.reviewed_at, stale: false });
       const tr = rowsOf()[state.selected];
@@ -101,8 +105,23 @@
       if (inQueue) await nextInQueue();
       else select(state.selected + 1);
     } catch (e) {
-      sift.showError(e);
+      if (e.status === 409 && e.body && e.body.current) judgmentChanged(e.body.current).catch(sift.showError);
+      else sift.showError(e);
     }
+  }
+
+  // The store's judgment of the pair is no longer the one shown: show the member as it is now,
+  // the same pair selected, and say what changed.
+  async function judgmentChanged(current) {
+    const m = await sift.api(`/api/member?id=${encodeURIComponent(state.member.member)}`);
+    show(m, await sift.loadSession());
+    const at = m.judgments.findIndex((j) => j.qualification === current.qualification);
+    select(at < 0 ? 0 : at);
+    document.getElementById("status").textContent = "";
+    sift.showError(`Not recorded: this judgment changed since the page showed it (sift label ran again). ` +
+      `${current.name} (${current.qualification}) is now ${current.label ? "YES" : "NO"}, score ` +
+      `${sift.score(current.score)} at threshold ${sift.score(current.threshold)}, artifact ${current.artifact_version}. ` +
+      `Look again and give your verdict.`);
   }
 
   async function nextInQueue() {
@@ -131,6 +150,21 @@
     e.preventDefault();
   });
 
+  // Shows member m (GET /api/member) at its own threshold.
+  function show(m, session) {
+    state.member = m;
+    document.title = `sift review: ${m.member}`;
+    document.getElementById("title").textContent = inQueue ? `Review queue: ${m.member}` : m.member;
+    document.getElementById("meta").textContent =
+      `${m.rounds} rounds, stopped: ${m.stop_reason} · artifact ${m.artifact_version} · threshold ${sift.score(m.threshold)} · labeled ${m.labeled_at}`;
+    document.getElementById("profile").textContent = m.profile === null ? "(this store has no profile text for this member)" : m.profile;
+    document.getElementById("reference-head").hidden = !session.reference;
+    const body = document.querySelector("#candidates tbody");
+    body.replaceChildren(...m.judgments.map((j, i) => row(j, i, session.reference)));
+    slider.value = String(m.threshold);
+    setThreshold(m.threshold);
+  }
+
   async function load() {
     try {
       const session = await sift.loadSession();
@@ -146,18 +180,8 @@
         return;
       }
       if (!id) throw new Error("no member: open one from the members list");
-      const m = await sift.api(`/api/member?id=${encodeURIComponent(id)}`);
-      state.member = m;
-      document.title = `sift review: ${m.member}`;
-      document.getElementById("title").textContent = inQueue ? `Review queue: ${m.member}` : m.member;
-      document.getElementById("meta").textContent =
-        `${m.rounds} rounds, stopped: ${m.stop_reason} · artifact ${m.artifact_version} · threshold ${sift.score(m.threshold)} · labeled ${m.labeled_at}`;
-      document.getElementById("profile").textContent = m.profile === null ? "(this store has no profile text for this member)" : m.profile;
-      document.getElementById("reference-head").hidden = !session.reference;
-      const body = document.querySelector("#candidates tbody");
-      body.replaceChildren(...m.judgments.map((j, i) => row(j, i, session.reference)));
-      slider.value = String(m.threshold);
-      setThreshold(m.threshold);
+      show(await sift.api(`/api/member?id=${encodeURIComponent(id)}`), session);
+      const m = state.member;
       const focus = params.get("focus");
       const at = focus ? m.judgments.findIndex((j) => j.qualification === focus) : 0;
       select(at < 0 ? 0 : at);

@@ -48,6 +48,28 @@ def make_store(sift, src, work, n_profiles=12, store=None):
     return store, profiles, f"{work}/reference.jsonl"
 
 
+def relabel(sift, src, work, store, member, profiles, threshold):
+    """Runs `sift label` again on one member (as make_store labeled it) with another threshold."""
+    path = f"{work}/relabel-{member}.jsonl"
+    with open(path, "w") as f:
+        f.write(json.dumps({"id": member, "text": profiles[member]}) + "\n")
+    run(sift, "label", "--model", f"{src}/models/default-labeler", "--catalog", f"{work}/world/catalog.jsonl",
+        "--profiles", path, "--store", store, "--k", "10", "--max-rounds", "3", "--stop-below", "0.2",
+        "--threshold", repr(threshold), "--quiet", env=dict(os.environ, OMP_NUM_THREADS="1"))
+
+
+def verdict(pair, word, version):
+    """A verdict's body: the pair ({member, qualification, label, score, threshold}, as a queue
+    entry has it), the verdict, and the artifact version the page showed."""
+    return {"member": pair["member"], "qualification": pair["qualification"], "verdict": word, "label": pair["label"],
+            "score": pair["score"], "threshold": pair["threshold"], "artifact_version": version}
+
+
+def flipping_threshold(score, label):
+    """A threshold that turns this judgment's label: just above its score for a YES, its score for a NO."""
+    return min(1.0, score + 1e-9) if label else score
+
+
 def export(sift, store, *flags):
     out, _ = run(sift, "labels", "export", "--store", store, *flags)
     return [json.loads(line) for line in out.splitlines()]
@@ -75,13 +97,13 @@ class Review:
         return open(self.log_path).read()
 
     def request(self, method, path, body=None, headers=None):
-        """(status, headers dict with lower-case names, parsed JSON or text); a dict body goes
-        as application/json."""
+        """(status, headers dict with lower-case names, parsed JSON or text); a body goes as
+        application/json unless `headers` name another Content-Type."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         data = body if isinstance(body, (bytes, str)) or body is None else json.dumps(body)
         headers = dict(headers or {})
-        if not isinstance(body, (bytes, str)) and body is not None:
-            headers.setdefault("Content-Type", "application/json")
+        if body is not None and not any(name.lower() == "content-type" for name in headers):
+            headers["Content-Type"] = "application/json"
         conn.request(method, path, body=data, headers=headers)
         response = conn.getresponse()
         raw = response.read()
