@@ -123,7 +123,8 @@ int64_t lines_in(const std::filesystem::path& path, int64_t bytes, bool zstd) {
     if (!in.read(block.data(), std::streamsize(n)))
       fail("{}: cannot read bytes {}..{} to count its rows", path.string(), at, at + int64_t(n));
     if (!codec) count(block.data(), n);
-    for (size_t used = 0; codec && used < n;) used += decode(block.data() + used, n - used, at + int64_t(used)).consumed;
+    for (size_t used = 0; codec && used < n;)
+      used += decode(block.data() + used, n - used, at + int64_t(used)).consumed;
     at += int64_t(n);
   }
   while (in_frame)  // what the decoder still holds of the last frame
