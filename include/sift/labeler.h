@@ -106,6 +106,13 @@ struct TokenizedRow {
   int64_t truncated_tokens = 0;  // prompt tokens cut (ScoringOptions::truncate)
 };
 
+// Compute threads: each costs memory, and more than kMaxThreadsPerCore per core buy nothing.
+// max_threads() is that many for this machine's cores: the most a thread count given to sift
+// (LoadOptions::threads, the CLI's --threads, Python's threads=) is worth; a larger count is
+// capped there (by the CLI and the Python package, with a warning).
+inline constexpr int kMaxThreadsPerCore = 4;
+int max_threads();
+
 // How a labeler is loaded.
 struct LoadOptions {
   int threads = 0;                              // compute threads of each context; <= 0: the cores

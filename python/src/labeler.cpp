@@ -5,6 +5,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "rows.h"
@@ -17,14 +18,26 @@ namespace sift::python {
 
 namespace {
 
-ScoringOptions scoring_options(const std::string& mode, std::optional<int> threads, std::optional<double> threshold,
+// threads=: at least 1 (None: the default); more than sift::max_threads() is capped there
+// with a warning, as the CLI caps --threads.
+int thread_count(std::optional<int64_t> threads) {
+  if (!threads) return 0;
+  if (*threads < 1) throw py::value_error(fmt::format("threads must be at least 1, got {}", *threads));
+  const int most = max_threads();
+  if (*threads <= most) return static_cast<int>(*threads);
+  const std::string warning = fmt::format("threads={} is more than {} per core on this machine of {} cores: using {}",
+                                          *threads, kMaxThreadsPerCore, most / kMaxThreadsPerCore, most);
+  if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1) != 0) throw py::error_already_set();  // -W error
+  return most;
+}
+
+ScoringOptions scoring_options(const std::string& mode, std::optional<double> threshold,
                                std::optional<int64_t> max_request_tokens, std::optional<int64_t> max_batch_tokens,
                                const std::string& truncate, const std::string& truncation_direction) {
   ScoringOptions options;
   const std::optional<ScoringMode> parsed = parse_scoring_mode(mode);
   if (!parsed) throw py::value_error(fmt::format("mode must be mis, independent, prefix or generate, got '{}'", mode));
   options.mode = *parsed;
-  if (threads && *threads < 1) throw py::value_error(fmt::format("threads must be at least 1, got {}", *threads));
   options.threshold = threshold;  // the threshold and token limits: checked by the engine once loaded
   options.max_request_tokens = max_request_tokens;
   options.max_batch_tokens = max_batch_tokens;
@@ -38,10 +51,10 @@ ScoringOptions scoring_options(const std::string& mode, std::optional<int> threa
   return options;
 }
 
-LoadOptions load_options(std::optional<int> threads, const std::string& weights) {
+LoadOptions load_options(std::optional<int64_t> threads, const std::string& weights) {
   const std::optional<WeightStorage> storage = parse_weight_storage(weights);
   if (!storage) throw py::value_error(fmt::format("weights must be auto, f32, bf16 or q8, got '{}'", weights));
-  return LoadOptions{.threads = threads.value_or(0), .weights = *storage};
+  return LoadOptions{.threads = thread_count(threads), .weights = *storage};
 }
 
 Labeler load_labeler(const std::filesystem::path& dir, const LoadOptions& options,
@@ -65,14 +78,13 @@ Labeler load_labeler(const std::filesystem::path& dir, const LoadOptions& option
 
 }  // namespace
 
-PyLabeler::PyLabeler(const std::filesystem::path& model_dir, const std::string& mode, std::optional<int> threads,
+PyLabeler::PyLabeler(const std::filesystem::path& model_dir, const std::string& mode, std::optional<int64_t> threads,
                      std::optional<double> threshold, std::optional<int64_t> max_request_tokens,
                      std::optional<int64_t> max_batch_tokens, const std::string& weights, const std::string& truncate,
                      const std::string& truncation_direction, const std::vector<std::string>& engines,
                      double engine_timeout)
     : model_dir_(model_dir),
-      options_(scoring_options(mode, threads, threshold, max_request_tokens, max_batch_tokens, truncate,
-                               truncation_direction)),
+      options_(scoring_options(mode, threshold, max_request_tokens, max_batch_tokens, truncate, truncation_direction)),
       load_(load_options(threads, weights)),
       engines_(engines),
       labeler_(load_labeler(model_dir, load_, engines, engine_timeout)) {
@@ -119,6 +131,10 @@ py::list PyLabeler::score_lines(py::iterable lines, int64_t first_line, bool ech
     texts.push_back(line_from_python(line, texts.size()));
     if (!texts.back().empty() && texts.back().back() == '\n') texts.back().pop_back();  // as read from a file
   }
+  // Every line's number is a 64-bit count, as sift batch's are.
+  if (!texts.empty() && static_cast<int64_t>(texts.size()) - 1 > std::numeric_limits<int64_t>::max() - first_line)
+    throw py::value_error(fmt::format("first_line {} and {} lines: the last line's number is past 2**63 - 1",
+                                      first_line, texts.size()));
   std::vector<NumberedLine> numbered;
   numbered.reserve(texts.size());
   for (const std::string& text : texts) numbered.push_back({text, first_line + static_cast<int64_t>(numbered.size())});
@@ -143,7 +159,7 @@ void bind_labeler(py::module_& module) {
   using namespace pybind11::literals;
   py::class_<PyLabeler>(module, "Labeler",
                         "A labeler directory loaded once; scores (query, items) rows, from several threads at once.")
-      .def(py::init<const std::filesystem::path&, const std::string&, std::optional<int>, std::optional<double>,
+      .def(py::init<const std::filesystem::path&, const std::string&, std::optional<int64_t>, std::optional<double>,
                     std::optional<int64_t>, std::optional<int64_t>, const std::string&, const std::string&,
                     const std::string&, const std::vector<std::string>&, double>(),
            "model_dir"_a, "mode"_a = "mis", "threads"_a = py::none(), "threshold"_a = py::none(), py::kw_only(),
@@ -152,13 +168,15 @@ void bind_labeler(py::module_& module) {
            "engine_timeout"_a = 60.0,
            "Loads model_dir (config.json, weights, tokenizer.json, sift.json). mode: mis | independent | prefix | "
            "generate; threads: compute threads of each Python thread scoring at once (None: OMP_NUM_THREADS or all "
-           "cores, split among the threads scoring at that moment); threshold: overrides "
+           "cores, split among the threads scoring at that moment; more than 4 per core is capped there with a "
+           "warning); threshold: overrides "
            "sift.json's; max_request_tokens / max_batch_tokens: as sift score's options; weights: auto | f32 | "
            "bf16 | q8, how weight matrices are held (sift score --weights); truncate: none | query | items, "
            "truncation_direction: right | left, what a row too long for a request gives up (sift score "
            "--truncate; Result.truncated_tokens counts the tokens cut); engines: URLs of scoring servers "
            "(sift serve replicas, SGLang) to score on instead of this machine, as sift score --engine (the "
-           "weights are then not loaded); engine_timeout: seconds with no engine answering before a call fails.")
+           "weights are then not loaded); engine_timeout: seconds with no engine answering before a call fails "
+           "(0.001 to 86400).")
       .def("score", &PyLabeler::score, "query"_a, "items"_a,
            "Scores one row: a Result with .scores and .labels. Raises ValueError for a row that cannot be scored.")
       .def("score_rows", &PyLabeler::score_rows, "rows"_a,

@@ -22,7 +22,7 @@ namespace py = pybind11;
 
 class PyLabeler {
  public:
-  PyLabeler(const std::filesystem::path& model_dir, const std::string& mode, std::optional<int> threads,
+  PyLabeler(const std::filesystem::path& model_dir, const std::string& mode, std::optional<int64_t> threads,
             std::optional<double> threshold, std::optional<int64_t> max_request_tokens,
             std::optional<int64_t> max_batch_tokens, const std::string& weights, const std::string& truncate,
             const std::string& truncation_direction, const std::vector<std::string>& engines, double engine_timeout);

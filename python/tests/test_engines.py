@@ -70,6 +70,14 @@ def test_no_engine_answering_is_a_value_error_naming_it(tmp_path):
         remote.score("ten years of python", ["python"])
 
 
+@pytest.mark.parametrize("timeout", [1e12, 86400.5, 0.0, -1.0, 0.0001, float("nan"), float("inf")])
+def test_an_engine_timeout_outside_the_clis_range_is_refused_before_any_call(timeout):
+    # The range of --engine-timeout (sift/engines.h); 1e12 seconds once overflowed into a
+    # negative wait, so the first call failed at once saying no engine had answered.
+    with pytest.raises(ValueError, match=r"engine-timeout must be a number of seconds in \[0.001, 86400\], got "):
+        sift.Labeler(MODEL_DIR, engines=["http://127.0.0.1:9"], engine_timeout=timeout)
+
+
 def test_weights_name_how_the_engines_must_hold_them(replicas):
     with pytest.raises(ValueError, match="holds the weights as auto.*asks for q8"):
         sift.Labeler(MODEL_DIR, engines=[replicas[0].url], weights="q8")

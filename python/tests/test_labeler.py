@@ -9,6 +9,7 @@ import signal
 import subprocess
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -171,6 +172,7 @@ def test_loading_errors_carry_the_engines_message(tmp_path):
 @pytest.mark.parametrize("options, message", [
     ({"mode": "fast"}, "mode must be mis, independent, prefix or generate, got 'fast'"),
     ({"threads": 0}, "threads must be at least 1, got 0"),
+    ({"threads": -2**40}, "threads must be at least 1, got -1099511627776"),
     ({"threshold": 1.5}, "threshold must be a number in \\[0, 1\\], got 1.5"),
     ({"threshold": float("nan")}, "threshold must be a number in \\[0, 1\\], got nan"),
     ({"weights": "q4"}, "weights must be auto, f32, bf16 or q8, got 'q4'"),
@@ -183,6 +185,21 @@ def test_loading_errors_carry_the_engines_message(tmp_path):
 def test_bad_options_are_value_errors(options, message):
     with pytest.raises(ValueError, match=message):
         sift.Labeler(MODEL_DIR, **options)
+
+
+@pytest.mark.parametrize("threads", [3000, 2**31, 2**62])
+def test_more_threads_than_four_per_core_are_capped_with_a_warning_as_the_cli_caps_them(threads):
+    cores = len(os.sched_getaffinity(0))  # the cores OpenMP may use
+    most = 4 * cores
+    with pytest.warns(UserWarning, match=f"^threads={threads} is more than 4 per core on this machine of "
+                                         f"{cores} cores: using {most}$"):
+        capped = sift.Labeler(MODEL_DIR, threads=threads)
+    assert capped.threads == most
+    assert capped.score("ten years of python", ["python"]).scores == \
+        sift.Labeler(MODEL_DIR, threads=1).score("ten years of python", ["python"]).scores
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sift.Labeler(MODEL_DIR, threads=most).threads == most  # up to the limit: as asked
 
 
 def test_the_gil_is_released_while_scoring():
@@ -322,6 +339,12 @@ def test_score_lines_refuses_what_is_not_a_line(labeler):
         labeler.score_lines(['{"query": "q", "items": []}', {"query": "q"}])
     with pytest.raises(ValueError, match="^first_line counts from 1, got 0$"):
         labeler.score_lines([], first_line=0)
+    # Line numbers are 64-bit counts: the last one must fit (it once wrapped to a negative number).
+    with pytest.raises(ValueError, match="^first_line 9223372036854775807 and 2 lines: the last line's number is "
+                                         "past 2\\*\\*63 - 1$"):
+        labeler.score_lines(['{"query": "\ud800", "items": ["a"]}'] * 2, first_line=2**63 - 1)
+    last = labeler.score_lines(['{"query": "\ud800", "items": ["a"]}'] * 2, first_line=2**63 - 2)
+    assert [json.loads(line)["line"] for line in last] == [2**63 - 2, 2**63 - 1]
     assert json.loads(labeler.score_lines(['{"query": "\ud800", "items": ["a"]}'], first_line=5)[0])["line"] == 5
 
 

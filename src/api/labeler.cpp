@@ -5,6 +5,8 @@
 // the labeler's pool, or make one, so each thread scoring at a moment has its own.
 #include "sift/labeler.h"
 
+#include <omp.h>
+
 #include <mutex>
 
 #include "core/error.h"
@@ -130,6 +132,8 @@ ResolvedOptions Labeler::resolve(const ScoringOptions& options) const {
 const std::string& Labeler::version() const { return shared_->loaded->artifact().version; }
 double Labeler::threshold() const { return shared_->loaded->artifact().threshold; }
 std::string Labeler::artifact_json() const { return shared_->loaded->artifact().source_json; }
+int max_threads() { return kMaxThreadsPerCore * omp_get_num_procs(); }
+
 int Labeler::threads() const { return shared_->threads > 0 ? shared_->threads : default_n_threads(); }
 
 Context::Context(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -45,11 +45,10 @@ const CLI::Validator kThreadCount(
     ">= 1");
 
 int capped_threads(std::string_view flag, int requested) {
-  const int cores = omp_get_num_procs();
-  const int most = kMaxThreadsPerCore * cores;
+  const int most = max_threads();
   if (requested <= most) return requested;
   spdlog::warn("{} {} is more than {} per core on this machine of {} cores: using {}", flag, requested,
-               kMaxThreadsPerCore, cores, most);
+               kMaxThreadsPerCore, omp_get_num_procs(), most);
   return most;
 }
 

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "core/progress.h"
+#include "sift/labeler.h"
 
 namespace sift::apps {
 
@@ -47,11 +48,10 @@ CLI::Validator positive_decimal(double max = std::numeric_limits<double>::max())
 extern const CLI::Validator kProbability;
 
 // A thread-count flag (the global --threads, batch's --threads and --tokenize-threads, serve's
-// --threads): an integer >= 1 (kThreadCount). Each thread costs memory and more than
-// kMaxThreadsPerCore per core buys nothing, so a larger count is capped there with a warning.
-constexpr int kMaxThreadsPerCore = 4;
+// --threads): an integer >= 1 (kThreadCount). A count over sift::max_threads()
+// (kMaxThreadsPerCore per core, sift/labeler.h) is capped there with a warning.
 extern const CLI::Validator kThreadCount;
-// `requested` (>= 1) capped at kMaxThreadsPerCore per core, with a warning naming `flag`.
+// `requested` (>= 1) capped at sift::max_threads(), with a warning naming `flag`.
 int capped_threads(std::string_view flag, int requested);
 // The threads a command's own thread flag asks for: capped_threads of it when given, else
 // 0 (the process default: the global --threads, else all cores).

@@ -15,7 +15,7 @@ void add_engine_options(CLI::App* cmd, EngineFlags& flags) {
                   "has answered for this many seconds; until then failed requests (and any not answered within half "
                   "of it) are retried")
       ->capture_default_str()
-      ->check(decimal_in(0.001, 86400));
+      ->check(decimal_in(kMinEngineTimeoutSeconds, kMaxEngineTimeoutSeconds));
 }
 
 namespace {

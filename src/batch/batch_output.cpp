@@ -2,10 +2,14 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "batch/durable_file.h"
+#include "batch/input_codecs.h"
 #include "core/error.h"
 
 namespace sift::batch {
@@ -89,6 +93,46 @@ class ZstdOutput final : public BatchOutput {
   bool frame_closed_ = false;
 };
 
+constexpr std::string_view kRowsRole = "the rows of a sift batch job";
+constexpr std::string_view kTailRole = "the lines of a sift batch job's open zstd frame";
+constexpr size_t kCountBlockBytes = size_t(1) << 20;
+
+// The lines ("\n") in the first `bytes` bytes of `path`, decoded when `zstd` (the zstd frames
+// there are whole: a checkpoint records OUT's length after a closed frame).
+int64_t lines_in(const std::filesystem::path& path, int64_t bytes, bool zstd) {
+  std::ifstream in(path, std::ios::binary);
+  const std::unique_ptr<StreamCodec> codec = zstd ? make_stream_codec(Compression::zstd) : nullptr;
+  std::vector<char> block(kCountBlockBytes), decoded(zstd ? kCountBlockBytes : 0);
+  int64_t lines = 0;
+  bool in_frame = false;
+  const auto count = [&lines](const char* data, size_t n) { lines += std::count(data, data + n, '\n'); };
+  const auto decode = [&](const char* data, size_t n, int64_t at) {  // counts what it gives
+    if (!in_frame) codec->reset();
+    CodecStep step;
+    try {
+      step = codec->decode(data, n, decoded.data(), decoded.size());
+    } catch (const Error& e) {
+      fail("{}: byte {}: {}", path.string(), at, e.what());
+    }
+    count(decoded.data(), step.produced);
+    in_frame = !step.stream_end;
+    return step;
+  };
+  for (int64_t at = 0; at < bytes;) {
+    const size_t n = size_t(std::min<int64_t>(int64_t(block.size()), bytes - at));
+    if (!in.read(block.data(), std::streamsize(n)))
+      fail("{}: cannot read bytes {}..{} to count its rows", path.string(), at, at + int64_t(n));
+    if (!codec) count(block.data(), n);
+    for (size_t used = 0; codec && used < n;)
+      used += decode(block.data() + used, n - used, at + int64_t(used)).consumed;
+    at += int64_t(n);
+  }
+  while (in_frame)  // what the decoder still holds of the last frame
+    if (decode(nullptr, 0, bytes).produced == 0 && in_frame)
+      fail("{}: its first {} bytes end inside a zstd frame", path.string(), bytes);
+  return lines;
+}
+
 std::string read_prefix(const std::filesystem::path& path, int64_t n) {
   std::ifstream in(path, std::ios::binary);
   std::string text(size_t(n), '\0');
@@ -107,30 +151,46 @@ std::filesystem::path tail_file_path(const std::filesystem::path& output) {
 }
 
 std::unique_ptr<BatchOutput> create_batch_output(const std::filesystem::path& path, bool zstd) {
-  AppendFile file = AppendFile::create(path);
+  AppendFile file = AppendFile::create(path, kRowsRole);
   sync_parent_directory(path);
   if (!zstd) return std::make_unique<PlainOutput>(std::move(file));
   const std::filesystem::path tail = tail_file_path(path);
   std::error_code ignored;
-  std::filesystem::remove(tail, ignored);  // a stale tail of a job whose OUT is gone: no checkpoint uses it
-  return std::make_unique<ZstdOutput>(std::move(file), AppendFile::create(tail), std::string());
+  std::filesystem::remove(tail, ignored);  // a stale tail of a job whose OUT is gone (a link: the link)
+  return std::make_unique<ZstdOutput>(std::move(file), AppendFile::create(tail, kTailRole), std::string());
 }
 
 std::unique_ptr<BatchOutput> resume_batch_output(const std::filesystem::path& path, bool zstd, const OutputState& state,
-                                                 const std::filesystem::path& record) {
+                                                 int64_t rows, const std::filesystem::path& record) {
   const std::filesystem::path tail = tail_file_path(path);
   if (!zstd && state.pending != empty_file_checkpoint())
     fail("{}: records zstd frame lines for the plain output {}", record.string(), path.string());
-  const bool tail_exists = std::filesystem::exists(tail);
+  const bool tail_exists = std::filesystem::exists(std::filesystem::symlink_status(tail));  // a link too: refused
   if (zstd && !tail_exists && state.pending.bytes > 0)
     fail("{}: missing, but {} records {} bytes in it", tail.string(), record.string(), state.pending.bytes);
-  // Both files are checked before either is cut.
-  if (zstd && tail_exists) FileDigest::resume(tail, state.pending, record);
-  AppendFile file = AppendFile::resume(path, state.file, record);
+  // Every file is opened and checked, its bytes and then its rows, before any is cut.
+  AppendFile file = AppendFile::resume(path, kRowsRole, state.file, record);
+  std::optional<AppendFile> tail_file;
+  if (zstd) tail_file = tail_exists ? AppendFile::resume(tail, kTailRole, state.pending, record)
+                                    : AppendFile::create(tail, kTailRole);
+  check_output_rows(path, zstd, state, rows, record);
+  file.cut_to_checkpoint();
   if (!zstd) return std::make_unique<PlainOutput>(std::move(file));
-  if (!tail_exists) return std::make_unique<ZstdOutput>(std::move(file), AppendFile::create(tail), std::string());
-  AppendFile tail_file = AppendFile::resume(tail, state.pending, record);
-  return std::make_unique<ZstdOutput>(std::move(file), std::move(tail_file), read_prefix(tail, state.pending.bytes));
+  tail_file->cut_to_checkpoint();
+  return std::make_unique<ZstdOutput>(std::move(file), std::move(*tail_file), read_prefix(tail, state.pending.bytes));
+}
+
+void check_output_rows(const std::filesystem::path& path, bool zstd, const OutputState& state, int64_t rows,
+                       const std::filesystem::path& record) {
+  const int64_t in_output = lines_in(path, state.file.bytes, zstd);
+  const int64_t pending = zstd ? lines_in(tail_file_path(path), state.pending.bytes, false) : 0;
+  if (in_output + pending != rows)
+    fail("{}: holds {} rows{}, but {} records {}: the progress file was changed, or is another output's; nothing was "
+         "changed",
+         path.string(), in_output + pending, zstd ? fmt::format(" ({} of them pending in {})", pending,
+                                                                tail_file_path(path).string())
+                                                  : "",
+         record.string(), rows);
 }
 
 }  // namespace sift::batch

@@ -48,11 +48,19 @@ bool is_zstd_output(const std::filesystem::path& path);  // the name ends in ".z
 std::filesystem::path tail_file_path(const std::filesystem::path& output);  // OUT.progress.tail
 
 // A new output (an Error if it exists), or the output of a checkpoint (recorded in `record`,
-// the progress file), checked against it and cut back to it; zstd or plain as `zstd` says
-// (is_zstd_output of the name the user gave). An Error naming the file and the record when
-// OUT or its tail file does not match what the checkpoint records: nothing is cut then.
+// the progress file, with `rows` lines), checked against it and cut back to it; zstd or plain
+// as `zstd` says (is_zstd_output of the name the user gave). An Error naming the file and the
+// record when OUT or its tail file does not match what the checkpoint records (their bytes,
+// then their rows: check_output_rows): nothing is cut then. OUT and its tail file are never
+// opened through a symbolic link (io/own_file.h).
 std::unique_ptr<BatchOutput> create_batch_output(const std::filesystem::path& path, bool zstd);
 std::unique_ptr<BatchOutput> resume_batch_output(const std::filesystem::path& path, bool zstd, const OutputState& state,
-                                                 const std::filesystem::path& record);
+                                                 int64_t rows, const std::filesystem::path& record);
+
+// An Error naming OUT and `record` unless OUT's first state.file.bytes bytes (a zstd OUT
+// decoded) and the tail file's first state.pending.bytes hold `rows` lines: a checkpoint whose
+// counts were changed to agree with each other still disagrees with OUT. Reads OUT whole.
+void check_output_rows(const std::filesystem::path& path, bool zstd, const OutputState& state, int64_t rows,
+                       const std::filesystem::path& record);
 
 }  // namespace sift::batch

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "io/own_file.h"
 
 namespace sift::batch {
 namespace {
@@ -36,26 +37,24 @@ void fsync_or_fail(int fd, const std::filesystem::path& path) {
 AppendFile::AppendFile(std::filesystem::path path, int fd, int64_t length, FileDigest digest)
     : path_(std::move(path)), fd_(fd), written_(length), digest_(std::move(digest)) {}
 
-AppendFile AppendFile::create(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) fail_io(path, "create");
-  return AppendFile(path, fd, 0, FileDigest());
+AppendFile AppendFile::create(const std::filesystem::path& path, std::string_view role) {
+  return AppendFile(path, open_own_file(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, role), 0, FileDigest());
 }
 
-AppendFile AppendFile::resume(const std::filesystem::path& path, const FileCheckpoint& recorded,
+AppendFile AppendFile::resume(const std::filesystem::path& path, std::string_view role, const FileCheckpoint& recorded,
                               const std::filesystem::path& record) {
-  FileDigest digest = FileDigest::resume(path, recorded, record);  // before anything is cut
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd < 0) fail_io(path, "open for appending");
+  const int fd = open_own_file(path, O_WRONLY | O_APPEND, role);
   struct stat info{};
   if (::fstat(fd, &info) != 0) {
     ::close(fd);
     fail_io(path, "stat");
   }
-  AppendFile file(path, fd, info.st_size, std::move(digest));
-  file.truncate(recorded.bytes);
+  AppendFile file(path, fd, info.st_size, FileDigest());
+  file.digest_ = FileDigest::resume(path, recorded, record);  // an Error closes fd with `file`
   return file;
 }
+
+void AppendFile::cut_to_checkpoint() { truncate(digest_.bytes()); }
 
 AppendFile::AppendFile(AppendFile&& other) noexcept
     : path_(std::move(other.path_)),
@@ -121,29 +120,6 @@ void sync_parent_directory(const std::filesystem::path& path) {
   ::close(fd);
   errno = error;
   if (status != 0) fail_io(dir, "sync the directory");
-}
-
-void replace_file_atomically(const std::filesystem::path& path, std::string_view contents) {
-  std::filesystem::path temporary = path;
-  temporary += ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail_io(temporary, "create");
-  try {
-    write_all(fd, contents, temporary);
-    fsync_or_fail(fd, temporary);
-  } catch (...) {
-    ::close(fd);
-    ::unlink(temporary.c_str());
-    throw;
-  }
-  ::close(fd);
-  if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(temporary.c_str());
-    errno = error;
-    fail_io(path, "replace");
-  }
-  sync_parent_directory(path);
 }
 
 }  // namespace sift::batch

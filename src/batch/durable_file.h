@@ -1,9 +1,9 @@
 #pragma once
 // Files written so that a crash (kill -9, power loss) leaves a state a resumed run can trust:
 // an append-only file whose length is made durable by sync() and whose SHA-256 is kept as it
-// grows (file_digest.h), and small files replaced atomically. Every failure (a full disk, a
+// grows (file_digest.h). Every failure (a full disk, a
 // file-size limit, an I/O error) is an Error naming the file and the system's reason;
-// nothing is retried or ignored.
+// nothing is retried or ignored. (Small files replaced atomically, OUT.progress: io/atomic_file.h.)
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -15,14 +15,17 @@ namespace sift::batch {
 
 class AppendFile {
  public:
-  // A new file; an Error if `path` exists.
-  static AppendFile create(const std::filesystem::path& path);
-  // An existing file as a checkpoint recorded it, in `record` (the progress file): checked
-  // against the record first (FileDigest::resume: its length, the SHA-256 of its last
-  // partial MiB), then cut back to recorded.bytes (dropping what a killed run wrote after the
-  // checkpoint). An Error, with the file left as it was, when it does not match.
-  static AppendFile resume(const std::filesystem::path& path, const FileCheckpoint& recorded,
+  // A new file; an Error naming it and `role` (what it holds, for messages) if anything is
+  // at `path` already: a file, or a symbolic link, never followed (io/own_file.h).
+  static AppendFile create(const std::filesystem::path& path, std::string_view role);
+  // An existing file as a checkpoint recorded it, in `record` (the progress file): opened (a
+  // regular file, never through a symbolic link: io/own_file.h) and checked against the record
+  // (FileDigest::resume: its length, the SHA-256 of its last partial MiB). An Error, with the
+  // file left as it was, when it does not match. Nothing is cut yet: cut_to_checkpoint()
+  // drops what a killed run wrote after the checkpoint, once every file of the job is checked.
+  static AppendFile resume(const std::filesystem::path& path, std::string_view role, const FileCheckpoint& recorded,
                            const std::filesystem::path& record);
+  void cut_to_checkpoint();  // after resume: back to the recorded length
 
   AppendFile(AppendFile&& other) noexcept;
   AppendFile& operator=(AppendFile&& other) noexcept;
@@ -46,10 +49,6 @@ class AppendFile {
   std::string buffer_;   // bytes not written yet
   FileDigest digest_;    // of the length() bytes
 };
-
-// Replaces `path` with `contents` atomically: written to path + ".tmp", fsynced, renamed over
-// `path`, and the directory fsynced. A crash leaves the old file or the new one, whole.
-void replace_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
 // fsync of the directory holding `path`, so a created or renamed entry survives a crash.
 void sync_parent_directory(const std::filesystem::path& path);

@@ -6,12 +6,12 @@
 #include <set>
 #include <sstream>
 
-#include "batch/durable_file.h"
 #include "batch/shard_lines.h"
 #include "core/error.h"
 #include "core/utc_time.h"
-#include "io/json_parse.h"
+#include "io/atomic_file.h"
 #include "io/content_hash.h"
+#include "io/json_parse.h"
 
 namespace sift::batch {
 namespace {
@@ -192,7 +192,7 @@ void write_checkpoint(const std::filesystem::path& progress_path, const JobProgr
   text.resize(text.size() - 2);  // "\n}"
   text += ",\n";
   text += checksum_line(std::string(kChecksumPrefix) + sha256_hex(text));
-  replace_file_atomically(progress_path, text);
+  write_file_atomically(progress_path, text);
 }
 
 std::optional<JobProgress> read_checkpoint(const std::filesystem::path& progress_path) {

@@ -84,12 +84,7 @@ void ResumableInput::seek(const InputPosition& position) {
   buffer_offset_ = target;
   buffer_begin_ = buffer_end_ = 0;
   chunk_start_ = {target, 0};
-  byte_before_.reset();
-  if (plain) {
-    char before = 0;
-    if (target > 0 && ::pread(fd_, &before, 1, target - 1) == 1) byte_before_ = before;
-    return;
-  }
+  if (plain) return;
   stream_open_ = false;  // the next read starts a member/frame at `target`
   std::vector<char> scratch(size_t(std::min<int64_t>(position.skip_bytes, int64_t(kReadBlockBytes))));
   for (int64_t left = position.skip_bytes; left > 0;) {
@@ -98,7 +93,6 @@ void ResumableInput::seek(const InputPosition& position) {
       fail("{}: no {} stream starting at byte {} holds {} decoded bytes: the input is not the job's input",
            path_.string(), compression_name(compression_), position.restart_offset, position.skip_bytes);
     left -= int64_t(n);
-    byte_before_ = scratch[n - 1];
   }
 }
 

@@ -9,11 +9,12 @@
 // point, so skip_bytes is 0 and a resume is one seek. A compressed stream can restart only
 // where a gzip member or zstd frame begins, so a resume decodes from the start of the member
 // or frame holding the position: quick for files of many small frames (pzstd, bgzip, files
-// concatenated), a decode of everything before it for a single big frame.
+// concatenated), a decode of everything before it for a single big frame. (`sift batch
+// --resume` does not seek to the position its checkpoint records: it reads the input again up
+// to there, to check it, and goes on from where it is: run_batch.cpp.)
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <string_view>
 
 namespace sift::batch {
@@ -41,10 +42,6 @@ class ResumableInput {
   // Continues reading at `position` (from InputPosition of an earlier read of the same file).
   // An Error when the file ends before it, or it is not where a member or frame can restart.
   void seek(const InputPosition& position);
-  // The decoded byte just before the position of the last seek(), where it is known without
-  // decoding more: plain input, or a position inside a member or frame (skip_bytes > 0).
-  // nullopt at the start of the input and at the start of a member or frame.
-  std::optional<char> byte_before_position() const { return byte_before_; }
 
   // Reads up to `capacity` decoded bytes, all from one gzip member or zstd frame; 0 at the
   // end. An Error naming the file and byte for corrupt or truncated compressed data.
@@ -73,7 +70,6 @@ class ResumableInput {
   int64_t stream_start_ = 0;          // file offset where the current member/frame starts
   int64_t decoded_in_stream_ = 0;     // its bytes decoded so far
   InputPosition chunk_start_;         // position of the last read()'s first byte
-  std::optional<char> byte_before_;   // byte_before_position()
 };
 
 }  // namespace sift::batch

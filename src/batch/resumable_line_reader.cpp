@@ -33,13 +33,6 @@ InputPosition ResumableLineReader::position() const {
   return chunk_size_ == 0 ? chunk_end_ : input_.position_in_chunk(chunk_pos_);
 }
 
-bool ResumableLineReader::at_line_start() {
-  const std::optional<char> before = input_.byte_before_position();
-  if (!before || *before == '\n') return true;
-  if (chunk_pos_ == chunk_size_ && !refill()) return true;  // after a last line without an ending
-  return *before == '\r' && chunk_[chunk_pos_] != '\n';
-}
-
 bool ResumableLineReader::next(ResumableLine& line) {
   for (;;) {
     if (chunk_pos_ == chunk_size_ && !refill()) {

@@ -34,11 +34,6 @@ class ResumableLineReader {
              int64_t max_line_bytes = kDefaultMaxLineBytes, size_t chunk_bytes = kDefaultChunkBytes);
 
   bool next(ResumableLine& line);  // false at the end of the input
-  // Whether reading starts where a line starts (or at the end of the input), as far as
-  // ResumableInput::byte_before_position() tells (true where it does not). A position inside
-  // a line, or between the "\r" and "\n" of a pair, would read the rest as a line of its own.
-  // Before the first next().
-  bool at_line_start();
   int64_t lines_read() const { return splitter_.lines(); }
   int64_t offset() const { return offset_; }
   int64_t max_line_bytes() const { return splitter_.max_line_bytes(); }

@@ -55,32 +55,43 @@ std::optional<JobProgress> preflight(const BatchOptions& options) {
   return recorded;
 }
 
-// What the checkpoint says of a plain input must hold in it: the decoded offset is the file
-// offset, nothing is skipped, and a complete job read it to its end. (Nothing to compare
-// without decoding for compressed input.)
-void check_plain_position(const ResumableInput& input, const JobProgress& recorded,
-                          const std::filesystem::path& progress_path) {
-  const InputPosition& at = recorded.resume;
-  if (input.compression() == Compression::none &&
-      (at.skip_bytes != 0 || recorded.input_offset != at.restart_offset ||
-       (recorded.complete && at.restart_offset != input.file_size())))
-    fail("{}: the input position it records (byte {}, {} skipped, {} read, {}) is not one of the plain input {} ({} "
-         "bytes): the progress file was changed",
-         progress_path.string(), at.restart_offset, at.skip_bytes, recorded.input_offset,
-         recorded.complete ? "complete" : "not complete", input.path().string(), input.file_size());
+std::string position_text(const LineEnd& end) {
+  return fmt::format("{} lines, {} decoded bytes, resuming at byte {}{}", end.line_number, end.next_offset,
+                     end.next.restart_offset,
+                     end.next.skip_bytes > 0 ? fmt::format(" + {} decoded bytes", end.next.skip_bytes) : "");
 }
 
-// Reading must resume where a line starts (after seeking to the checkpoint's position).
-void check_line_start(ResumableLineReader& reader, const ResumableInput& input, const JobProgress& recorded,
-                      const std::filesystem::path& progress_path) {
-  if (!reader.at_line_start())
-    fail("{}: the input position it records (byte {}, {} decoded bytes on) is inside a line of {}: the progress file "
-         "was changed, or does not belong to this input",
-         progress_path.string(), recorded.resume.restart_offset, recorded.resume.skip_bytes, input.path().string());
+// Reads again, from the start of the input, the lines the checkpoint says were read, and
+// returns where they end: there, and nowhere else, must the checkpoint's input position be (a
+// complete job's at the end of the input). What it records of the input is so checked, not
+// trusted: a position or line count changed by hand (checksum and all) is refused before
+// anything is written, and reading goes on from where those lines really end. One pass over
+// what was read, decoding a compressed input; no line is parsed.
+LineEnd read_lines_read(ResumableLineReader& reader, const ResumableInput& input, const JobProgress& recorded,
+                        const std::filesystem::path& progress_path) {
+  const LineEnd recorded_end{recorded.lines_read, recorded.resume, recorded.input_offset, 0};
+  LineEnd end;
+  ResumableLine line;
+  while (end.line_number < recorded.lines_read && reader.next(line)) end = end_of(line);
+  if (end.line_number != recorded_end.line_number || end.next != recorded_end.next ||
+      end.next_offset != recorded_end.next_offset)
+    fail("{}: the input position it records ({}) is not where {} ({}): the progress file was changed, or does not "
+         "belong to this input; nothing was changed",
+         progress_path.string(), position_text(recorded_end),
+         end.line_number < recorded.lines_read
+             ? fmt::format("{} ends: it has only {} lines", input.path().string(), end.line_number)
+             : fmt::format("the first {} lines of {} end", end.line_number, input.path().string()),
+         position_text(end));
+  if (recorded.complete && reader.next(line))
+    fail("{}: records a complete job of {} input lines, but {} has more: the progress file was changed, or does not "
+         "belong to this input; nothing was changed",
+         progress_path.string(), recorded.lines_read, input.path().string());
+  return end;
 }
 
-// A complete job's OUT must be as its checkpoint left it: its length, the SHA-256 of its end.
-void check_complete_output(const std::filesystem::path& output, const JobProgress& recorded,
+// A complete job's OUT must be as its checkpoint left it: its length, the SHA-256 of its end,
+// its rows.
+void check_complete_output(const std::filesystem::path& output, bool zstd, const JobProgress& recorded,
                            const std::filesystem::path& progress_path) {
   FileDigest::resume(output, recorded.output.file, progress_path);
   std::error_code error;
@@ -88,6 +99,7 @@ void check_complete_output(const std::filesystem::path& output, const JobProgres
   if (error || int64_t(size) != recorded.output.file.bytes)
     fail("{}: {} bytes, but {} records {} for the complete job: it was changed after its job completed",
          output.string(), error ? 0 : size, progress_path.string(), recorded.output.file.bytes);
+  check_output_rows(output, zstd, recorded.output, recorded.totals.rows, progress_path);
 }
 
 }  // namespace
@@ -132,33 +144,30 @@ BatchSummary run_batch(const BatchOptions& options, ProgressReporter& progress) 
     summary.job = recorded->totals;
     start = *recorded;
   }
-  // The input, at the checkpoint's position, checked against it before anything is written.
+  // The input, read to the checkpoint's position and checked against it, and the output,
+  // checked against the checkpoint and cut back to it, before anything is written (a new job:
+  // created, or an empty OUT with no progress file taken as it is).
   ResumableInput input(options.input);
-  if (recorded) check_plain_position(input, start, progress_path);
-  if (recorded && recorded->complete) {  // nothing to read: a compressed input is not decoded
-    check_complete_output(options.output, start, progress_path);
+  ResumableLineReader reader(input);
+  const bool zstd = is_zstd_output(options.output);
+  LineEnd input_start;
+  if (recorded) input_start = read_lines_read(reader, input, start, progress_path);
+  if (recorded && recorded->complete) {
+    check_complete_output(options.output, zstd, start, progress_path);
     summary.already_complete = true;
     summary.load_seconds = seconds_since(load_start);
     return summary;
   }
-  input.seek(start.resume);
-  ResumableLineReader reader(input, start.lines_read, start.input_offset);
-  if (recorded) check_line_start(reader, input, start, progress_path);
-
-  // The output, checked against the checkpoint and cut back to it (a new job: created, or an
-  // empty OUT with no progress file taken as it is).
   std::unique_ptr<BatchOutput> output;
-  const bool zstd = is_zstd_output(options.output);
   if (recorded) {
-    output = resume_batch_output(options.output, zstd, start.output, progress_path);
+    output = resume_batch_output(options.output, zstd, start.output, start.totals.rows, progress_path);
   } else {
-    output = std::filesystem::exists(options.output) ? resume_batch_output(options.output, zstd, {}, progress_path)
+    output = std::filesystem::exists(options.output) ? resume_batch_output(options.output, zstd, {}, 0, progress_path)
                                                      : create_batch_output(options.output, zstd);
     start.output = output->state();
     write_checkpoint(progress_path, start);  // from here on --resume finds the job
   }
   start.input_path = options.input.string();  // informative: the input may have moved since
-  const LineEnd input_start{start.lines_read, start.resume, start.input_offset, input.file_offset()};
   summary.load_seconds = seconds_since(load_start);
 
   WriterSettings settings{options.output,

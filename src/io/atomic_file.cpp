@@ -4,22 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 
 #include "core/error.h"
+#include "io/own_file.h"
 
 namespace sift {
-namespace {
-
-std::filesystem::path temporary_beside(const std::filesystem::path& target) {
-  static std::atomic<int> counter{0};
-  const std::filesystem::path dir = target.parent_path();
-  return dir / fmt::format(".{}.tmp-{}-{}", target.filename().string(), ::getpid(), counter++);
-}
-
-}  // namespace
 
 size_t write_fully(int fd, std::string_view bytes, int& error) {
   error = 0;
@@ -86,9 +77,9 @@ AtomicFile::AtomicFile(std::filesystem::path target, mode_t mode) : target_(std:
     const std::filesystem::path resolved = std::filesystem::canonical(target_, error);  // a link stays a link
     if (!error) replaced_ = resolved;
   }
-  temporary_ = temporary_beside(replaced_);
-  fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd_ < 0) fail("{}: cannot create a file beside it to write into: {}", target_.string(), std::strerror(errno));
+  TemporaryFile temporary = create_temporary_beside(replaced_, mode);
+  temporary_ = std::move(temporary.path);
+  fd_ = temporary.fd;
   struct stat existing {};
   if (::stat(replaced_.c_str(), &existing) == 0) ::fchmod(fd_, existing.st_mode & 07777);  // a replacement keeps the mode
 }

@@ -2,8 +2,9 @@
 // AtomicFile: a file written whole or not at all, the one way sift writes a file (sift.json,
 // tokenizer.json, model.safetensors, checkpoints, outputs). What happens depends on what the
 // target is (output_kind below):
-//  - absent, or a regular file: bytes go to a temporary file beside it,
-//    "<dir>/.<name>.tmp-<pid>-<n>", and commit() makes them the target in one step:
+//  - absent, or a regular file: bytes go to a new temporary file beside it,
+//    "<dir>/.<name>.tmp-<pid>-<random>" (own_file.h: a name nothing had, so nothing planted
+//    there is written through), and commit() makes them the target in one step:
 //      fsync(temporary); rename(temporary, target); fsync(directory)
 //    so neither a reader, a crash, a kill nor a full disk ever sees a half-written target,
 //    and the target is never truncated before the new content is complete. Destroyed
@@ -65,7 +66,8 @@ class AtomicFile {
   // Flushes to disk and renames over the target (a stream: closes it).
   void commit();
   // Flushes and keeps the temporary's content at `path` instead of the target (the target is
-  // left as it was); not for a stream.
+  // left as it was): renamed there, so a link or file found at `path` is replaced, never
+  // written through; not for a stream.
   void keep_as(const std::filesystem::path& path);
   // The target is a stream (a device, FIFO or socket): bytes go straight to it.
   bool writes_directly() const { return temporary_.empty(); }

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "io/atomic_file.h"
 #include "io/file_identity.h"
+#include "io/own_file.h"
 
 namespace sift {
 namespace {
@@ -39,6 +40,13 @@ std::string read_holder(int fd) {
   return text.empty() ? "a process that has not yet said who it is" : text;
 }
 
+// A lock file sift made has one name: another is a file of someone's, whose bytes the lock
+// would overwrite with its holder.
+bool holds_other_names(int fd) {
+  struct stat info {};
+  return ::fstat(fd, &info) == 0 && info.st_nlink > 1;
+}
+
 }  // namespace
 
 PathLock::PathLock(const std::filesystem::path& target) {
@@ -54,8 +62,13 @@ PathLock::PathLock(const std::filesystem::path& target) {
   lock_file_ = absolute.parent_path() / fmt::format(".{}.lock", absolute.filename().string());
   // A releasing holder removes the file: a lock taken on the removed inode is retried on the new one.
   for (int attempt = 0; attempt < 100; ++attempt) {
-    fd_ = ::open(lock_file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) fail("{}: cannot create the lock file {}: {}", target.string(), lock_file_.string(), std::strerror(errno));
+    fd_ = open_own_file(lock_file_, O_RDWR | O_CREAT, fmt::format("the lock file of {}", target.string()));
+    if (holds_other_names(fd_)) {
+      ::close(fd_);
+      fd_ = -1;
+      fail("{}: has other names (hard links) where sift keeps the lock file of {}: it is not one sift made; remove it",
+           lock_file_.string(), target.string());
+    }
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       const int error = errno;
       const std::string holder = read_holder(fd_);

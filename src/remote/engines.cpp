@@ -1,6 +1,5 @@
 // sift::load_with_engines (sift/engines.h) and remote::connect_engines (remote/connect.h): a
 // labeler loaded without its weights whose engines are RemoteEngines on one shared Fleet.
-#include <cmath>
 
 #include "api/labeler_of.h"
 #include "core/error.h"
@@ -23,8 +22,9 @@ std::string model_name(const std::filesystem::path& dir) {
 }
 
 std::vector<Endpoint> endpoints_of(const EngineOptions& engines) {
-  if (!(engines.timeout_seconds > 0) || !std::isfinite(engines.timeout_seconds))
-    fail_option("--engine-timeout must be a positive number of seconds, got {}", engines.timeout_seconds);
+  if (!(engines.timeout_seconds >= kMinEngineTimeoutSeconds && engines.timeout_seconds <= kMaxEngineTimeoutSeconds))
+    fail_option("--engine-timeout must be a number of seconds in [{}, {}], got {}", kMinEngineTimeoutSeconds,
+                kMaxEngineTimeoutSeconds, engines.timeout_seconds);
   if (engines.max_in_flight < 1) fail_option("engines' max_in_flight must be at least 1, got {}", engines.max_in_flight);
   std::vector<Endpoint> endpoints;
   for (const std::string& url : engines.urls) {

@@ -114,6 +114,16 @@ std::optional<std::pair<size_t, OutputState>> killed_run(const std::filesystem::
   return std::nullopt;
 }
 
+// A run killed where a resume's checks have most to check: plain, past OUT's first MiB (its
+// SHA-256 midstate is not the initial one); zstd, with a frame in OUT and lines pending.
+std::optional<std::pair<size_t, OutputState>> killed_for_checks(const std::filesystem::path& path, bool zstd) {
+  auto killed = killed_run(path, sample_lines(12000), zstd, 1100, zstd ? 6 : 7);
+  if (killed && (killed->second.file.bytes == 0 || (zstd ? killed->second.pending.bytes
+                                                         : killed->second.file.midstate.bytes) == 0))
+    ADD_FAILURE() << "the kill missed what it should have left";
+  return killed;
+}
+
 class ResumedOutput : public ::testing::TestWithParam<bool> {};
 
 TEST_P(ResumedOutput, FromAnyCheckpointWritesTheUninterruptedBytes) {
@@ -126,7 +136,7 @@ TEST_P(ResumedOutput, FromAnyCheckpointWritesTheUninterruptedBytes) {
     const auto killed = killed_run(path, lines, zstd, 1100, k);
     if (!killed) break;
     const auto [done, state] = *killed;
-    auto out = resume_batch_output(path, zstd, state, "OUT.progress");
+    auto out = resume_batch_output(path, zstd, state, int64_t(done), "OUT.progress");
     for (size_t i = done; i < lines.size(); ++i) out->append_line(lines[i]);
     out->finish();
     EXPECT_EQ(read_test_file(path), reference) << "resumed after " << done << " lines";
@@ -146,7 +156,7 @@ TEST(BatchOutput, ExistingFilesAreNeverOverwrittenAndShortFilesRefused) {
   OutputState past_the_end;
   past_the_end.file.bytes = int64_t(read_test_file(path).size()) + 5;
   try {
-    resume_batch_output(path, false, past_the_end, "OUT.progress");
+    resume_batch_output(path, false, past_the_end, 3, "OUT.progress");
     FAIL() << "a checkpoint past the end of OUT";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("changed outside sift batch"));
@@ -185,14 +195,10 @@ TEST(FileDigest, IsTheSha256OfTheBytesAndResumesFromItsMidstate) {
 // file and the progress file, and both files are left byte for byte as they were.
 TEST_P(ResumedOutput, AChangedFileIsRefusedAndLeftAsItWas) {
   const bool zstd = GetParam();
-  const auto lines = sample_lines(12000);
   const auto path = fresh_path(zstd ? "changed.jsonl.zst" : "changed.jsonl");
-  // Plain: past the first MiB; zstd: a frame in OUT and lines pending.
-  const auto killed = killed_run(path, lines, zstd, 1100, zstd ? 6 : 7);
+  const auto killed = killed_for_checks(path, zstd);
   ASSERT_TRUE(killed);
   const OutputState state = killed->second;
-  ASSERT_GT(state.file.bytes, 0);
-  ASSERT_GT(zstd ? state.pending.bytes : state.file.midstate.bytes, 0);
   // Byte `at` of `changed` flipped (none when at < 0), then a resume from `recorded`.
   const auto refused = [&](const std::filesystem::path& changed, int64_t at, const OutputState& recorded) {
     std::string bytes = read_test_file(changed);
@@ -200,7 +206,7 @@ TEST_P(ResumedOutput, AChangedFileIsRefusedAndLeftAsItWas) {
     write_test_file(changed.filename().string(), bytes);
     const std::string out = read_test_file(path), tail = zstd ? read_test_file(tail_file_path(path)) : "";
     try {
-      resume_batch_output(path, zstd, recorded, "OUT.progress");
+      resume_batch_output(path, zstd, recorded, int64_t(killed->first), "OUT.progress");
       ADD_FAILURE() << "resumed from a changed " << changed;
     } catch (const Error& e) {
       EXPECT_THAT(e.what(), AllOf(HasSubstr(changed.string()), HasSubstr("OUT.progress")));
@@ -220,15 +226,75 @@ TEST_P(ResumedOutput, AChangedFileIsRefusedAndLeftAsItWas) {
   too_long.file.midstate.bytes += 1 << 20;
   refused(path, -1, too_long);
   // Unchanged, it resumes.
-  EXPECT_NO_THROW(resume_batch_output(path, zstd, state, "OUT.progress"));
+  EXPECT_NO_THROW(resume_batch_output(path, zstd, state, int64_t(killed->first), "OUT.progress"));
 }
 
-TEST(DurableFile, ReplacesAtomically) {
-  const auto path = fresh_path("replaced.json");
-  replace_file_atomically(path, "one");
-  replace_file_atomically(path, "two");
-  EXPECT_EQ(read_test_file(path), "two");
-  EXPECT_FALSE(std::filesystem::exists(batch_test_dir() / "replaced.json.tmp"));
+// A checkpoint whose row count was changed (with the line count and input position to agree
+// with it) still disagrees with OUT: refused, naming OUT and the progress file, and nothing is
+// cut; so is a complete job's.
+TEST_P(ResumedOutput, ARowCountOutDoesNotHoldIsRefused) {
+  const bool zstd = GetParam();
+  const auto path = fresh_path(zstd ? "rows.jsonl.zst" : "rows.jsonl");
+  const auto killed = killed_for_checks(path, zstd);
+  ASSERT_TRUE(killed);
+  const auto [done, state] = *killed;
+  const std::string out = read_test_file(path), tail = zstd ? read_test_file(tail_file_path(path)) : "";
+  for (const int64_t rows : {int64_t(done) - 1, int64_t(done) + 1, int64_t(done) + 5000}) {
+    try {
+      resume_batch_output(path, zstd, state, rows, "OUT.progress");
+      ADD_FAILURE() << "resumed with " << rows << " rows recorded for " << done;
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), AllOf(HasSubstr(path.string()), HasSubstr("holds " + std::to_string(done) + " rows"),
+                                  HasSubstr("OUT.progress records " + std::to_string(rows))));
+    }
+    EXPECT_TRUE(read_test_file(path) == out) << "OUT was changed";
+    EXPECT_TRUE(!zstd || read_test_file(tail_file_path(path)) == tail) << "the tail file was changed";
+  }
+  EXPECT_NO_THROW(check_output_rows(path, zstd, state, int64_t(done), "OUT.progress"));
+  const auto whole = fresh_path(zstd ? "whole.jsonl.zst" : "whole.jsonl");
+  write_whole(whole, sample_lines(12000), zstd);
+  OutputState complete;  // as the final checkpoint records it: the whole file, nothing pending
+  complete.file.bytes = int64_t(read_test_file(whole).size());
+  EXPECT_NO_THROW(check_output_rows(whole, zstd, complete, 12000, "OUT.progress"));
+  EXPECT_THROW(check_output_rows(whole, zstd, complete, 12001, "OUT.progress"), Error);
+}
+
+// A symbolic link planted as OUT or its tail file (to the input, or any file) is never
+// followed: a resume refuses it, naming it, before anything is cut; a new output's stale tail
+// file (a link) is removed, not written through. The file it leads to is left byte for byte.
+TEST(BatchOutput, ALinkPlantedAsOutOrItsTailIsNeverFollowed) {
+  const auto victim = batch_test_dir() / "victim.jsonl";
+  write_test_file("victim.jsonl", "the input\n");
+  const auto path = fresh_path("linked.jsonl.zst");
+  // The checkpoint as a frame closes: no lines pending, so a resume cuts the tail file to nothing.
+  std::optional<std::pair<size_t, OutputState>> killed;
+  for (size_t k = 0; !killed || killed->second.pending.bytes > 0; ++k) {
+    killed = killed_run(fresh_path("linked.jsonl.zst"), sample_lines(12000), true, 1100, k);
+    ASSERT_TRUE(killed);
+  }
+  const auto [done, state] = *killed;
+  const auto tail = tail_file_path(path);
+  std::filesystem::remove(tail);
+  std::filesystem::create_symlink(victim, tail);
+  for (const auto& [linked, recorded] : {std::pair{tail, state}, std::pair{path, OutputState{}}}) {
+    if (linked == path) {  // OUT itself a link to the victim, recorded as empty (a job killed before any row)
+      std::filesystem::remove(tail);
+      std::filesystem::remove(path);
+      std::filesystem::create_symlink(victim, path);
+    }
+    try {
+      resume_batch_output(path, true, recorded, linked == path ? 0 : int64_t(done), "OUT.progress");
+      ADD_FAILURE() << "resumed through the link " << linked;
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), AllOf(HasSubstr(linked.string()), HasSubstr("symbolic link")));
+    }
+    EXPECT_EQ(read_test_file(victim), "the input\n");
+  }
+  std::filesystem::remove(path);
+  std::filesystem::create_symlink(victim, tail);  // a stale tail, a link, beside a new output
+  write_whole(path, sample_lines(10), true);
+  EXPECT_EQ(read_test_file(victim), "the input\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(tail));
 }
 
 }  // namespace

@@ -121,6 +121,7 @@ for suffix in (".jsonl", ".jsonl.zst"):
           "the layout is write_checkpoint's")
     if suffix == ".jsonl":
         check(original["output"]["midstate"]["bytes"] == 1 << 20, f"plain OUT past its first MiB: {original['output']}")
+        empty_pending = original["pending"]
     else:
         check(original["pending"]["bytes"] > 0 and original["output"]["bytes"] > 0, f"zstd: {original}")
     for field in fields(original):
@@ -154,8 +155,25 @@ for suffix in (".jsonl", ".jsonl.zst"):
     for at in (obj["resume"]["restart_offset"] - 7, obj["resume"]["restart_offset"] - 1):
         obj["resume"]["restart_offset"] = obj["input_offset"] = at
         err = resume(output, relaid(obj, True, None), True, f"{suffix} restart inside a line")
-        check("inside a line" in err, err)
+        check(f"is not where the first {obj['lines_read']} lines of" in err, err)
         restore(saved)
+    # A forged position that skips input lines, every count made to agree (the checksum made
+    # again): moved on 6 lines past the bad line 280; then with the lines read and the rows
+    # moved on too; then the job made complete at the end of the input. Refused against the
+    # input, then against OUT's rows; nothing changed.
+    line_ends = [sum(len(l) for l in lines[:n]) for n in range(len(lines) + 1)]
+    for lines_read, complete in ((obj["lines_read"], False), (285, False), (len(lines), True)):
+        obj = json.loads(text)
+        obj["resume"]["restart_offset"] = obj["input_offset"] = line_ends[285 if not complete else len(lines)]
+        obj["lines_read"] = obj["rows"] = lines_read
+        if complete:
+            obj["complete"], obj["pending"] = True, empty_pending
+        err = resume(output, relaid(obj, True, None), True, f"{suffix} forged position {lines_read} {complete}")
+        expected = (["is not where the first 279 lines of"] if lines_read == original["lines_read"] else
+                    [" rows", f".progress records {lines_read}: the progress file was changed"])
+        check(all(e in err for e in expected) and "nothing was changed" in err, f"{suffix} forged {lines_read}: {err}")
+        restore(saved)
+        runs += 1
     # OUT changed by an edit that keeps its length, in its last MiB: refused.
     data = bytearray(saved[output])
     data[-5] ^= 1

@@ -20,6 +20,8 @@ TEST(LoadWithEngines, BadOptionsAreOptionErrors) {
   for (const EngineOptions& bad : {EngineOptions{}, EngineOptions{.urls = {"https://127.0.0.1:9"}},
                                    EngineOptions{.urls = {"http://127.0.0.1:9", "http://127.0.0.1:9/"}},
                                    EngineOptions{.urls = {"http://127.0.0.1:9"}, .timeout_seconds = 0},
+                                   EngineOptions{.urls = {"http://127.0.0.1:9"}, .timeout_seconds = 1e12},
+                                   EngineOptions{.urls = {"http://127.0.0.1:9"}, .timeout_seconds = 86400.5},
                                    EngineOptions{.urls = {"http://127.0.0.1:9"}, .max_in_flight = 0}})
     EXPECT_THROW(load_with_engines(kModel, bad), OptionError);
 }
