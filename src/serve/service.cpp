@@ -224,7 +224,7 @@ std::optional<Reply> Service::foreign_model(const CommonFields& common) const {
 }
 
 Started Service::label(std::string_view body, std::function<void()> on_done) {
-  auto request = std::make_shared<const LabelRequest>(parse_label_request(body));
+  auto request = std::make_shared<const LabelRequest>(parse_label_request(body, options_.admission.max_items));
   if (std::optional<Reply> refused = foreign_model(request->common)) return answered(std::move(*refused));
   admit(*request, body.size(), options_.admission);
   std::shared_ptr<Job> job = templated_job(engine_, request->query, request->items, "items");
@@ -261,7 +261,7 @@ Started Service::label(std::string_view body, std::function<void()> on_done) {
 }
 
 Started Service::score(std::string_view body, std::function<void()> on_done) {
-  const ScoreRequest request = parse_score_request(body);
+  const ScoreRequest request = parse_score_request(body, options_.admission.max_items);
   if (std::optional<Reply> refused = foreign_model(request.common)) return answered(std::move(*refused));
   admit(request, body.size(), options_.admission);
   const int64_t vocab_size = engine_.model().config().vocab_size;
@@ -308,7 +308,7 @@ Started Service::score(std::string_view body, std::function<void()> on_done) {
 }
 
 Started Service::rerank(std::string_view body, std::function<void()> on_done) {
-  auto request = std::make_shared<const RerankRequest>(parse_rerank_request(body));
+  auto request = std::make_shared<const RerankRequest>(parse_rerank_request(body, options_.admission.max_items));
   if (std::optional<Reply> refused = foreign_model(request->common)) return answered(std::move(*refused));
   admit(*request, body.size(), options_.admission);
   std::shared_ptr<Job> job = templated_job(engine_, request->query, request->documents, "documents");
