@@ -50,9 +50,9 @@ void expect_error_reply(const Reply& reply) {
 void map_to_service(Route route, std::string_view body) {
   const AdmissionLimits limits{.max_items = 50, .max_scores = 200, .max_response_bytes = 8192};
   try {
-    if (route == Route::Label) admit(parse_label_request(body), body.size(), limits);
-    else if (route == Route::Score) admit(parse_score_request(body), body.size(), limits);
-    else admit(parse_rerank_request(body), body.size(), limits);
+    if (route == Route::Label) admit(parse_label_request(body, limits.max_items), body.size(), limits);
+    else if (route == Route::Score) admit(parse_score_request(body, limits.max_items), body.size(), limits);
+    else admit(parse_rerank_request(body, limits.max_items), body.size(), limits);
   } catch (const BadRequest& e) {
     expect(e.status() == 400 || e.status() == 413);
     expect_error_reply(error_reply(e.status(), e.what(), e.field()));

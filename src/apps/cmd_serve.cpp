@@ -130,6 +130,7 @@ void serve(const ServeCliOptions& o) {
                                                 .kv_cache_bytes = mebibytes(o.kv_cache_mb),
                                                 .threads = threads,
                                                 .workers = o.workers,
+                                                .prepare_threads = o.http_threads,
                                                 .admission = {.max_items = o.max_items,
                                                               .max_scores = o.max_scores,
                                                               .max_response_bytes = mebibytes(o.max_response_mb)}},
@@ -170,8 +171,8 @@ SIFT_COMMAND(serve) {
                   "requests side by side; at most --threads")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--http-threads", o->http_threads,
-                  "threads that read, parse, tokenize and write requests for every connection (default 4); "
-                  "connections are bounded by --max-connections, not by threads")
+                  "threads that read, parse and write requests for every connection, and as many that render and "
+                  "tokenize them (default 4); connections are bounded by --max-connections, not by threads")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--max-connections", o->max_connections,
                   "connections open at once; past it a new one gets 503 and is closed (default 10000; lowered to "

@@ -2,8 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "io/json_parse.h"
+#include "scoring/plan_cost.h"
 
 namespace sift {
 namespace {
@@ -19,10 +22,14 @@ nlohmann::json echoed_id(const std::string& line) {
   }
 }
 
-int64_t prompt_tokens(const TokenizedRow& row) {
-  int64_t n = static_cast<int64_t>(row.query.size());
-  for (const std::vector<int32_t>& item : row.items) n += static_cast<int64_t>(item.size());
-  return n;
+// What the row's plan runs in its mode (scoring/plan_cost.h), at least 1.
+int64_t plan_tokens(const Labeler& labeler, const TokenizedRow& row, const ScoringOptions& options) {
+  std::vector<int64_t> lengths;
+  lengths.reserve(row.items.size());
+  for (const std::vector<int32_t>& item : row.items) lengths.push_back(static_cast<int64_t>(item.size()));
+  const PlanCost plan = plan_cost(options.mode, static_cast<int64_t>(row.query.size()), lengths,
+                                  labeler.resolve(options).request_tokens);
+  return std::max<int64_t>(1, plan.tokens());
 }
 
 }  // namespace
@@ -38,7 +45,7 @@ PendingRow read_pending_row(const Labeler& labeler, std::string& line, int64_t l
     if (options.mode != ScoringMode::Generate) {
       pending.tokens = labeler.tokenize(pending.row.query, pending.row.items, options);
       if (!pending.tokens.error.empty()) fail("{}", pending.tokens.error);
-      pending.cost = prompt_tokens(pending.tokens);
+      pending.cost = plan_tokens(labeler, pending.tokens, options);
     }
   } catch (const std::exception& e) {  // whatever went wrong, it is this row's error
     pending.error = e.what();

@@ -17,7 +17,7 @@ struct PendingRow {
   ScoringRow row;
   TokenizedRow tokens;  // not for mode generate, which scores text
   std::string error;    // why the line cannot be scored (it is not scored)
-  int64_t cost = 1;     // prompt tokens: what queues and forward-call budgets count
+  int64_t cost = 1;     // what its plan runs (scoring/plan_cost.h): what queues count (mode generate: 1)
 };
 
 // Parses `line` (a trailing "\r" is dropped) and, but for mode generate, tokenizes it (cut as

@@ -68,10 +68,11 @@ struct RowPipelineOptions {
   std::string tokenize_threads_flag;  // the flag that set tokenize_threads, for errors (if any)
 };
 
-// What a row costs in the queue to the scorer: its prompt tokens (so a batch taken from the
-// queue is about one forward call), but at least its line's bytes / 16, so rows whose lines
-// are mostly pass-through fields cannot crowd memory (a token is 3-5 bytes of text, so for
-// ordinary rows the tokens decide).
+// What a row costs in the queue to the scorer: the tokens its plan runs in the mode asked
+// (PendingRow::cost, so a batch taken from the queue is about one forward call's work), but at
+// least its line's bytes / 16, so rows whose lines are mostly pass-through fields (or rows of
+// mode generate, whose text is tokenized by the scorer) cannot crowd memory (a token is 3-5
+// bytes of text, so for ordinary rows the tokens decide).
 inline int64_t queue_cost(const PendingRow& row, size_t line_bytes) {
   return std::max(row.cost, int64_t(line_bytes / 16));
 }

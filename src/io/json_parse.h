@@ -16,7 +16,8 @@
 // A caller that answers hostile clients (`sift serve`'s request bodies) asks for JsonStrict:
 // JSON itself lets an object hold a key twice (nlohmann keeps the last) and an integer of any
 // size (nlohmann rounds one beyond 64 bits to a double), and either would make the server act
-// on something other than what the client sent. Files and input rows keep JSON's defaults.
+// on something other than what the client sent. It may also cap one array field of the
+// body (JsonArrayCap), counted while parsing. Files and input rows keep JSON's defaults.
 #include <nlohmann/json.hpp>
 
 #include <istream>
@@ -34,10 +35,19 @@ namespace sift {
 // Arrays and objects inside one another; Hugging Face files need fewer than 10.
 inline constexpr int kMaxJsonDepth = 64;
 
+// A field of the top-level object whose array is counted as it is read: the parse stops at
+// its value max_values + 1 (JsonArrayTooLong), so the rest of an array too long to use is
+// never built (a body of millions of tiny values would take many times its size as a DOM).
+struct JsonArrayCap {
+  std::string_view field;
+  size_t max_values = 0;
+};
+
 // Rules beyond JSON's own; each broken one is a JsonValueError naming where.
 struct JsonStrict {
   bool unique_keys = false;     // an object holds each key once
   bool exact_integers = false;  // an integer literal fits 64 bits: [-2^63, 2^64 - 1]
+  std::optional<JsonArrayCap> array_cap;
 };
 
 // A value that breaks a JsonStrict rule. path() is where, as "items[3].id" ("" for the whole
@@ -57,6 +67,12 @@ class JsonValueError : public Error {
 // failing byte is text[position - 1]), with the library's `what` turned into words.
 std::string json_error_in_words(std::string_view text, size_t position, std::string_view what);
 
+// The array of a JsonArrayCap holds more than max_values values; path() is its field.
+class JsonArrayTooLong : public JsonValueError {
+ public:
+  using JsonValueError::JsonValueError;
+};
+
 namespace detail {
 
 // nlohmann's DOM builder with a depth count on container starts, and errors recorded (with
@@ -71,7 +87,7 @@ class BoundedDomBuilder : public nlohmann::detail::json_sax_dom_parser<Json> {
  public:
   BoundedDomBuilder(Json& root, std::string_view where, JsonStrict strict = {})
       : Base(root, /*allow_exceptions=*/false), where_(where), strict_(strict),
-        tracks_path_(strict.unique_keys || strict.exact_integers) {}
+        tracks_path_(strict.unique_keys || strict.exact_integers || strict.array_cap) {}
 
   bool start_object(std::size_t n) { return enter() && value() && open(true) && Base::start_object(n); }
   bool start_array(std::size_t n) { return enter() && value() && open(false) && Base::start_array(n); }
@@ -135,9 +151,15 @@ class BoundedDomBuilder : public nlohmann::detail::json_sax_dom_parser<Json> {
   void close() {
     if (tracks_path_) frames_.pop_back();
   }
-  // Counts a value of the innermost array (its index is then n_values - 1).
+  // Counts a value of the innermost array (its index is then n_values - 1), and stops at the
+  // capped array's value past its cap (an array two frames down: a field of the top object).
   bool value() {
-    if (tracks_path_ && !frames_.empty() && !frames_.back().object) ++frames_.back().n_values;
+    if (!tracks_path_ || frames_.empty() || frames_.back().object) return true;
+    const size_t n = ++frames_.back().n_values;
+    if (strict_.array_cap && frames_.size() == 2 && frames_[0].object && frames_[0].key == strict_.array_cap->field &&
+        n > strict_.array_cap->max_values)
+      throw JsonArrayTooLong(std::string(strict_.array_cap->field),
+                             fmt::format("{}: more than {} values", strict_.array_cap->field, strict_.array_cap->max_values));
     return true;
   }
   [[noreturn]] void broken(const std::string& what) const {

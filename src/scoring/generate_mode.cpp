@@ -61,6 +61,25 @@ GenerateItemCosts generate_item_costs(const PromptEncoder& prompts, const Scorin
   return costs;
 }
 
+GenerationPlan plan_generation(const PromptEncoder& prompts, const ScoringArtifact& artifact, int64_t query_len,
+                               const std::vector<std::string>& items, int64_t limit) {
+  GenerationPlan plan;
+  plan.items = generate_item_costs(prompts, artifact, items);
+  plan.shared_len = query_len + static_cast<int64_t>(prompts.generate_answer_tokens().size());
+  std::vector<int64_t> item_costs(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    const auto line = static_cast<int64_t>(plan.items.item_lines[i].size());
+    item_costs[i] = line + plan.items.answer_budgets[i];
+    plan.cost.prompt_tokens += line;
+    plan.cost.decode_tokens += plan.items.answer_budgets[i];
+  }
+  if (items.empty()) return plan;
+  plan.requests = split_into_requests(plan.shared_len, item_costs, limit);
+  plan.cost.requests = static_cast<int64_t>(plan.requests.size());
+  plan.cost.prompt_tokens += plan.cost.requests * plan.shared_len;
+  return plan;
+}
+
 GenerateDecisions generate_decisions(Session& session, const PromptEncoder& prompts,
                                      const ScoringArtifact& artifact, std::span<const int32_t> query,
                                      const std::vector<std::string>& items, int64_t max_request_tokens) {
@@ -68,17 +87,12 @@ GenerateDecisions generate_decisions(Session& session, const PromptEncoder& prom
   out.decisions.resize(items.size());
   if (items.empty()) return out;
 
-  const GenerateItemCosts costs = generate_item_costs(prompts, artifact, items);
-  const std::vector<int32_t>& answer_instruction = prompts.generate_answer_tokens();
-  const int64_t shared_len = static_cast<int64_t>(query.size() + answer_instruction.size());
   // A request holds the shared part, its item lines and room for their answers; it must fit
   // both the request limit and the model's positions.
-  std::vector<int64_t> item_costs(items.size());
-  for (size_t i = 0; i < items.size(); ++i)
-    item_costs[i] = static_cast<int64_t>(costs.item_lines[i].size()) + costs.answer_budgets[i];
   const int64_t limit = std::min(max_request_tokens, session.model().config().max_position_embeddings);
-
-  for (const ItemRange& range : split_into_requests(shared_len, item_costs, limit)) {
+  const GenerationPlan plan = plan_generation(prompts, artifact, static_cast<int64_t>(query.size()), items, limit);
+  const GenerateItemCosts& costs = plan.items;
+  for (const ItemRange& range : plan.requests) {
     const auto lines =
         std::span(costs.item_lines).subspan(static_cast<size_t>(range.begin), static_cast<size_t>(range.size()));
     const std::vector<int32_t> prompt = prompts.generate_prompt(query, lines);

@@ -26,7 +26,9 @@
 
 #include "model/session.h"
 #include "scoring/plan.h"
+#include "scoring/plan_cost.h"
 #include "scoring/prompt.h"
+#include "scoring/request_sizing.h"
 
 namespace sift {
 
@@ -47,6 +49,19 @@ struct GenerateItemCosts {
 };
 GenerateItemCosts generate_item_costs(const PromptEncoder& prompts, const ScoringArtifact& artifact,
                                       const std::vector<std::string>& items);
+
+// A row's packed generation as generate_decisions runs it: its item lines and answer budgets,
+// split into requests that each hold the shared part (the query and the answer instruction),
+// their item lines and room for their answers within `limit` tokens (an Error naming the
+// lengths when an item cannot fit even alone), and what that costs (scoring/plan_cost.h).
+struct GenerationPlan {
+  GenerateItemCosts items;
+  int64_t shared_len = 0;  // Lq + La: the query and the answer instruction
+  std::vector<ItemRange> requests;
+  PlanCost cost;
+};
+GenerationPlan plan_generation(const PromptEncoder& prompts, const ScoringArtifact& artifact, int64_t query_len,
+                               const std::vector<std::string>& items, int64_t limit);
 
 // Greedy decoding after `prompt` (prefill, then one-token steps); at most `budget` tokens;
 // stops early at the model's EOS (not included) or once stop_after(token) is true for a

@@ -9,12 +9,6 @@ namespace {
 
 int32_t as_i32(int64_t value) { return static_cast<int32_t>(value); }
 
-int64_t total_len(std::span<const TokenIds> items) {
-  int64_t n = 0;
-  for (const TokenIds& item : items) n += static_cast<int64_t>(item.size());
-  return n;
-}
-
 }  // namespace
 
 ForwardRequest ForwardCall::request(std::span<const int32_t> vocab_rows) const {
@@ -49,10 +43,6 @@ void append_request(ForwardCall& call, std::span<const int32_t> query, std::span
   const KeyRange query_keys = append_run(call, query, 0, {});
   append_items(call, query_keys, items, row, first_item);
   call.requests.push_back({row, call.n_tokens() - start});
-}
-
-int64_t prompt_tokens(const TokenRow& row) {
-  return static_cast<int64_t>(row.query.size()) + total_len(row.items);
 }
 
 void check_row_fits(int64_t max_positions, const TokenRow& row, int64_t request_limit, std::string_view flags) {

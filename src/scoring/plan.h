@@ -89,10 +89,6 @@ struct TokenRow {
   std::span<const TokenIds> items;
 };
 
-// Lq + sum of L_i: the row's prompt tokens packed as one MIS sequence, what queues and
-// forward-call budgets count.
-int64_t prompt_tokens(const TokenRow& row);
-
 struct PlanLimits {
   int64_t max_request_tokens = 0;  // one request: Lq + its items (positions, memory)
   int64_t max_call_tokens = 0;     // one forward call: the requests packed into it

@@ -31,7 +31,11 @@ std::vector<ItemRange> split_into_requests(int64_t query_len, std::span<const in
       fail("the query ({} tokens) with item {} ({} tokens) is {} tokens, more than the request limit of {} "
            "(--max-request-tokens)",
            query_len, i, item_lens[i], query_len + item_lens[i], max_request_tokens);
+  return group_in_order(query_len, item_lens, max_request_tokens);
+}
 
+std::vector<ItemRange> group_in_order(int64_t query_len, std::span<const int64_t> item_lens, int64_t max_request_tokens) {
+  const int64_t n_items = static_cast<int64_t>(item_lens.size());
   std::vector<ItemRange> groups;
   int64_t group_tokens = query_len;
   for (int64_t i = 0; i < n_items; ++i) {

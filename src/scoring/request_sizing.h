@@ -59,4 +59,8 @@ struct ItemRange {
 std::vector<ItemRange> split_into_requests(int64_t query_len, std::span<const int64_t> item_lens,
                                            int64_t max_request_tokens);
 
+// The same greedy grouping without the check: an item that does not fit with the query is a
+// group of its own (for counting a plan's requests, scoring/plan_cost.h).
+std::vector<ItemRange> group_in_order(int64_t query_len, std::span<const int64_t> item_lens, int64_t max_request_tokens);
+
 }  // namespace sift

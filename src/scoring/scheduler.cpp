@@ -6,14 +6,23 @@
 #include <unordered_set>
 
 #include "core/error.h"
+#include "scoring/generate_mode.h"
 #include "scoring/request_sizing.h"
 
 namespace sift {
 
-int64_t job_prompt_tokens(const ScoringJob& job) {
-  int64_t n = static_cast<int64_t>(job.query.size());
-  for (const TokenIds& item : job.items) n += static_cast<int64_t>(item.size());
-  return std::max<int64_t>(n, 1);
+PlanCost job_plan_cost(const ScoringJob& job, const SchedulerSettings& settings) {
+  if (job.mode == ScoringMode::Generate) {
+    if (!settings.generate) fail("mode generate scores text with a labeler's prompts; none was given here");
+    const GenerateSetup& setup = *settings.generate;
+    const auto query_len = static_cast<int64_t>(setup.prompts->query_tokens(job.query_text).size());
+    const int64_t limit = std::min(setup.max_request_tokens, settings.max_positions);
+    return plan_generation(*setup.prompts, *setup.artifact, query_len, job.item_texts, limit).cost;
+  }
+  std::vector<int64_t> lengths;
+  lengths.reserve(job.items.size());
+  for (const TokenIds& item : job.items) lengths.push_back(static_cast<int64_t>(item.size()));
+  return plan_cost(job.mode, static_cast<int64_t>(job.query.size()), lengths, settings.request_tokens);
 }
 
 namespace {

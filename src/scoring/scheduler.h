@@ -28,7 +28,8 @@
 //   result.scores, labels   YesProbability (label = score >= job.threshold); label_scores otherwise
 //   result.requests         requests in the mode's own sense
 //   result.prefill_tokens   the prompt tokens of its requests: its cost scored alone, the same
-//                           whatever ran beside it and whatever the cache held
+//                           whatever ran beside it and whatever the cache held (job_plan_cost's
+//                           prompt_tokens, counted before the job runs)
 //   result.cached_tokens    of those, the query tokens whose keys were reused (the same call,
 //                           kept keys) instead of run: prefill - cached is what it cost here
 //   result.error            a row that does not fit, or the first score that is not a
@@ -47,6 +48,7 @@
 #include "model/config.h"
 #include "scoring/engine.h"
 #include "scoring/plan.h"
+#include "scoring/plan_cost.h"
 #include "scoring/prefix_cache.h"
 #include "scoring/scoring_job.h"
 
@@ -60,7 +62,7 @@ class SchedulerObserver {
   virtual void job_started(double queue_seconds) {}               // a worker took a job
   virtual void job_dropped(std::string_view reason) {}            // "deadline"
   // A worker is about to run `jobs` (claimed, the expired dropped), on its own thread, before
-  // any compute; it may hold the worker there (sift serve's test gate, serve/engine_gate.h).
+  // any compute; it may hold the worker there (sift serve's test gate, serve/test_gate.h).
   virtual void batch_starting(int64_t jobs) {}
   virtual void call_done(int64_t tokens, int64_t jobs) {}         // a forward call: its new tokens, the jobs in it
   virtual void work_done(int64_t tokens, int64_t labels) {}       // tokens run, items scored
@@ -80,15 +82,22 @@ struct SchedulerSettings {
   std::optional<GenerateSetup> generate;      // mode generate (none: refused)
 };
 
+// What the job's plan runs under these settings (scoring/plan_cost.h): from its token lengths
+// (modes mis, independent, prefix), or from its text in mode generate (tokenized and split as
+// the engine will: an Error when settings.generate is unset or an item cannot fit a request).
+// The queue's measure of a job (ScoringJob::cost) and, for the baselines, their usage: the
+// prefill the scheduler then counts in result.prefill_tokens is its prompt_tokens.
+PlanCost job_plan_cost(const ScoringJob& job, const SchedulerSettings& settings);
+
 // Runs `jobs` to the end on `engine`, on the calling thread; each job (claimed or not) is
 // finished on the way. A failure of the engine finishes every unfinished job with its message
 // and is rethrown.
 void run_jobs(Engine& engine, std::span<ScoringJob* const> jobs, const SchedulerSettings& settings);
 
-// The queue in front of the engines: jobs wait in order, bounded by their prompt tokens;
-// each engine's worker takes what is queued, up to one call's tokens (never waiting for a
-// full batch once something is there), drops the jobs abandoned or past their deadline
-// (nothing computed), and runs the rest with run_jobs.
+// The queue in front of the engines: jobs wait in order, bounded by their cost (what their
+// plans run); each engine's worker takes what is queued, up to one call's tokens (never
+// waiting for a full batch once something is there), drops the jobs abandoned or past their
+// deadline (nothing computed), and runs the rest with run_jobs.
 class Scheduler {
  public:
   Scheduler(std::vector<std::unique_ptr<Engine>> engines, const SchedulerSettings& settings,

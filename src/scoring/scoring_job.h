@@ -37,7 +37,7 @@ struct ScoringJob {
   std::string query_text;               // mode generate works on text
   std::vector<std::string> item_texts;
   double threshold = 0.5;               // YesProbability: label = score >= threshold
-  int64_t cost = 0;                     // prompt tokens (query + items): the queue's measure
+  int64_t cost = 0;                     // what its plan runs (job_plan_cost, scheduler.h): the queue's measure
   Clock::time_point arrived = Clock::now();
   std::optional<Clock::time_point> deadline;  // not started by then: dropped, nothing computed
   std::function<void(ScoringJob&)> on_done;   // called once, by finish()
@@ -64,6 +64,10 @@ struct ScoringJob {
     std::lock_guard lock(mutex_);
     return state_ == State::Done;
   }
+  bool abandoned() const {
+    std::lock_guard lock(mutex_);
+    return state_ == State::Abandoned;
+  }
   void wait() {
     std::unique_lock lock(mutex_);
     done_.wait(lock, [&] { return state_ == State::Done; });
@@ -87,8 +91,5 @@ struct ScoringJob {
   std::condition_variable done_;
   State state_ = State::Queued;
 };
-
-// Prompt tokens of the job (query + items, at least 1): what queues and budgets count.
-int64_t job_prompt_tokens(const ScoringJob& job);
 
 }  // namespace sift

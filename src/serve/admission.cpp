@@ -9,11 +9,6 @@ constexpr int64_t kFixedBytes = 512;
 
 [[noreturn]] void too_large(const char* field, const std::string& message) { throw BadRequest(field, message, 413); }
 
-void check_items(size_t n_items, const char* field, const AdmissionLimits& limits) {
-  if (static_cast<int64_t>(n_items) > limits.max_items)
-    too_large(field, fmt::format("the request has {} {}, more than --max-items {}", n_items, field, limits.max_items));
-}
-
 void check_response(int64_t bytes, const AdmissionLimits& limits) {
   if (bytes > limits.max_response_bytes)
     too_large("", fmt::format("the response would be up to {} bytes, more than --max-response-mb ({} bytes)", bytes,
@@ -25,14 +20,12 @@ int64_t echoed(bool echoes, size_t body_bytes) { return echoes ? static_cast<int
 }  // namespace
 
 void admit(const LabelRequest& request, size_t body_bytes, const AdmissionLimits& limits) {
-  check_items(request.items.size(), "items", limits);
   // Per item: its score, its label ("false,") and, in mode generate, its index in "unparsed".
   const int64_t n_items = static_cast<int64_t>(request.items.size());
   check_response(kFixedBytes + n_items * (kBytesPerScore + 6 + 8) + echoed(request.has_item_ids, body_bytes), limits);
 }
 
 void admit(const ScoreRequest& request, size_t body_bytes, const AdmissionLimits& limits) {
-  check_items(request.items.size(), "items", limits);
   // Each count is below 2^30 (a body is at most 1 GiB), so the product fits 64 bits.
   const int64_t n_items = static_cast<int64_t>(request.items.size());
   const int64_t n_labels = static_cast<int64_t>(request.label_token_ids.size());
@@ -45,7 +38,6 @@ void admit(const ScoreRequest& request, size_t body_bytes, const AdmissionLimits
 }
 
 void admit(const RerankRequest& request, size_t body_bytes, const AdmissionLimits& limits) {
-  check_items(request.documents.size(), "documents", limits);
   // Per document: {"index": N, "relevance_score": x} (and its text, echoed, with return_documents).
   const int64_t n_documents = static_cast<int64_t>(request.documents.size());
   check_response(kFixedBytes + n_documents * (kBytesPerScore + 48) + echoed(request.return_documents, body_bytes),

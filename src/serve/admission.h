@@ -4,9 +4,12 @@
 // status 413) naming the limit and the flag that sets it:
 //
 //   items            items (/v1/label, /v1/score) or documents (/v1/rerank)  --max-items
+//                    (counted while the body is parsed: api_requests.h)
 //   scores           /v1/score: items x label_token_ids, one number each      --max-scores
 //   response bytes   the answer's size, bounded from the body (below)         --max-response-mb
 //
+// What its plan runs, once it is tokenized, is then charged against --max-queue-tokens
+// (service.h).
 // The response bound, in bytes: 512 for the fixed fields, and per item kBytesPerScore for each
 // number it gets (a double's longest shortest-round-trip text, with its comma) plus its label
 // or index; whatever the answer echoes (/v1/label's ids, /v1/rerank's documents) is counted as

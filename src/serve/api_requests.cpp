@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -18,11 +19,17 @@ using nlohmann::json;
 [[noreturn]] void bad(const std::string& field, const std::string& message) { throw BadRequest(field, message); }
 
 // The body as JSON, strictly: a key twice in one object or an integer beyond 64 bits is a 400
-// naming it, never the last value or a rounded number.
-json parse_body(std::string_view body) {
+// naming it, never the last value or a rounded number. The list field `items_field` is counted
+// while the body is parsed: past max_items the parse stops with a 413 (--max-items), before
+// the rest of the list is built.
+json parse_body(std::string_view body, const char* items_field, int64_t max_items) {
   json object;
   try {
-    object = parse_json(body, "request body", {.unique_keys = true, .exact_integers = true});
+    object = parse_json(body, "request body",
+                        {.unique_keys = true, .exact_integers = true,
+                         .array_cap = JsonArrayCap{items_field, static_cast<size_t>(std::max<int64_t>(0, max_items))}});
+  } catch (const JsonArrayTooLong& e) {
+    throw BadRequest(e.path(), fmt::format("the request has more than --max-items {} {}", max_items, items_field), 413);
   } catch (const JsonValueError& e) {
     bad(e.path(), e.what());
   } catch (const Error& e) {  // not JSON, a number out of range (1e400), nested too deep
@@ -121,8 +128,8 @@ JsonRowItems text_items(const json& list, const char* field, bool with_ids) {
 
 }  // namespace
 
-LabelRequest parse_label_request(std::string_view body) {
-  const json object = parse_body(body);
+LabelRequest parse_label_request(std::string_view body, int64_t max_items) {
+  const json object = parse_body(body, "items", max_items);
   LabelRequest request;
   request.common = common_of(object);
   request.query = string_of(require(object, "query"), "query");
@@ -148,8 +155,8 @@ LabelRequest parse_label_request(std::string_view body) {
   return request;
 }
 
-ScoreRequest parse_score_request(std::string_view body) {
-  const json object = parse_body(body);
+ScoreRequest parse_score_request(std::string_view body, int64_t max_items) {
+  const json object = parse_body(body, "items", max_items);
   ScoreRequest request;
   request.common = common_of(object);
   const json& query = require(object, "query");
@@ -181,8 +188,8 @@ ScoreRequest parse_score_request(std::string_view body) {
   return request;
 }
 
-RerankRequest parse_rerank_request(std::string_view body) {
-  const json object = parse_body(body);
+RerankRequest parse_rerank_request(std::string_view body, int64_t max_items) {
+  const json object = parse_body(body, "documents", max_items);
   RerankRequest request;
   request.common = common_of(object);
   request.query = string_of(require(object, "query"), "query");

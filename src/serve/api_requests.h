@@ -89,9 +89,11 @@ struct RerankRequest {
   bool return_documents = false;
 };
 
-// Each throws BadRequest. `body` is the raw request body.
-LabelRequest parse_label_request(std::string_view body);
-ScoreRequest parse_score_request(std::string_view body);
-RerankRequest parse_rerank_request(std::string_view body);
+// Each throws BadRequest. `body` is the raw request body. Its items (documents) are counted
+// while it is parsed: one more than max_items (--max-items) stops the parse with a 413, so a
+// body of millions of tiny items is never built whole.
+LabelRequest parse_label_request(std::string_view body, int64_t max_items);
+ScoreRequest parse_score_request(std::string_view body, int64_t max_items);
+RerankRequest parse_rerank_request(std::string_view body, int64_t max_items);
 
 }  // namespace sift::serve

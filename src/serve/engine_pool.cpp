@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/parallel.h"
-#include "serve/engine_gate.h"
+#include "serve/test_gate.h"
 
 namespace sift::serve {
 namespace {
@@ -31,7 +31,7 @@ PlanLimits serve_limits(const LoadedLabeler& labeler, int64_t max_batch_tokens) 
 // The scheduler's hooks: /metrics, and the test gate before each batch.
 class EnginePool::Observer final : public SchedulerObserver {
  public:
-  explicit Observer(Metrics& metrics) : metrics_(metrics), gate_(EngineGate::from_environment()) {}
+  explicit Observer(Metrics& metrics) : metrics_(metrics), gate_(TestGate::from_environment(kEngineGateVariable)) {}
 
   void queue_changed(int64_t jobs, int64_t tokens) override { metrics_.queue_changed(jobs, tokens); }
   void job_started(double queue_seconds) override { metrics_.observe_queue_wait(queue_seconds); }
@@ -42,7 +42,7 @@ class EnginePool::Observer final : public SchedulerObserver {
 
  private:
   Metrics& metrics_;
-  EngineGate gate_;
+  TestGate gate_;
 };
 
 EnginePool::EnginePool(const LoadedLabeler& labeler, const EnginePoolOptions& options, Metrics& metrics)

@@ -10,7 +10,7 @@
 // The scheduler packs, reuses query keys, drops jobs abandoned or past their deadline, reads
 // the answers out (scoring/readout.h) and finishes each job, whose on_done hands it back to
 // its connection. What serve adds is its observer: /metrics' counters, and the test gate
-// (engine_gate.h), which holds each worker before each batch it runs.
+// (test_gate.h), which holds each worker before each batch it runs.
 //
 // close() stops taking new jobs, runs everything already queued, and joins the workers.
 #include <cstdint>
@@ -45,6 +45,8 @@ class EnginePool {
 
   // The call and request limits every job is checked against before it is queued.
   const PlanLimits& limits() const { return limits_; }
+  // What the scheduler plans with (job_plan_cost: what a job costs in the queue).
+  const SchedulerSettings& settings() const { return scheduler_->settings(); }
   PrefixCacheStats cache_stats() const { return cache_.stats(); }
 
  private:

@@ -56,6 +56,11 @@ void Metrics::count_request(std::string_view route, int status, double seconds) 
   durations_.try_emplace(std::string(route), kSecondsBuckets).first->second.observe(seconds);
 }
 
+void Metrics::preparing_changed(int64_t requests_delta) {
+  std::lock_guard lock(mutex_);
+  preparing_requests_ += requests_delta;
+}
+
 void Metrics::queue_changed(int64_t requests_delta, int64_t tokens_delta) {
   std::lock_guard lock(mutex_);
   queue_requests_ += requests_delta;
@@ -109,9 +114,11 @@ std::string Metrics::render(const PrefixCacheStats& cache) const {
     fmt::format_to(std::back_inserter(out), "sift_requests_total{{route=\"{}\",status=\"{}\"}} {}\n", key.first, key.second, n);
   header(out, "sift_request_duration_seconds", "histogram", "arrival to response, by route");
   for (const auto& [route, h] : durations_) histogram_lines(out, "sift_request_duration_seconds", fmt::format("route=\"{}\",", route), h);
+  header(out, "sift_preparing_requests", "gauge", "requests being rendered and tokenized, or waiting for it");
+  line("sift_preparing_requests", preparing_requests_);
   header(out, "sift_queue_requests", "gauge", "requests queued for the engine");
   line("sift_queue_requests", queue_requests_);
-  header(out, "sift_queue_tokens", "gauge", "prompt tokens queued for the engine");
+  header(out, "sift_queue_tokens", "gauge", "tokens the plans of the queued requests run");
   line("sift_queue_tokens", queue_tokens_);
   header(out, "sift_queue_wait_seconds", "histogram", "arrival to the engine taking the request");
   histogram_lines(out, "sift_queue_wait_seconds", "", queue_wait_);

@@ -3,7 +3,9 @@
 // (version 0.0.4) for GET /metrics:
 //
 //   sift_requests_total{route,status}         counter   every answered request
-//   sift_queue_requests, sift_queue_tokens    gauge     queued, not yet taken by the engine
+//   sift_preparing_requests                   gauge     parsed, being rendered and tokenized (preparation.h)
+//   sift_queue_requests, sift_queue_tokens    gauge     queued, not yet taken by the engine (tokens:
+//                                                       what their plans run, scoring/plan_cost.h)
 //   sift_batch_tokens, sift_batch_requests    histogram per forward call: new tokens, HTTP requests in it
 //   sift_prefill_tokens_total                 counter   tokens run through the model
 //   sift_labels_total                         counter   items scored
@@ -43,6 +45,7 @@ class Metrics {
   Metrics();
 
   void count_request(std::string_view route, int status, double seconds);
+  void preparing_changed(int64_t requests_delta);
   void queue_changed(int64_t requests_delta, int64_t tokens_delta);
   void count_call(int64_t new_tokens, int64_t requests);
   void count_work(int64_t prefill_tokens, int64_t labels);
@@ -60,7 +63,7 @@ class Metrics {
   std::map<std::string, Histogram> durations_;  // by route
   std::map<std::string, int64_t> dropped_, refused_, timed_out_;
   int64_t connections_ = 0;
-  int64_t queue_requests_ = 0, queue_tokens_ = 0, prefill_tokens_ = 0, labels_ = 0;
+  int64_t preparing_requests_ = 0, queue_requests_ = 0, queue_tokens_ = 0, prefill_tokens_ = 0, labels_ = 0;
   Histogram batch_tokens_, batch_requests_, queue_wait_;
 };
 

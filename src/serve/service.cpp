@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "scoring/plan_cost.h"
 #include "scoring/truncation.h"
 #include "serve/api_requests.h"
 
@@ -40,49 +41,48 @@ TokenIds concat(const TokenIds& a, const TokenIds& b) {
 }
 
 // The row's prompt: the query once, then every item (mode mis's [query; item_1; ...; item_n]).
-int64_t prompt_tokens(const Job& job) {
+int64_t row_prompt_tokens(const Job& job) {
   int64_t n = static_cast<int64_t>(job.query.size());
   for (const TokenIds& item : job.items) n += static_cast<int64_t>(item.size());
   return n;
 }
 
 // OpenAI's usage: prompt_tokens is the whole prompt, however much of it the query-KV cache
-// served; prompt_tokens_details.cached_tokens is that part: the prompt less what was run,
+// served; prompt_tokens_details.cached_tokens is that part. In mode mis the prompt is the row's
+// (the query once, then every item) and the cached part the prompt less what was run,
 //   run = result.prefill_tokens - result.cached_tokens   (the scheduler's: its requests' tokens
 //                                                         less the query tokens reused)
 // so the query's tokens when its K/V was reused, 0 when it ran (once, or in each of a split
-// row's calls with the cache off). The engine's own modes (the baselines) run their prompts
-// whole: their prompt is what they prefilled, nothing cached. Prefill work = prompt_tokens -
-// cached_tokens.
+// row's calls with the cache off). The baselines' prompt is every prompt their plan runs (the
+// query with each item in mode independent; the query once, then each item, in prefix; the
+// packed prompts of generate), and the cached part the query tokens they reused (prefix's
+// query, when its K/V was kept). Prefill work = prompt_tokens - cached_tokens.
 json usage_of(const Job& job) {
   const bool mis = job.mode == ScoringMode::Mis;
-  const int64_t prompt = mis ? prompt_tokens(job) : job.result.prefill_tokens;
+  const int64_t prompt = mis ? row_prompt_tokens(job) : job.plan.prompt_tokens;
   const int64_t run = job.result.prefill_tokens - job.result.cached_tokens;
-  const int64_t cached = mis ? std::max<int64_t>(0, prompt - run) : 0;
+  const int64_t cached = mis ? std::max<int64_t>(0, prompt - run) : job.result.cached_tokens;
   json usage = {{"prompt_tokens", prompt}, {"prompt_tokens_details", {{"cached_tokens", cached}}}};
   if (job.truncated_tokens > 0) usage["truncated_tokens"] = job.truncated_tokens;  // as sift score's usage
   return usage;
 }
 
-// The job of a text row scored with the labeler's templates (label, rerank).
-std::shared_ptr<Job> templated_job(const LoadedLabeler& engine, const std::string& query,
-                                   const std::vector<std::string>& items, const char* items_field) {
-  auto job = std::make_shared<Job>();
+// The row rendered with the labeler's templates and tokenized (label, rerank).
+void tokenize_row(const LoadedLabeler& engine, Job& job, const std::string& query, const std::vector<std::string>& items,
+                  const char* items_field) {
   try {
-    job->query = engine.prompts().query_tokens(query);
+    job.query = engine.prompts().query_tokens(query);
   } catch (const Error& e) {
     throw BadRequest("query", fmt::format("query: {}", e.what()));
   }
+  job.items.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     try {
-      job->items.push_back(engine.prompts().item_tokens(items[i]));
+      job.items.push_back(engine.prompts().item_tokens(items[i]));
     } catch (const Error& e) {
       throw BadRequest(fmt::format("{}[{}]", items_field, i), fmt::format("{}[{}]: {}", items_field, i, e.what()));
     }
   }
-  job->readout = Readout::yes_no(engine.answer_ids());
-  job->threshold = engine.artifact().threshold;
-  return job;
 }
 
 // A /v1/score prompt part cut to `target` tokens: text to its longest prefix (Right) or suffix
@@ -139,8 +139,24 @@ Started answered(Reply reply) {
   return started;
 }
 
-void set_deadline(Job& job, const CommonFields& common) {
-  if (common.timeout_ms) job.deadline = job.arrived + std::chrono::milliseconds(*common.timeout_ms);
+// A request's job as it arrives: its deadline, if it asks for one.
+std::shared_ptr<Job> new_job(const CommonFields& common) {
+  auto job = std::make_shared<Job>();
+  if (common.timeout_ms) job->deadline = job->arrived + std::chrono::milliseconds(*common.timeout_ms);
+  return job;
+}
+
+// Runs `step`; what it throws is the reply that refuses the request (none when it returned).
+template <typename Step>
+std::optional<Reply> refusal_of(Step&& step) {
+  try {
+    step();
+    return std::nullopt;
+  } catch (const BadRequest& e) {
+    return error_reply(e.status(), e.what(), e.field());
+  } catch (const std::exception& e) {
+    return error_reply(500, e.what());
+  }
 }
 
 }  // namespace
@@ -152,7 +168,8 @@ Service::Service(const LoadedLabeler& engine, const ServiceOptions& options, Met
       pool_(engine,
             {.max_batch_tokens = options.max_batch_tokens, .max_queue_tokens = options.max_queue_tokens,
              .kv_cache_bytes = options.kv_cache_bytes, .threads = options.threads, .workers = options.workers},
-            metrics_) {}
+            metrics_),
+      preparation_(options.prepare_threads, kMaxPreparingBytes) {}
 
 void Service::check_fits(const Job& job, std::string_view items_field) const {
   try {
@@ -162,21 +179,62 @@ void Service::check_fits(const Job& job, std::string_view items_field) const {
   }
 }
 
-Started Service::queue(std::shared_ptr<Job> job, std::function<void()> on_done, std::function<Reply()> answer) {
-  if (job->items.empty()) return answered(answer());  // nothing to score
-  job->cost = job_prompt_tokens(*job);
-  if (job->cost > options_.max_queue_tokens)  // could never be admitted: not "retry later"
-    return answered(error_reply(413, fmt::format("the request has {} prompt tokens, more than --max-queue-tokens {}",
-                                                 job->cost, options_.max_queue_tokens), "items"));
+void Service::check_queue_room(const PlanCost& plan, ScoringMode mode, std::string_view items_field) const {
+  if (plan.tokens() <= options_.max_queue_tokens) return;  // could never be admitted: not "retry later"
+  const std::string parts =
+      plan.decode_tokens > 0 ? fmt::format(" ({} prompt, up to {} generated)", plan.prompt_tokens, plan.decode_tokens) : "";
+  throw BadRequest(std::string(items_field),
+                   fmt::format("the request runs {} tokens through the model in mode {}{}, more than --max-queue-tokens {}",
+                               plan.tokens(), scoring_mode_name(mode), parts, options_.max_queue_tokens),
+                   413);
+}
+
+Started Service::prepare(std::shared_ptr<Job> job, size_t body_bytes, const char* items_field,
+                         std::function<void()> on_done, Build build, std::function<Reply()> answer) {
   job->on_done = [done = std::move(on_done)](ScoringJob&) { done(); };
-  if (!pool_.submit(job))
-    return answered(retry_reply(429, fmt::format("the queue holds more than --max-queue-tokens {} prompt tokens; retry "
-                                                 "later", options_.max_queue_tokens)));
+  metrics_.preparing_changed(1);
+  const bool posted = preparation_.post(
+      [this, job, items_field, build = std::move(build)] { build_and_queue(job, build, items_field); },
+      static_cast<int64_t>(body_bytes));
+  if (!posted) {
+    metrics_.preparing_changed(-1);
+    return answered(retry_reply(429, fmt::format("more than {} MiB of requests wait to be tokenized; retry later",
+                                                 kMaxPreparingBytes >> 20)));
+  }
   return {.reply = std::nullopt, .job = std::move(job), .answer = std::move(answer)};
+}
+
+void Service::build_and_queue(const std::shared_ptr<Job>& job, const Build& build, const char* items_field) {
+  std::optional<Reply> refusal = refusal_of([&] { build(*job); });
+  metrics_.preparing_changed(-1);
+  if (!refusal) refusal = refusal_of([&] { queue(job, items_field); });
+  if (refusal) finish_here(*job, std::move(refusal));
+}
+
+void Service::queue(const std::shared_ptr<Job>& job, const char* items_field) {
+  if (job->items.empty() && job->item_texts.empty()) return finish_here(*job, std::nullopt);  // nothing to score
+  try {
+    job->plan = job_plan_cost(*job, pool_.settings());
+  } catch (const Error& e) {  // mode generate: an item that cannot fit a request with the query
+    throw BadRequest(items_field, e.what());
+  }
+  job->cost = std::max<int64_t>(1, job->plan.tokens());
+  check_queue_room(job->plan, job->mode, items_field);
+  if (job->abandoned()) return;  // given up while it was prepared: its client has its answer
+  if (!pool_.submit(job))
+    finish_here(*job, retry_reply(429, fmt::format("the queue holds more than --max-queue-tokens {} tokens; retry later",
+                                                   options_.max_queue_tokens)));
+}
+
+void Service::finish_here(Job& job, std::optional<Reply> refusal) {
+  if (!job.claim()) return;  // given up meanwhile: its client has its answer
+  job.refusal = std::move(refusal);
+  job.finish();
 }
 
 Reply Service::answer(const Started& started) {
   const Job& job = *started.job;
+  if (job.refusal) return *job.refusal;
   if (job.expired) return error_reply(504, "timeout_ms passed before the work started; nothing was computed");
   if (!job.result.error.empty())
     return error_reply(job.mode == ScoringMode::Generate ? 400 : 500, job.result.error,
@@ -223,23 +281,89 @@ std::optional<Reply> Service::foreign_model(const CommonFields& common) const {
   return model_not_found_reply(*common.model, options_.model_name);
 }
 
+void Service::build_label(Job& job, const LabelRequest& request) const {
+  job.mode = request.mode;
+  job.readout = Readout::yes_no(engine_.answer_ids());
+  job.threshold = request.threshold.value_or(engine_.artifact().threshold);
+  if (job.mode == ScoringMode::Generate) {  // scored as text: the engine renders it, as its plan does
+    job.query_text = request.query;
+    job.item_texts = request.items;
+    return;
+  }
+  tokenize_row(engine_, job, request.query, request.items, "items");
+  if (request.truncation.truncate != Truncate::None) truncate_job(job, request.query, request.items, request.truncation);
+  check_fits(job, "items");
+}
+
+void Service::build_score(Job& job, ScoreRequest& request) const {
+  const int64_t vocab_size = engine_.model().config().vocab_size;
+  check_ids(request.label_token_ids, vocab_size, "label_token_ids");
+  job.readout = {Readout::Kind::LabelProbabilities, request.label_token_ids, request.apply_softmax};
+
+  // The prompt parts as ids: text is encoded as the client rendered it (the query with the
+  // tokenizer's BOS, if it adds one); ids are taken as they are.
+  const Tokenizer& tokenizer = engine_.tokenizer();
+  const bool text = std::holds_alternative<std::string>(request.query);
+  const TokenIds bos = text ? tokenizer.prefix_special_ids() : TokenIds{};
+  TokenIds query = text ? encode_rendered(tokenizer, std::get<std::string>(request.query), "query")
+                        : std::move(std::get<TokenIds>(request.query));
+  check_ids(query, vocab_size, "query");
+  std::vector<TokenIds> items;
+  items.reserve(request.items.size());
+  for (size_t i = 0; i < request.items.size(); ++i) {
+    const std::string field = fmt::format("items[{}]", i);
+    items.push_back(text ? encode_rendered(tokenizer, std::get<std::string>(request.items[i]), field)
+                         : std::move(std::get<TokenIds>(request.items[i])));
+    check_ids(items.back(), vocab_size, field);
+  }
+  if (request.truncation.truncate != Truncate::None)
+    job.truncated_tokens = truncate_parts(tokenizer, request, request_limit(), static_cast<int64_t>(bos.size()), query, items);
+  if (request.item_first) check_item_first(static_cast<int64_t>(bos.size() + query.size()), items);
+  job.items.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string field = fmt::format("items[{}]", i);
+    TokenIds item = std::move(items[i]);
+    // item_first: the prompt is [bos; item; query], a causal prompt of its own (no shared
+    // part to reuse), read at its last token.
+    if (request.item_first) item = concat(concat(bos, item), query);
+    if (item.empty()) throw BadRequest(field, fmt::format("{} has no tokens: the score is read at an item's last token", field));
+    job.items.push_back(std::move(item));
+  }
+  if (!request.item_first) job.query = concat(bos, query);
+  check_fits(job, "items");
+}
+
+void Service::check_item_first(int64_t query_len, const std::vector<TokenIds>& items) const {
+  const int64_t limit = request_limit();
+  std::vector<int64_t> lengths;
+  lengths.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    lengths.push_back(static_cast<int64_t>(items[i].size()) + query_len);
+    if (lengths.back() > limit)
+      throw BadRequest(fmt::format("items[{}]", i),
+                       fmt::format("items[{}] with the query (item_first: one prompt [item; query]) is {} tokens, more "
+                                   "than a request holds: {} ({}, and the model's max_position_embeddings {})",
+                                   i, lengths.back(), limit, pool_.limits().flags,
+                                   engine_.model().config().max_position_embeddings));
+  }
+  check_queue_room(plan_cost(ScoringMode::Mis, 0, lengths, pool_.settings().request_tokens), ScoringMode::Mis, "items");
+}
+
+void Service::build_rerank(Job& job, const RerankRequest& request) const {
+  tokenize_row(engine_, job, request.query, request.documents, "documents");
+  job.readout = Readout::yes_no(engine_.answer_ids());
+  job.threshold = engine_.artifact().threshold;
+  check_fits(job, "documents");
+}
+
 Started Service::label(std::string_view body, std::function<void()> on_done) {
-  auto request = std::make_shared<const LabelRequest>(parse_label_request(body));
+  auto request = std::make_shared<const LabelRequest>(parse_label_request(body, options_.admission.max_items));
   if (std::optional<Reply> refused = foreign_model(request->common)) return answered(std::move(*refused));
   admit(*request, body.size(), options_.admission);
-  std::shared_ptr<Job> job = templated_job(engine_, request->query, request->items, "items");
-  set_deadline(*job, request->common);
-  job->mode = request->mode;
-  if (request->truncation.truncate != Truncate::None) truncate_job(*job, request->query, request->items, request->truncation);
-  if (request->threshold) job->threshold = *request->threshold;
-  if (job->mode == ScoringMode::Generate) {
-    job->query_text = request->query;
-    job->item_texts = request->items;
-  } else {
-    check_fits(*job, "items");
-  }
+  auto job = new_job(request->common);
   const std::string version = engine_.artifact().version;
-  return queue(job, std::move(on_done), [request, job = job.get(), version, fingerprint = options_.fingerprint] {
+  return prepare(job, body.size(), "items", std::move(on_done), [this, request](Job& j) { build_label(j, *request); },
+                 [request, job = job.get(), version, fingerprint = options_.fingerprint] {
     const RowResult& result = job->result;
     json scores = json::array(), labels = json::array();
     for (size_t i = 0; i < result.scores.size(); ++i) {
@@ -262,44 +386,12 @@ Started Service::label(std::string_view body, std::function<void()> on_done) {
 }
 
 Started Service::score(std::string_view body, std::function<void()> on_done) {
-  const ScoreRequest request = parse_score_request(body);
-  if (std::optional<Reply> refused = foreign_model(request.common)) return answered(std::move(*refused));
-  admit(request, body.size(), options_.admission);
-  const int64_t vocab_size = engine_.model().config().vocab_size;
-  check_ids(request.label_token_ids, vocab_size, "label_token_ids");
-  auto job = std::make_shared<Job>();
-  set_deadline(*job, request.common);
-  job->readout = {Readout::Kind::LabelProbabilities, request.label_token_ids, request.apply_softmax};
-
-  // The prompt parts as ids: text is encoded as the client rendered it (the query with the
-  // tokenizer's BOS, if it adds one); ids are taken as they are.
-  const Tokenizer& tokenizer = engine_.tokenizer();
-  const bool text = std::holds_alternative<std::string>(request.query);
-  const TokenIds bos = text ? tokenizer.prefix_special_ids() : TokenIds{};
-  TokenIds query = text ? encode_rendered(tokenizer, std::get<std::string>(request.query), "query")
-                        : std::get<TokenIds>(request.query);
-  check_ids(query, vocab_size, "query");
-  std::vector<TokenIds> items;
-  for (size_t i = 0; i < request.items.size(); ++i) {
-    const std::string field = fmt::format("items[{}]", i);
-    items.push_back(text ? encode_rendered(tokenizer, std::get<std::string>(request.items[i]), field)
-                         : std::get<TokenIds>(request.items[i]));
-    check_ids(items.back(), vocab_size, field);
-  }
-  if (request.truncation.truncate != Truncate::None)
-    job->truncated_tokens = truncate_parts(tokenizer, request, request_limit(), static_cast<int64_t>(bos.size()), query, items);
-  for (size_t i = 0; i < items.size(); ++i) {
-    const std::string field = fmt::format("items[{}]", i);
-    TokenIds item = std::move(items[i]);
-    // item_first: the prompt is [bos; item; query], a causal prompt of its own (no shared
-    // part to reuse), read at its last token.
-    if (request.item_first) item = concat(concat(bos, item), query);
-    if (item.empty()) throw BadRequest(field, fmt::format("{} has no tokens: the score is read at an item's last token", field));
-    job->items.push_back(std::move(item));
-  }
-  if (!request.item_first) job->query = concat(bos, query);
-  check_fits(*job, "items");
-  return queue(job, std::move(on_done), [job = job.get(), model = options_.model_name, fingerprint = options_.fingerprint] {
+  auto request = std::make_shared<ScoreRequest>(parse_score_request(body, options_.admission.max_items));
+  if (std::optional<Reply> refused = foreign_model(request->common)) return answered(std::move(*refused));
+  admit(*request, body.size(), options_.admission);
+  auto job = new_job(request->common);
+  return prepare(job, body.size(), "items", std::move(on_done), [this, request](Job& j) { build_score(j, *request); },
+                 [job = job.get(), model = options_.model_name, fingerprint = options_.fingerprint] {
     json usage = usage_of(*job);
     usage["completion_tokens"] = 0;
     usage["total_tokens"] = usage["prompt_tokens"];
@@ -310,13 +402,12 @@ Started Service::score(std::string_view body, std::function<void()> on_done) {
 }
 
 Started Service::rerank(std::string_view body, std::function<void()> on_done) {
-  auto request = std::make_shared<const RerankRequest>(parse_rerank_request(body));
+  auto request = std::make_shared<const RerankRequest>(parse_rerank_request(body, options_.admission.max_items));
   if (std::optional<Reply> refused = foreign_model(request->common)) return answered(std::move(*refused));
   admit(*request, body.size(), options_.admission);
-  std::shared_ptr<Job> job = templated_job(engine_, request->query, request->documents, "documents");
-  set_deadline(*job, request->common);
-  check_fits(*job, "documents");
-  return queue(job, std::move(on_done), [request, job = job.get(), model = options_.model_name] {
+  auto job = new_job(request->common);
+  return prepare(job, body.size(), "documents", std::move(on_done), [this, request](Job& j) { build_rerank(j, *request); },
+                 [request, job = job.get(), model = options_.model_name] {
     // Most relevant first; ties keep input order.
     std::vector<size_t> order(request->documents.size());
     std::iota(order.begin(), order.end(), 0);

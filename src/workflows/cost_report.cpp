@@ -4,6 +4,7 @@
 
 #include "workflows/cost_model.h"
 #include "scoring/generate_mode.h"
+#include "scoring/plan_cost.h"
 #include "scoring/request_sizing.h"
 
 namespace sift {
@@ -20,23 +21,18 @@ RowCost measure_row_cost(const PromptEncoder& prompts, const ScoringArtifact& ar
     lengths.push_back(static_cast<int64_t>(item.size()));
     cost.item_tokens += lengths.back();
   }
-  cost.mis_requests = static_cast<int64_t>(split_into_requests(cost.query_tokens, lengths, max_request_tokens).size());
-  cost.mis_tokens = cost.mis_requests * cost.query_tokens + cost.item_tokens;
-  cost.independent_tokens = cost.n_items * cost.query_tokens + cost.item_tokens;
+  // The row's items must fit a request (scoring/plan_cost.h counts one that does not alone).
+  split_into_requests(cost.query_tokens, lengths, max_request_tokens);
+  const PlanCost mis = plan_cost(ScoringMode::Mis, cost.query_tokens, lengths, max_request_tokens);
+  cost.mis_tokens = mis.prompt_tokens;
+  cost.mis_requests = mis.requests;
+  cost.independent_tokens = plan_cost(ScoringMode::Independent, cost.query_tokens, lengths, max_request_tokens).prompt_tokens;
 
-  // Packed generation, split as generate_decisions splits it.
-  const GenerateItemCosts generate = generate_item_costs(prompts, artifact, items);
-  const int64_t shared = cost.query_tokens + static_cast<int64_t>(prompts.generate_answer_tokens().size());
-  std::vector<int64_t> generate_lengths;
-  int64_t item_lines = 0;
-  for (size_t i = 0; i < items.size(); ++i) {
-    generate_lengths.push_back(static_cast<int64_t>(generate.item_lines[i].size()) + generate.answer_budgets[i]);
-    item_lines += static_cast<int64_t>(generate.item_lines[i].size());
-    cost.generate_answer_tokens += generate.answer_budgets[i] - kAnswerSlackTokens;
-  }
-  cost.generate_requests =
-      items.empty() ? 0 : static_cast<int64_t>(split_into_requests(shared, generate_lengths, max_request_tokens).size());
-  cost.generate_prompt_tokens = cost.generate_requests * shared + item_lines;
+  const GenerationPlan generate = plan_generation(prompts, artifact, cost.query_tokens, items, max_request_tokens);
+  cost.generate_requests = generate.cost.requests;
+  cost.generate_prompt_tokens = generate.cost.prompt_tokens;
+  // What a perfect model writes: the budget less its slack.
+  cost.generate_answer_tokens = generate.cost.decode_tokens - kAnswerSlackTokens * cost.n_items;
   return cost;
 }
 

@@ -134,5 +134,25 @@ TEST(GenerateMode, SplitRequestsKeepRowNumbers) {
   EXPECT_EQ(out.decisions, (std::vector<std::optional<bool>>{true, true, false}));
 }
 
+TEST(GenerateMode, ThePlanCountsThePromptsItRunsAndBoundsWhatItDecodes) {
+  FakeTokenizer tokenizer;
+  const ScoringArtifact a = artifact();
+  PromptEncoder prompts(tokenizer, a);
+  const std::vector<int32_t> query = prompts.query_tokens("q");
+  const int64_t shared = static_cast<int64_t>(query.size() + prompts.generate_answer_tokens().size());
+  const int64_t per_item = 5 + (5 + kAnswerSlackTokens);  // "k. a\n" + answer budget
+  const std::vector<std::string> items = {"a", "b", "c"};
+  const GenerationPlan plan = plan_generation(prompts, a, static_cast<int64_t>(query.size()), items, shared + 2 * per_item);
+  EXPECT_EQ(plan.cost.requests, 2);
+  EXPECT_EQ(plan.cost.prompt_tokens, 2 * shared + 3 * 5) << "the shared part in each request, then every item line";
+  EXPECT_EQ(plan.cost.decode_tokens, 3 * (5 + kAnswerSlackTokens));
+  // What it then runs: the same prompts; at most the budget decoded (here the model never stops).
+  ScriptedSession model(std::vector<int32_t>(1000, 'x' + 16));
+  GenerateDecisions out = generate_decisions(model, prompts, a, query, items, shared + 2 * per_item);
+  EXPECT_EQ(out.prompt_tokens, plan.cost.prompt_tokens);
+  EXPECT_EQ(out.requests, plan.cost.requests);
+  EXPECT_EQ(out.generated_tokens, plan.cost.decode_tokens);
+}
+
 }  // namespace
 }  // namespace sift

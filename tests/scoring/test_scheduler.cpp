@@ -176,6 +176,29 @@ TEST(SchedulerPlan, PrefixRunsTheQueryAloneThenEachItemInACallOfItsOwn) {
   EXPECT_EQ(jobs.jobs[0].result.cached_tokens, 0);
 }
 
+TEST(SchedulerPlan, AJobsPlanCostIsThePrefillItsModeRuns) {
+  // A query of 6 and items of 2, 3 and 1 tokens, requests of at most 10: mis splits the row in
+  // two requests ({2}, {3, 1}), independent runs the query with each item, prefix once.
+  struct Want {
+    ScoringMode mode;
+    int64_t prompt_tokens, requests;
+  };
+  for (const Want& want : {Want{ScoringMode::Mis, 2 * 6 + 6, 2}, Want{ScoringMode::Independent, 3 * 6 + 6, 3},
+                           Want{ScoringMode::Prefix, 6 + 6, 3}}) {
+    Jobs jobs;
+    jobs.add(query_of(6, 1), {2, 3, 1}, want.mode);
+    const SchedulerSettings settings = budgets(10, 100);
+    const PlanCost plan = job_plan_cost(jobs.jobs[0], settings);
+    EXPECT_EQ(plan.prompt_tokens, want.prompt_tokens) << scoring_mode_name(want.mode);
+    EXPECT_EQ(plan.requests, want.requests) << scoring_mode_name(want.mode);
+    EXPECT_EQ(plan.tokens(), plan.prompt_tokens) << "nothing decoded";
+    RecordingEngine engine;
+    run_jobs(engine, jobs.pointers(), settings);
+    EXPECT_EQ(jobs.jobs[0].result.prefill_tokens, plan.prompt_tokens) << scoring_mode_name(want.mode);
+    EXPECT_EQ(jobs.jobs[0].result.requests, plan.requests) << scoring_mode_name(want.mode);
+  }
+}
+
 TEST(SchedulerPlan, KeptKeysComeFromTheCacheOrTheEngineOnlyWithReuse) {
   const Ids profile = query_of(8, 3);
   for (bool reuse : {false, true}) {
@@ -276,7 +299,7 @@ class SchedulerOnAModel : public ::testing::Test {
       job->readout = readout;
       job->query = rows.queries[r % 3];
       job->items = rows.items[r];
-      job->cost = job_prompt_tokens(*job);
+      job->cost = job_plan_cost(*job, settings(4096, nullptr)).tokens();
       jobs.push_back(job);
     }
     return jobs;

@@ -4,7 +4,7 @@
 // engines are busy the queue admits jobs up to --max-queue-tokens and refuses the next; a job
 // whose deadline passed before an engine took it is finished unrun (504), one abandoned while
 // queued is never run; close() runs what is queued and admits nothing more. Where a check
-// needs the engines busy, they are held by their test gate (serve/engine_gate.h: a FIFO),
+// needs the engines busy, they are held by their test gate (serve/test_gate.h: a FIFO),
 // never by timing.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -23,7 +23,7 @@
 #include "../io/safetensors_test_files.h"
 #include "../label/tiny_labeler.h"
 #include "prometheus_text.h"
-#include "serve/engine_gate.h"
+#include "serve/test_gate.h"
 #include "serve/engine_pool.h"
 #include "serve/job.h"
 

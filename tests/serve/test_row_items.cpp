@@ -60,14 +60,14 @@ TEST(RowItems, EveryReaderGivesTheSameMessageAndPath) {
       EXPECT_EQ(e.what(), bad.message);
     }
     try {
-      serve::parse_label_request(row.dump());
+      serve::parse_label_request(row.dump(), 10'000);
       ADD_FAILURE() << "/v1/label accepted it";
     } catch (const serve::BadRequest& e) {
       EXPECT_EQ(e.what(), bad.message);
       EXPECT_EQ(e.field(), bad.param);
     }
     try {
-      serve::parse_rerank_request(json{{"query", "q"}, {"documents", bad.items}}.dump());
+      serve::parse_rerank_request(json{{"query", "q"}, {"documents", bad.items}}.dump(), 10'000);
       ADD_FAILURE() << "/v1/rerank accepted it";
     } catch (const serve::BadRequest& e) {
       EXPECT_EQ(e.what(), renamed(bad.message, "documents"));

@@ -34,10 +34,13 @@ def wait_until(condition, what, timeout=60, interval=0.01):
 
 class Server:
     """`sift serve --model MODEL *args` on host:<the port it bound> (127.0.0.1, or `host`, given
-    to --host), ready once /health is 200 (healthy=False: once the port is known, the model maybe still loading).
-    gated=True holds the engine before every batch until release() lets it through."""
+    to --host), ready once /health is 200 (healthy=False: once the port is known, the model
+    maybe still loading). gated=True holds the engine before every batch until release() lets
+    it through; prepare_gated=True holds the threads that render and tokenize requests before
+    each one until release_prepare() lets it through (SIFT_TEST_PREPARE_GATE)."""
 
-    def __init__(self, sift, model, *args, env=None, healthy=True, gated=False, preexec_fn=None, host=None):
+    def __init__(self, sift, model, *args, env=None, healthy=True, gated=False, prepare_gated=False, preexec_fn=None,
+                 host=None):
         self.sift = sift
         self.host = host or "127.0.0.1"
         if host:
@@ -52,6 +55,12 @@ class Server:
             os.mkfifo(fifo)
             self.gate = os.open(fifo, os.O_RDWR)  # read-write: never waits for the other end
             env["SIFT_TEST_ENGINE_GATE"] = fifo
+        self.prepare_gate = None
+        if prepare_gated:
+            fifo = os.path.join(self.dir, "prepare-gate")
+            os.mkfifo(fifo)
+            self.prepare_gate = os.open(fifo, os.O_RDWR)
+            env["SIFT_TEST_PREPARE_GATE"] = fifo
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen([sift, "serve", "--model", model, "--port", "0", "--port-file", port_file, *args],
                                      stdout=self.log, stderr=subprocess.STDOUT, env=env, preexec_fn=preexec_fn)
@@ -76,6 +85,10 @@ class Server:
     def release(self, batches=1):
         """Lets `batches` more batches through the engine gate."""
         os.write(self.gate, b"x" * batches)
+
+    def release_prepare(self, requests=1):
+        """Lets `requests` more requests through the preparation gate."""
+        os.write(self.prepare_gate, b"x" * requests)
 
     def read_log(self):
         self.log.flush()
@@ -117,17 +130,19 @@ class Server:
                 return float(line.split()[-1])
         return None
 
-    def rss_kib(self):
+    def rss_kib(self, field="VmRSS"):
+        """Resident memory now (VmRSS), or its peak so far (field="VmHWM")."""
         for line in open(f"/proc/{self.proc.pid}/status"):
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
         return 0
 
-    def check_rss_growth(self, rss_before, limit_kib, what):
-        """RSS grew by less than limit_kib since rss_before. Not under AddressSanitizer, whose
-        quarantine keeps up to 256 MB of freed memory resident by design: the bound is the
-        release build's, checked by `make test`'s ordinary run of the same script."""
-        grown = self.rss_kib() - rss_before
+    def check_rss_growth(self, rss_before, limit_kib, what, field="VmRSS"):
+        """RSS (or its peak, field="VmHWM") grew by less than limit_kib since rss_before. Not
+        under AddressSanitizer, whose quarantine keeps up to 256 MB of freed memory resident by
+        design: the bound is the release build's, checked by `make test`'s ordinary run of the
+        same script."""
+        grown = self.rss_kib(field) - rss_before
         if sanitized(self.sift):
             print(f"note: RSS grew {grown} KiB {what}; not bounded under AddressSanitizer", file=sys.stderr)
             return
@@ -149,6 +164,8 @@ class Server:
     def __exit__(self, *exc):
         if self.gate is not None:
             self.release(1 << 12)  # whatever is still queued runs as the server drains
+        if self.prepare_gate is not None:
+            self.release_prepare(1 << 12)
         code = self.stop()
         if exc[0] is None:
             check(code == 0, f"sift serve exited {code} after SIGTERM: {self.read_log()}")
@@ -159,6 +176,8 @@ class Server:
         self.log.close()
         if self.gate is not None:
             os.close(self.gate)
+        if self.prepare_gate is not None:
+            os.close(self.prepare_gate)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
