@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <numeric>
+#include <tuple>
 
 #include "core/error.h"
 
@@ -99,6 +100,25 @@ double average_precision(const PrCurve& curve) {
     previous_recall = point.recall;
   }
   return area;
+}
+
+std::string separation_problem(const PrCurve& curve, const PrPoint& chosen) {
+  const double n = static_cast<double>(curve.n_items);
+  const double positive_rate = static_cast<double>(curve.n_positive) / n;
+  const double yes_share = static_cast<double>(chosen.true_positives + chosen.false_positives) / n;
+  std::vector<std::string> signs;
+  if (const double ap = average_precision(curve); ap < positive_rate + kSeparationMargin)
+    signs.push_back(fmt::format("average precision {:.4f} is less than {} above the positive rate {:.4f}, what scores "
+                                "in a random order get",
+                                ap, kSeparationMargin, positive_rate));
+  for (const auto& [label, share, reference_share] :
+       {std::tuple{"YES", yes_share, positive_rate}, std::tuple{"NO", 1 - yes_share, 1 - positive_rate}})
+    if (share >= kMaxOneSidedShare && reference_share < kMaxOneSidedShare)
+      signs.push_back(fmt::format("the chosen threshold {:.6g} labels {:.1f}% of the {} items {} (the reference labels "
+                                  "{:.1f}% so)",
+                                  chosen.threshold, 100 * share, curve.n_items, label, 100 * reference_share));
+  if (signs.empty()) return "";
+  return fmt::format("the scores do not separate YES from NO on these items: {}", fmt::join(signs, "; and "));
 }
 
 ScoreHistogram score_histogram(std::span<const double> scores, const std::vector<bool>& reference, int n_bins) {

@@ -64,6 +64,19 @@ struct CalibrationTarget {
 // 1 for a ranking with every positive above every negative; the positive rate for a random one.
 double average_precision(const PrCurve& curve);
 
+// Whether the scores tell the reference classes apart, so that a threshold chosen on them
+// means something: `sift calibrate` refuses a calibration that fails this unless --force.
+// Scores that separate nothing (random or untrained weights, a prompt that does not suit them)
+// show one of two signs:
+//   - the average precision is below the positive rate (what scores in a random order get)
+//     plus kSeparationMargin;
+//   - the chosen point labels kMaxOneSidedShare or more of the items alike (YES, or NO) while
+//     the reference labels a smaller share so (a rare class keeps its few YES labels).
+// "" when neither shows, else what shows, with its numbers.
+inline constexpr double kSeparationMargin = 0.05;
+inline constexpr double kMaxOneSidedShare = 0.99;
+std::string separation_problem(const PrCurve& curve, const PrPoint& chosen);
+
 // Scores in n_bins equal bins over [0, 1] (bin b = [b/n, (b+1)/n), the last one closed),
 // counted apart by reference label: what the histogram panel of the plot shows.
 struct ScoreHistogram {
