@@ -210,8 +210,8 @@ SIFT_COMMAND(calibrate) {
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
   sift::apps::add_strict_flag(cmd, args->strict, "was left out");
   cmd->add_flag("--force", args->force,
-                "calibrate even when the scores do not separate YES from NO (average precision within 0.05 of the "
-                "positive rate, or 99% of the items labeled alike): refused otherwise, as a labeler that separates "
+                "calibrate even when the scores do not separate YES from NO (average precision less than a tenth of the "
+                "way from the positive rate to 1, or 99% of the items labeled YES): refused otherwise, as a labeler that separates "
                 "nothing");
   cmd->callback([args] { run_calibrate(*args); });
 }

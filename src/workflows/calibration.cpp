@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <numeric>
-#include <tuple>
 
 #include "core/error.h"
 
@@ -107,16 +106,15 @@ std::string separation_problem(const PrCurve& curve, const PrPoint& chosen) {
   const double positive_rate = static_cast<double>(curve.n_positive) / n;
   const double yes_share = static_cast<double>(chosen.true_positives + chosen.false_positives) / n;
   std::vector<std::string> signs;
-  if (const double ap = average_precision(curve); ap < positive_rate + kSeparationMargin)
-    signs.push_back(fmt::format("average precision {:.4f} is less than {} above the positive rate {:.4f}, what scores "
-                                "in a random order get",
-                                ap, kSeparationMargin, positive_rate));
-  for (const auto& [label, share, reference_share] :
-       {std::tuple{"YES", yes_share, positive_rate}, std::tuple{"NO", 1 - yes_share, 1 - positive_rate}})
-    if (share >= kMaxOneSidedShare && reference_share < kMaxOneSidedShare)
-      signs.push_back(fmt::format("the chosen threshold {:.6g} labels {:.1f}% of the {} items {} (the reference labels "
-                                  "{:.1f}% so)",
-                                  chosen.threshold, 100 * share, curve.n_items, label, 100 * reference_share));
+  const double bar = positive_rate + kSeparationMargin * (1 - positive_rate);
+  if (const double ap = average_precision(curve); ap < bar)
+    signs.push_back(fmt::format("average precision {:.4f} is below {:.4f}, a tenth of the way from the positive rate "
+                                "{:.4f} (what scores in a random order get) to 1",
+                                ap, bar, positive_rate));
+  if (yes_share >= kMaxYesShare && positive_rate < kMaxYesShare)
+    signs.push_back(fmt::format("the chosen threshold {:.6g} labels {:.1f}% of the {} items YES (the reference labels "
+                                "{:.1f}% so)",
+                                chosen.threshold, 100 * yes_share, curve.n_items, 100 * positive_rate));
   if (signs.empty()) return "";
   return fmt::format("the scores do not separate YES from NO on these items: {}", fmt::join(signs, "; and "));
 }

@@ -335,21 +335,21 @@ TEST(Separation, AveragePrecisionNearThePositiveRateIsNamedWithItsNumbers) {
   for (size_t i = 0; i < 40; ++i) reference[i] = true;
   const PrCurve curve = precision_recall_curve(flat, reference);
   const std::string problem = separation_problem(curve, curve.points.back());
-  EXPECT_THAT(problem, AllOf(HasSubstr("do not separate YES from NO"), HasSubstr("average precision 0.4000"),
+  EXPECT_THAT(problem, AllOf(HasSubstr("do not separate YES from NO"), HasSubstr("average precision 0.4000 is below 0.4600"),
                              HasSubstr("positive rate 0.4000"), HasSubstr("labels 100.0% of the 100 items YES"),
                              HasSubstr("the reference labels 40.0% so")));
-  // Positives just above the margin pass the first rule: 6 YES first, then 94 items of which 34 YES.
+  // Positives just above the bar (0.4 + 0.1 * 0.6 = 0.46) pass: 6 YES first, then 94 items of which 34 YES.
   std::vector<double> scores(100, 0.2);
   for (size_t i = 0; i < 6; ++i) scores[i] = 0.9;
   const PrCurve ranked = precision_recall_curve(scores, reference);  // AP = 6/40 + 34/40 * 40/100 = 0.49
   EXPECT_DOUBLE_EQ(average_precision(ranked), 6.0 / 40 + (34.0 / 40) * 0.4);
   EXPECT_EQ(separation_problem(ranked, ranked.points.front()), "");
-  for (size_t i = 3; i < 6; ++i) scores[i] = 0.2;  // 3 YES first: AP = 3/40 + 37/40 * 0.4 = 0.445 < 0.45
+  for (size_t i = 3; i < 6; ++i) scores[i] = 0.2;  // 3 YES first: AP = 3/40 + 37/40 * 0.4 = 0.445 < 0.46
   const PrCurve weak = precision_recall_curve(scores, reference);
-  EXPECT_THAT(separation_problem(weak, weak.points.front()), HasSubstr("average precision 0.4450 is less than 0.05"));
+  EXPECT_THAT(separation_problem(weak, weak.points.front()), HasSubstr("average precision 0.4450 is below 0.4600"));
 }
 
-TEST(Separation, AThresholdLabelingNearlyEveryItemAlikeIsNamedUnlessTheReferenceDoesToo) {
+TEST(Separation, AThresholdLabelingNearlyEveryItemYesIsNamedUnlessTheReferenceDoesToo) {
   // 200 items, 100 YES ranked perfectly (AP 1); a point that labels 199 YES shows the second sign.
   std::vector<double> scores(200);
   std::vector<bool> reference(200);
@@ -360,13 +360,17 @@ TEST(Separation, AThresholdLabelingNearlyEveryItemAlikeIsNamedUnlessTheReference
   const PrCurve curve = precision_recall_curve(scores, reference);
   ASSERT_EQ(curve.points[198].true_positives + curve.points[198].false_positives, 199);
   EXPECT_THAT(separation_problem(curve, curve.points[198]), HasSubstr("labels 99.5% of the 200 items YES"));
-  EXPECT_THAT(separation_problem(curve, curve.points[1]), HasSubstr("labels 99.0% of the 200 items NO"));
+  EXPECT_THAT(separation_problem(curve, curve.points[197]), HasSubstr("labels 99.0% of the 200 items YES"));
+  EXPECT_EQ(separation_problem(curve, curve.points[196]), "") << "98.5% YES";
   EXPECT_EQ(separation_problem(curve, curve.points[99]), "");
-  // A rare class: 1 YES in 200, found first; labeling 199 items NO is what the reference does.
-  std::vector<bool> rare(200, false);
-  rare[0] = true;
-  const PrCurve rare_curve = precision_recall_curve(scores, rare);
-  EXPECT_EQ(separation_problem(rare_curve, rare_curve.points[0]), "");
+  // Nearly every item NO (2 YES, as a high precision target may choose) is no sign.
+  EXPECT_EQ(separation_problem(curve, curve.points[1]), "");
+  // A reference of 99.5% YES ranked perfectly: labeling 199 items YES is what it does, and its AP of
+  // 1 clears the bar of 0.99555.
+  std::vector<bool> common(200, true);
+  common[199] = false;
+  const PrCurve common_curve = precision_recall_curve(scores, common);
+  EXPECT_EQ(separation_problem(common_curve, common_curve.points[198]), "");
 }
 
 TEST(ScoreHistogram, CountsEachLabelPerBinWithTheTopBinClosed) {
