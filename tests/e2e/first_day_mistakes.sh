@@ -13,16 +13,12 @@
 #    nothing, unless --force; the bundled labeler calibrates on the sample as before.
 # Usage: bash first_day_mistakes.sh <sift-binary> <source-dir>
 set -euo pipefail
-SIFT=$1
-SRC=$2
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-
-python3 - "$SIFT" "$SRC" "$WORK" <<'PY'
-import gzip, json, os, shutil, subprocess, sys
-sift, src, work = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
-model = os.path.join(work, "labeler")
-shutil.copytree(os.path.join(src, "models", "default-labeler"), model)
+exec python3 - "$1" "$2" <<'PY'
+import atexit, gzip, json, os, shutil, subprocess, sys, tempfile
+sift, src = sys.argv[1], os.path.abspath(sys.argv[2])
+work = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, work, True)
+model = os.path.join(src, "models", "default-labeler")  # read only: nothing here writes to it
 sample = os.path.join(src, "examples", "sample.jsonl")
 rows = [json.loads(line) for line in open(sample)]
 
