@@ -18,9 +18,11 @@
 #include "apps/truncate_option.h"
 #include "apps/weights_option.h"
 #include "batch/merge_shards.h"
+#include "batch/resumable_line_reader.h"
 #include "batch/run_batch.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "formats/input_shape.h"
 
 namespace {
 
@@ -44,6 +46,23 @@ struct MergeArgs {
   std::string output;
   std::vector<std::string> shards;
 };
+
+// The input's first line that is not blank, decoded as the job reads it ("" when it has none).
+std::string first_nonblank_line(const std::filesystem::path& input) {
+  sift::batch::ResumableInput file(input);
+  sift::batch::ResumableLineReader reader(file);
+  for (sift::batch::ResumableLine line; reader.next(line);)
+    if (!line.too_long && !sift::is_blank_line(line.text)) return line.text;
+  return "";
+}
+
+// A job none of whose rows could be used fails (formats/input_shape.h); a shard given no line
+// of its input does not.
+void check_some_row_usable(const sift::batch::BatchOptions& options, const sift::batch::JobTotals& job) {
+  if (job.errors < job.rows || (job.rows == 0 && options.shard.count > 1)) return;
+  sift::check_some_row_usable("sift batch", job.rows, job.errors, first_nonblank_line(options.input),
+                              options.output.string());
+}
 
 void run_batch_command(const BatchArgs& args) {
   for (const auto& [value, flag] : {std::pair{&args.model, "--model"}, {&args.input, "--input"}, {&args.output, "--output"}})
@@ -95,6 +114,7 @@ void run_batch_command(const BatchArgs& args) {
                                 counted(summary.job.rows, "row"), counted(summary.job.errors, "error"),
                                 summary.resumed ? " (resumed)" : ""));
   sift::apps::print_report(summary.to_json(args.output));
+  check_some_row_usable(options, summary.job);
   sift::apps::check_strict(args.strict, summary.job.errors, summary.job.rows,
                            "their error lines are in " + args.output);
 }

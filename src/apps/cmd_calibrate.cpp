@@ -36,7 +36,7 @@ constexpr int64_t kFewPositives = 100;
 
 struct CalibrateArgs {
   std::string model, input, target = "f1", mode = "mis", out, out_dir, weights = "auto";
-  bool dry_run = false, in_place = false, strict = false;
+  bool dry_run = false, in_place = false, strict = false, force = false;
   std::optional<int64_t> max_request_tokens;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
   sift::apps::EngineFlags engines;
@@ -109,6 +109,13 @@ void run_calibrate(const CalibrateArgs& args) {
                      fmt::format("only {} items and {} positives: a threshold chosen on fewer than {} items or {} "
                                  "positives is noisy; calibrate on a larger validation set if you can",
                                  curve.n_items, curve.n_positive, kFewItems, kFewPositives));
+  if (const std::string problem = sift::separation_problem(curve, chosen); !problem.empty()) {
+    if (!args.force)
+      sift::fail("{}. A labeler whose weights are random or untrained, or whose prompt does not suit them, scores so: "
+                 "check it with `sift eval`; --force calibrates anyway",
+                 problem);
+    sift::apps::warn("sift calibrate", problem + " (--force: calibrated anyway)");
+  }
 
   nlohmann::ordered_json record = {{"target", target.name()},
                                    {"input", input_name},
@@ -202,5 +209,9 @@ SIFT_COMMAND(calibrate) {
       ->check(CLI::PositiveNumber);
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
   sift::apps::add_strict_flag(cmd, args->strict, "was left out");
+  cmd->add_flag("--force", args->force,
+                "calibrate even when the scores do not separate YES from NO (average precision less than a tenth of the "
+                "way from the positive rate to 1, or 99% of the items labeled YES): refused otherwise, as a labeler that separates "
+                "nothing");
   cmd->callback([args] { run_calibrate(*args); });
 }

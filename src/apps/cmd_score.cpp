@@ -19,6 +19,7 @@
 #include "apps/weights_option.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "formats/input_shape.h"
 #include "io/atomic_file.h"
 #include "io/input_file.h"
 #include "io/line_output.h"
@@ -126,6 +127,7 @@ void run_score(const ScoreArgs& args) {
                               stats.seconds, stats.labels / std::max(stats.seconds, 1e-9),
                               args.output.empty() ? "" : " -> " + args.output));
   if (scoring.mode == sift::ScoringMode::Generate) warn_if_many_unparsed(stats);
+  sift::check_some_row_usable("sift score", stats.lines, stats.errors, stats.first_line, output.name());
   sift::apps::check_strict(args.strict, stats.errors, stats.lines, "their error lines are in " + output.name());
 }
 

@@ -102,12 +102,14 @@ void serve(const ServeCliOptions& o) {
   std::thread listener([&] { server.listen(); });
 
   // The stopper: on the first signal, stop; the listener then finishes in-flight requests and returns.
+  // stop_everything wakes it with a signal of its own once `stopping` is set: no line then, as
+  // no signal came from outside (a load that failed, the listener returning).
   std::atomic<bool> stopping{false};
   std::thread stopper([&] {
     int received = 0;
     sigwait(&signals, &received);
-    stopping = true;
-    fmt::print(stderr, "sift serve: signal {}: finishing in-flight requests\n", received);
+    if (!stopping.exchange(true))
+      fmt::print(stderr, "sift serve: signal {}: finishing in-flight requests\n", received);
     server.stop();
   });
   const auto stop_everything = [&] {

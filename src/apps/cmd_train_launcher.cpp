@@ -23,11 +23,24 @@ std::filesystem::path trainer_beside_this_binary() {
   return self.parent_path() / "sift-train";
 }
 
+// Why there is no trainer to run, and how to get one: a build configured with it whose
+// sift-train was not built (`make demo` builds the target sift only), or one without libtorch.
+[[noreturn]] void no_trainer(const std::filesystem::path& trainer) {
+#if SIFT_TRAINER_CONFIGURED
+  sift::fail("{}: not found: the trainer is not built (`make demo` builds only sift); build it with `make`, or "
+             "`cmake --build build --target sift-train`",
+             trainer.string());
+#else
+  sift::fail("{}: not found: this sift was built without the trainer: it needs libtorch (apt-get install "
+             "libtorch-dev) and SIFT_BUILD_TRAIN=ON; then `cmake --preset release && cmake --build build --target "
+             "sift-train`",
+             trainer.string());
+#endif
+}
+
 [[noreturn]] void run_trainer(const std::vector<std::string>& arguments) {
   const std::filesystem::path trainer = trainer_beside_this_binary();
-  if (::access(trainer.c_str(), X_OK) != 0)
-    sift::fail("{}: not found: this sift was built without the trainer (it needs libtorch-dev and "
-               "SIFT_BUILD_TRAIN=ON)", trainer.string());
+  if (::access(trainer.c_str(), X_OK) != 0) no_trainer(trainer);
   // Global options given before `train` go on before it, as sift-train's own.
   const sift::apps::GlobalOptions& global = sift::apps::global_options();
   std::vector<std::string> argv_text = {trainer.string()};

@@ -5,7 +5,8 @@
 //   1  runtime error: "sift: error: <what and where>" (a file, a row, the model)
 //   2  usage error:   "sift: error: <the flag and what is wrong>", then a hint to --help
 //                     (CLI11's parse errors, usage_error, and a sift::OptionError from the
-//                     library: a bad option value such as --k 0 or --shard 3/2)
+//                     library: a bad option value such as --k 0 or --shard 3/2); an unknown
+//                     option or command is named first, with the name it may have meant)
 #include <CLI/CLI.hpp>
 
 #include <csignal>
@@ -15,6 +16,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/command_line_slips.h"
 #include "apps/version.h"
 #include "core/error.h"
 #include "core/log.h"
@@ -77,8 +79,12 @@ std::string command_path(const CLI::App& app) {
   }
 }
 
+// A usage error says what the command line got wrong first (an unknown option or command,
+// apps/command_line_slips.h) when that is why it failed, else the parser's or library's message.
 int usage_failure(const CLI::App& app, const std::exception& e) {
-  std::fprintf(stderr, "sift: error: %s\nRun `%s --help` for the options.\n", e.what(), command_path(app).c_str());
+  const std::string slip = slip_message(app, e);
+  std::fprintf(stderr, "sift: error: %s\nRun `%s --help` for the options.\n", slip.empty() ? e.what() : slip.c_str(),
+               command_path(app).c_str());
   return kExitUsageError;
 }
 

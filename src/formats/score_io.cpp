@@ -27,10 +27,7 @@ ScoringRow scoring_row_from_json(const json& object) {
       row.passthrough[field.key()] = field.value();
   if (auto id = object.find("id"); id != object.end()) row.id = *id;
   for (const char* field : {"query", "items"})
-    if (!object.contains(field)) {
-      const std::string hint = row_mixup_hint(object, RowShape::RowToScore);
-      fail("missing field \"{}\"{}{}", field, hint.empty() ? "" : ": ", hint);
-    }
+    if (!object.contains(field)) fail("missing field \"{}\": {}", field, row_to_score_fields_hint(object));
   auto query = object.find("query");
   if (!query->is_string()) fail("field \"query\" must be a string, got {}", query->type_name());
   row.query = query->get<std::string>();

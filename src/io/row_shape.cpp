@@ -50,4 +50,12 @@ std::string row_mixup_hint(const nlohmann::json& object, RowShape expected) {
   return fmt::format("this looks like {}; {}", looks_like(shape), what_is_read(expected));
 }
 
+std::string row_to_score_fields_hint(const nlohmann::json& object) {
+  if (std::string hint = row_mixup_hint(object, RowShape::RowToScore); !hint.empty()) return hint;
+  std::string fields;
+  for (auto field = object.begin(); field != object.end(); ++field)
+    fields += fmt::format("{}{}", fields.empty() ? "" : ", ", field.key());
+  return fmt::format("got {}; expected id, query, items", fields.empty() ? "no fields" : "fields " + fields);
+}
+
 }  // namespace sift

@@ -21,4 +21,9 @@ RowShape row_shape(const nlohmann::json& object);
 // of row: "this looks like <that kind>; <what the reader reads>". Otherwise "".
 std::string row_mixup_hint(const nlohmann::json& object, RowShape expected);
 
+// What a reader of rows to score says of an object without "query" or "items": the mix-up
+// hint when it is another kind of row, else the fields it has: "got fields candidates,
+// question; expected id, query, items" ("got no fields; ..." for {}).
+std::string row_to_score_fields_hint(const nlohmann::json& object);
+
 }  // namespace sift

@@ -2,6 +2,7 @@
 #include "model/model.h"
 
 #include "core/error.h"
+#include "io/labeler_files.h"
 #include "core/log.h"
 #include "io/checkpoint.h"
 #include "model/session.h"
@@ -12,7 +13,7 @@ Model::Model(ModelConfig config, ModelWeights weights)
     : config_(std::move(config)), weights_(std::move(weights)), rope_(rope_parameters(config_)) {}
 
 std::unique_ptr<Model> Model::load(const std::filesystem::path& dir, WeightStorage storage) {
-  if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
+  check_model_directory(dir);
   ModelConfig config = load_model_config(dir / "config.json");
   return from_checkpoint(std::move(config), Checkpoint::open(dir), storage);
 }

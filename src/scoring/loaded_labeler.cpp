@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "io/labeler_files.h"
 #include "scoring/readout.h"
 #include "scoring/request_sizing.h"
 #include "scoring/truncation.h"
@@ -10,7 +11,7 @@
 namespace sift {
 
 void check_labeler_files(const std::filesystem::path& dir, bool need_sift_json) {
-  if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
+  check_model_directory(dir);
   if (!std::filesystem::exists(dir / "tokenizer.json"))
     fail("{}: no tokenizer.json: a labeler needs the tokenizer its weights were trained with. A Hugging Face model "
          "ships it beside the weights (download it with them); `sift tokenizer train` makes one for a new model, and "

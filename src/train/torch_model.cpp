@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "io/labeler_files.h"
 #include "io/checkpoint.h"
 #include "kernels/rope.h"
 #include "io/safetensors_writer.h"
@@ -132,7 +133,7 @@ TorchModel TorchModel::fresh(const ModelConfig& config, uint64_t seed) {
 }
 
 TorchModel TorchModel::load_from_checkpoint(const std::filesystem::path& dir) {
-  if (!std::filesystem::is_directory(dir)) fail("{}: not a model directory", dir.string());
+  check_model_directory(dir);
   ModelConfig config = load_model_config(dir / "config.json");
   const Checkpoint checkpoint = Checkpoint::open(dir);
   check_checkpoint_matches(checkpoint, checkpoint_layout(config), config);  // before any parameter is allocated

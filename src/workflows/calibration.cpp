@@ -101,6 +101,24 @@ double average_precision(const PrCurve& curve) {
   return area;
 }
 
+std::string separation_problem(const PrCurve& curve, const PrPoint& chosen) {
+  const double n = static_cast<double>(curve.n_items);
+  const double positive_rate = static_cast<double>(curve.n_positive) / n;
+  const double yes_share = static_cast<double>(chosen.true_positives + chosen.false_positives) / n;
+  std::vector<std::string> signs;
+  const double bar = positive_rate + kSeparationMargin * (1 - positive_rate);
+  if (const double ap = average_precision(curve); ap < bar)
+    signs.push_back(fmt::format("average precision {:.4f} is below {:.4f}, a tenth of the way from the positive rate "
+                                "{:.4f} (what scores in a random order get) to 1",
+                                ap, bar, positive_rate));
+  if (yes_share >= kMaxYesShare && positive_rate < kMaxYesShare)
+    signs.push_back(fmt::format("the chosen threshold {:.6g} labels {:.1f}% of the {} items YES (the reference labels "
+                                "{:.1f}% so)",
+                                chosen.threshold, 100 * yes_share, curve.n_items, 100 * positive_rate));
+  if (signs.empty()) return "";
+  return fmt::format("the scores do not separate YES from NO on these items: {}", fmt::join(signs, "; and "));
+}
+
 ScoreHistogram score_histogram(std::span<const double> scores, const std::vector<bool>& reference, int n_bins) {
   if (n_bins < 1) fail("score histogram: {} bins", n_bins);
   if (scores.size() != reference.size())

@@ -64,6 +64,22 @@ struct CalibrationTarget {
 // 1 for a ranking with every positive above every negative; the positive rate for a random one.
 double average_precision(const PrCurve& curve);
 
+// Whether the scores tell the reference classes apart, so that a threshold chosen on them
+// means something: `sift calibrate` refuses a calibration that fails this unless --force.
+// Scores that separate nothing (random or untrained weights, a prompt that does not suit them)
+// show one of two signs:
+//   - the average precision closes less than kSeparationMargin of the gap from the positive
+//     rate (what scores in a random order get) to 1: AP < rate + margin * (1 - rate), a bar
+//     every rate leaves room above (0.44 at a rate of 0.38; 0.9955 at 0.995);
+//   - the chosen point labels kMaxYesShare or more of the items YES while the reference labels
+//     a smaller share so: "label everything YES", what the best F1 or recall of such scores
+//     often is when most labels are YES. (A threshold labeling nearly every item NO is no sign:
+//     a precision target asks for one, and the report shows its recall.)
+// "" when neither shows, else what shows, with its numbers.
+inline constexpr double kSeparationMargin = 0.1;
+inline constexpr double kMaxYesShare = 0.99;
+std::string separation_problem(const PrCurve& curve, const PrPoint& chosen);
+
 // Scores in n_bins equal bins over [0, 1] (bin b = [b/n, (b+1)/n), the last one closed),
 // counted apart by reference label: what the histogram panel of the plot shows.
 struct ScoreHistogram {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/input_shape.h"
 #include "formats/row_pipeline.h"
 
 namespace sift {
@@ -18,12 +19,14 @@ StreamStats score_stream(const Labeler& labeler, LineReader& in, const std::func
   StreamStats stats;
 
   struct NoPosition {};
+  std::string first_line;  // on the reader's thread until the pipeline ends
   const auto next_line = [&](PipelineLine<NoPosition>& line) {
     InputLine input;
     if (!in.next(input)) return false;
     line.number = input.number;
     if (input.too_long) line.error = too_long_line_message(input, in.max_line_bytes());
     else line.text = std::move(input.text);
+    if (first_line.empty() && !is_blank_line(line.text)) first_line = line.text;
     return true;
   };
   const auto write_batch = [&](ScoredRows<NoPosition>& batch) {
@@ -53,6 +56,7 @@ StreamStats score_stream(const Labeler& labeler, LineReader& in, const std::func
   RowPipelineOptions pipeline{.scoring = options, .tokenize_threads = 1, .chunk_lines = 1, .command = "sift score",
                               .tokenize_threads_flag = ""};
   run_row_pipeline<NoPosition>(labeler, context, pipeline, next_line, write_batch);
+  stats.first_line = std::move(first_line);
   stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return stats;
 }

@@ -10,6 +10,7 @@
 // lines only.
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 
 #include "formats/score_io.h"
@@ -26,6 +27,8 @@ struct StreamStats {
   int64_t prefill_tokens = 0;  // the scored rows' prompt tokens (their cost scored alone)
   int64_t cached_tokens = 0;   // of those, query tokens reused from the query-KV cache instead of run
   double seconds = 0;
+  std::string first_line;      // the input's first line that is not blank, once the stream ends
+                               // (formats/input_shape.h names its shape when no row could be used)
 };
 
 struct StreamHooks {

@@ -183,10 +183,10 @@ summary, err, _ = batch.run(rows, f"{work}/out.jsonl", "--threads", "1", "--resu
 check(summary["rows"] == 0 and summary["output_rows"] == n_lines and "nothing to do" in err, f"{summary} {err}")
 check(read_bytes(f"{work}/out.jsonl") == out_bytes, "resuming a complete job changed it")
 
-# 9. An empty input; the other modes give the same scores.
+# 9. An empty input: a complete, empty job that fails, saying so; the other modes give the same scores.
 write(f"{work}/empty.jsonl", "")
-summary, _, _ = batch.run(f"{work}/empty.jsonl", f"{work}/empty_out.jsonl", *Q, env=env)
-check(summary["rows"] == 0 and read_bytes(f"{work}/empty_out.jsonl") == b"", f"empty input: {summary}")
+_, err, code = batch.run(f"{work}/empty.jsonl", f"{work}/empty_out.jsonl", *Q, ok=False, env=env)
+check(code == 1 and "the input is empty" in err and read_bytes(f"{work}/empty_out.jsonl") == b"", f"empty input: {err}")
 batch.run(rows, f"{work}/independent.jsonl", *Q, "--mode", "independent", env=env)
 for a, b in zip(out, (json.loads(l) for l in open(f"{work}/independent.jsonl"))):
     check(a.get("scores") == b.get("scores"), f"mode independent scores differ: {a} {b}")

@@ -26,7 +26,9 @@ def run(*args, ok=True, env=None):
         check(out.returncode == 0, f"sift {' '.join(args)} failed: {out.stderr}")
     return out
 
-# Rows with labels; the highest-scoring item gets label 0, so precision 1 is out of reach.
+# Rows with labels; the highest-scoring item gets label 0, so precision 1 is out of reach. The
+# labels are random, so the scores separate nothing: calibrate needs --force (first_day_mistakes.sh
+# checks the refusal).
 rng = random.Random(3)
 words = ["python", "sql", "spark", "nursing", "welding", "french", "excel", "kubernetes", "acls", "cooking"]
 rows = []
@@ -60,14 +62,14 @@ def agreement_at(t):
 best_agreement = max(sorted(set(scores)), key=lambda t: (agreement_at(t), t))
 
 # --target agreement, --dry-run: the threshold with the most labels equal to the reference.
-summary = json.loads(run("calibrate", "--model", model, "--input", val, "--target", "agreement", "--dry-run").stdout)
+summary = json.loads(run("calibrate", "--force", "--model", model, "--input", val, "--target", "agreement", "--dry-run").stdout)
 check(summary["threshold"] == best_agreement, f"agreement threshold {summary['threshold']} != {best_agreement}")
 check(abs(summary["agreement"] - agreement_at(best_agreement)) < 1e-12, f"agreement {summary}")
 check(summary["target"] == "agreement" and summary["dry_run"], f"summary: {summary}")
 best_recall = max((p for p in pts if p[2] >= 0.5), key=lambda p: (p[1], p[2], p[0]))
 
 # --target f1
-out = run("calibrate", "--model", model, "--input", val, "--target", "f1", "--in-place")
+out = run("calibrate", "--force", "--model", model, "--input", val, "--target", "f1", "--in-place")
 summary = json.loads(out.stdout)
 check(summary["threshold"] == best_f1[0], f"f1 threshold {summary['threshold']} != {best_f1[0]}")
 check(abs(summary["f1"] - best_f1[3]) < 1e-12, f"f1 {summary}")
@@ -87,7 +89,7 @@ check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 1000, "pr_curve.png is not 
 
 # --target recall=0.5, curve into --out-dir; the scoring path picks the new threshold up.
 outdir = os.path.join(work, "curves")
-summary = json.loads(run("calibrate", "--model", model, "--input", val, "--target", "recall=0.5",
+summary = json.loads(run("calibrate", "--force", "--model", model, "--input", val, "--target", "recall=0.5",
                          "--out-dir", outdir, "--in-place").stdout)
 check(summary["threshold"] == best_recall[0], f"recall threshold {summary['threshold']} != {best_recall[0]}")
 check(summary["old_threshold"] == best_f1[0], f"old threshold: {summary}")
@@ -98,7 +100,7 @@ check([l for r in rescored for l in r["labels"]] == [s >= best_recall[0] for s i
 
 # Unreachable precision: the top item is a NO, so every threshold has a false positive.
 curve_before = open(os.path.join(model, "calibration", "pr_curve.tsv")).read()
-out = run("calibrate", "--model", model, "--input", val, "--target", "precision=1", "--in-place", ok=False)
+out = run("calibrate", "--force", "--model", model, "--input", val, "--target", "precision=1", "--in-place", ok=False)
 check(out.returncode != 0 and "cannot be met" in out.stderr and "best achievable precision" in out.stderr,
       f"unreachable: {out.stderr}")
 check(json.load(open(os.path.join(model, "sift.json")))["version"] == "e2e-1+cal2-recall-0.5", "failed run wrote")
@@ -108,11 +110,11 @@ for value, want in ((1, f"all {len(scores)} items have a YES reference label"), 
     one_class = os.path.join(work, f"one_class_{value}.jsonl")
     open(one_class, "w").write("".join(json.dumps(dict(r, labels=[value] * len(r["labels"]))) + "\n" for r in rows))
     sift_json_before = open(os.path.join(model, "sift.json")).read()
-    out = run("calibrate", "--model", model, "--input", one_class, "--in-place", ok=False)
+    out = run("calibrate", "--force", "--model", model, "--input", one_class, "--in-place", ok=False)
     check(out.returncode == 1 and want in out.stderr, f"one class ({value}): {out.returncode} {out.stderr}")
     check(open(os.path.join(model, "sift.json")).read() == sift_json_before, f"one class ({value}) wrote sift.json")
     check(open(os.path.join(model, "calibration", "pr_curve.tsv")).read() == curve_before, "one class: curve rewritten")
-    out = run("calibrate", "--model", model, "--input", one_class, "--out", os.path.join(work, "one_class_copy"), ok=False)
+    out = run("calibrate", "--force", "--model", model, "--input", one_class, "--out", os.path.join(work, "one_class_copy"), ok=False)
     check(out.returncode == 1 and not os.path.exists(os.path.join(work, "one_class_copy")), f"one class --out: {out.stderr}")
 history = json.load(open(os.path.join(model, "sift.json")))["calibrations"]
 check([h["version"] for h in history] == ["e2e-1+cal1-f1", "e2e-1+cal2-recall-0.5"], f"history: {history}")
@@ -154,7 +156,7 @@ out = run("eval", "--model", model, "--input", bad)
 check("bad.jsonl:2: missing field \"labels\"" in out.stderr and json.loads(out.stdout)["errors"] == 1, out.stderr)
 out = run("eval", "--model", model, "--input", bad, "--strict", ok=False)
 check(out.returncode == 1 and "--strict" in out.stderr, f"--strict: {out.returncode} {out.stderr}")
-out = run("calibrate", "--model", model, "--input", bad, "--dry-run")
+out = run("calibrate", "--force", "--model", model, "--input", bad, "--dry-run")
 check("bad.jsonl:2: missing field \"labels\"" in out.stderr and json.loads(out.stdout)["errors"] == 1, out.stderr)
 open(bad, "w").write(json.dumps({"query": "q", "items": ["a", "b"], "labels": [1]}) + "\n")
 expect_error("1 labels but the row has 2 items", "eval", "--model", model, "--input", bad)

@@ -96,8 +96,9 @@ out = run("label", "--model", model, "--catalog", catalog, "--profiles", as_prof
 check("this looks like a row to score" in out.stderr and "sift label --profiles` reads profiles" in out.stderr,
       f"label on rows to score: {out.stderr}")
 check("no profile was labeled, and 3 rows failed" in last_line(out), f"label exit 1: {last_line(out)!r}")
-out = run("score", "--model", model, "--input", profiles)
-check("this looks like a profile" in json.loads(out.stdout.splitlines()[0])["error"], out.stdout[:300])
+out = run("score", "--model", model, "--input", profiles, code=1)  # no row could be scored: a failed run
+check("this looks like a profile" in json.loads(out.stdout.splitlines()[0])["error"] and
+      "this looks like a profile" in last_line(out), out.stdout[:300])
 out = run("eval", "--model", model, "--input", catalog, code=1)
 check("this looks like a catalog entry" in out.stderr, out.stderr[:400])
 scored = write("scored.jsonl", run("score", "--model", model, "--input", sample).stdout)
@@ -135,7 +136,7 @@ if has_trainer:
 # 4. --truncate: a row too long for the request limit is cut instead of failed.
 long_query = "\n".join(r["query"] for r in rows[:8])
 long_row = write("long.jsonl", json.dumps({"id": "long", "query": long_query, "items": ["Python", "Go"]}) + "\n")
-failed = json.loads(run("score", "--model", model, "--input", long_row, "--max-request-tokens", "300").stdout)
+failed = json.loads(run("score", "--model", model, "--input", long_row, "--max-request-tokens", "300", code=1).stdout)
 check("more than the request limit" in failed["error"], f"without --truncate: {failed}")
 cut = json.loads(run("score", "--model", model, "--input", long_row, "--max-request-tokens", "300",
                      "--truncate", "query").stdout)

@@ -59,7 +59,7 @@ print(f"{sys.argv[3]}: library and CLI agree bitwise:", lib)
 PY
   # A bad directory is a sift::Error with the path in it, not a crash.
   if "$out/label_one" "$WORK/nowhere" q x 2> "$WORK/err.txt"; then echo "FAIL: $2: no error" >&2; exit 1; fi
-  grep -q "nowhere: not a model directory" "$WORK/err.txt" || { cat "$WORK/err.txt" >&2; exit 1; }
+  grep -q "nowhere: does not exist" "$WORK/err.txt" || { cat "$WORK/err.txt" >&2; exit 1; }
 }
 
 MODEL=$SRC/models/default-labeler

@@ -85,7 +85,7 @@ for name in sorted(f for f in os.listdir(model) if f in ("config.json", "tokeniz
 def report(*args):
     return {k: v for k, v in json.loads(run(*args).stdout).items() if "second" not in k}
 labeled = f"{work}/world/validation.jsonl"
-for command in (["eval", "--shuffles", "2"], ["calibrate", "--dry-run"]):
+for command in (["eval", "--shuffles", "2"], ["calibrate", "--dry-run", "--force"]):  # a random labeler: --force
     local_report = report(*command, "--model", model, "--input", labeled)
     fleet_report = report(*command, "--model", model, "--input", labeled, "--engine", engines(*replicas))
     check(fleet_report == local_report, f"sift {command[0]} --engine: {fleet_report} vs {local_report}")

@@ -320,6 +320,59 @@ TEST(AveragePrecision, IsTheStepAreaUnderTheCurve) {
   EXPECT_DOUBLE_EQ(average_precision(precision_recall_curve(perfect, {true, true, false})), 1.0);
 }
 
+// Separation: scores a threshold means something on, and the two signs of scores that
+// separate nothing (sift calibrate refuses those unless --force).
+TEST(Separation, ScoresThatRankPositivesFirstPass) {
+  const PrCurve curve = example_curve();  // AP 0.6979 at a positive rate of 0.5
+  EXPECT_EQ(separation_problem(curve, choose_operating_point(curve, parse_calibration_target("f1"))), "");
+}
+
+TEST(Separation, AveragePrecisionNearThePositiveRateIsNamedWithItsNumbers) {
+  // 100 items, 40 YES, every score equal: the one point labels everything YES (AP = 0.4, the
+  // positive rate), so both signs show.
+  const std::vector<double> flat(100, 0.5);
+  std::vector<bool> reference(100, false);
+  for (size_t i = 0; i < 40; ++i) reference[i] = true;
+  const PrCurve curve = precision_recall_curve(flat, reference);
+  const std::string problem = separation_problem(curve, curve.points.back());
+  EXPECT_THAT(problem, AllOf(HasSubstr("do not separate YES from NO"), HasSubstr("average precision 0.4000 is below 0.4600"),
+                             HasSubstr("positive rate 0.4000"), HasSubstr("labels 100.0% of the 100 items YES"),
+                             HasSubstr("the reference labels 40.0% so")));
+  // Positives just above the bar (0.4 + 0.1 * 0.6 = 0.46) pass: 6 YES first, then 94 items of which 34 YES.
+  std::vector<double> scores(100, 0.2);
+  for (size_t i = 0; i < 6; ++i) scores[i] = 0.9;
+  const PrCurve ranked = precision_recall_curve(scores, reference);  // AP = 6/40 + 34/40 * 40/100 = 0.49
+  EXPECT_DOUBLE_EQ(average_precision(ranked), 6.0 / 40 + (34.0 / 40) * 0.4);
+  EXPECT_EQ(separation_problem(ranked, ranked.points.front()), "");
+  for (size_t i = 3; i < 6; ++i) scores[i] = 0.2;  // 3 YES first: AP = 3/40 + 37/40 * 0.4 = 0.445 < 0.46
+  const PrCurve weak = precision_recall_curve(scores, reference);
+  EXPECT_THAT(separation_problem(weak, weak.points.front()), HasSubstr("average precision 0.4450 is below 0.4600"));
+}
+
+TEST(Separation, AThresholdLabelingNearlyEveryItemYesIsNamedUnlessTheReferenceDoesToo) {
+  // 200 items, 100 YES ranked perfectly (AP 1); a point that labels 199 YES shows the second sign.
+  std::vector<double> scores(200);
+  std::vector<bool> reference(200);
+  for (size_t i = 0; i < 200; ++i) {
+    scores[i] = 1.0 - double(i) / 200;
+    reference[i] = i < 100;
+  }
+  const PrCurve curve = precision_recall_curve(scores, reference);
+  ASSERT_EQ(curve.points[198].true_positives + curve.points[198].false_positives, 199);
+  EXPECT_THAT(separation_problem(curve, curve.points[198]), HasSubstr("labels 99.5% of the 200 items YES"));
+  EXPECT_THAT(separation_problem(curve, curve.points[197]), HasSubstr("labels 99.0% of the 200 items YES"));
+  EXPECT_EQ(separation_problem(curve, curve.points[196]), "") << "98.5% YES";
+  EXPECT_EQ(separation_problem(curve, curve.points[99]), "");
+  // Nearly every item NO (2 YES, as a high precision target may choose) is no sign.
+  EXPECT_EQ(separation_problem(curve, curve.points[1]), "");
+  // A reference of 99.5% YES ranked perfectly: labeling 199 items YES is what it does, and its AP of
+  // 1 clears the bar of 0.99555.
+  std::vector<bool> common(200, true);
+  common[199] = false;
+  const PrCurve common_curve = precision_recall_curve(scores, common);
+  EXPECT_EQ(separation_problem(common_curve, common_curve.points[198]), "");
+}
+
 TEST(ScoreHistogram, CountsEachLabelPerBinWithTheTopBinClosed) {
   const std::vector<double> scores = {0.0, 0.04, 0.05, 0.5, 1.0, 0.99};
   const ScoreHistogram h = score_histogram(scores, {true, false, true, false, true, true}, 20);
