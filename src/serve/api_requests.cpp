@@ -10,6 +10,7 @@
 #include "io/json_parse.h"
 #include "io/row_items.h"
 #include "scoring/readout.h"
+#include "serve/reply.h"
 
 namespace sift::serve {
 namespace {
@@ -66,7 +67,7 @@ bool bool_of(const json& object, const char* field, bool fallback) {
 
 // A JSON integer in [lo, hi] (1.0 is accepted as 1; 1.5 is not).
 int64_t integer_of(const json& value, const std::string& field, int64_t lo, int64_t hi) {
-  const auto out_of_range = [&] { bad(field, fmt::format("field \"{}\" must be an integer in [{}, {}], got {}", field, lo, hi, value.dump())); };
+  const auto out_of_range = [&] { bad(field, fmt::format("field \"{}\" must be an integer in [{}, {}], got {}", field, lo, hi, echoed(value.dump()))); };
   if (!value.is_number()) bad(field, fmt::format("field \"{}\" must be an integer, got {}", field, value.type_name()));
   if (value.is_number_float()) {
     const double d = value.get<double>();
@@ -104,13 +105,13 @@ TruncateFields truncate_of(const json& object) {
   TruncateFields fields;
   if (const json* t = find(object, "truncate")) {
     const std::optional<Truncate> truncate = parse_truncate(string_of(*t, "truncate"));
-    if (!truncate) bad("truncate", fmt::format("field \"truncate\" must be none, query or items, got {}", t->dump()));
+    if (!truncate) bad("truncate", fmt::format("field \"truncate\" must be none, query or items, got {}", echoed(t->dump())));
     fields.truncate = *truncate;
   }
   if (const json* d = find(object, "truncation_direction")) {
     const std::optional<TruncationDirection> direction = parse_truncation_direction(string_of(*d, "truncation_direction"));
     if (!direction)
-      bad("truncation_direction", fmt::format("field \"truncation_direction\" must be right or left, got {}", d->dump()));
+      bad("truncation_direction", fmt::format("field \"truncation_direction\" must be right or left, got {}", echoed(d->dump())));
     fields.direction = *direction;
   }
   return fields;
@@ -145,7 +146,7 @@ LabelRequest parse_label_request(std::string_view body, int64_t max_items) {
   }
   if (const json* m = find(object, "mode")) {
     const std::optional<ScoringMode> mode = parse_scoring_mode(string_of(*m, "mode"));
-    if (!mode) bad("mode", fmt::format("field \"mode\" must be mis, independent, prefix or generate, got {}", m->dump()));
+    if (!mode) bad("mode", fmt::format("field \"mode\" must be mis, independent, prefix or generate, got {}", echoed(m->dump())));
     request.mode = *mode;
   }
   request.truncation = truncate_of(object);

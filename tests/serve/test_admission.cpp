@@ -69,5 +69,20 @@ TEST(ServeAdmission, AtMaxItemsTheBodyIsParsedWhole) {
   EXPECT_EQ(long_parts.items.size(), 2u);
 }
 
+// A refused value is quoted cut (serve/reply.h echoed()), never whole: a 1 MB "mode" does not
+// come back as a 1 MB message.
+TEST(ServeAdmission, ARefusedValueIsQuotedCut) {
+  const std::string huge(1'000'000, 'x');
+  for (const std::string& body : {R"({"query": "q", "items": ["a"], "mode": ")" + huge + "\"}",
+                                  R"({"query": "q", "items": ["a"], "truncate": ")" + huge + "\"}"}) {
+    try {
+      parse_label_request(body, 10);
+      ADD_FAILURE() << "accepted";
+    } catch (const BadRequest& e) {
+      EXPECT_LT(std::string(e.what()).size(), 400u) << std::string(e.what()).substr(0, 200);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sift::serve
