@@ -24,7 +24,7 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 std::string_view without_dashes(std::string_view name) { return name.substr(std::min(name.find_first_not_of('-'), name.size())); }
 
 // The app, then each subcommand the command line reached.
-std::vector<const CLI::App*> command_path(const CLI::App& app) {
+std::vector<const CLI::App*> command_chain(const CLI::App& app) {
   std::vector<const CLI::App*> path = {&app};
   for (bool deeper = true; deeper;) {
     deeper = false;
@@ -85,7 +85,7 @@ std::string nearest_name(std::string_view word, const std::vector<std::string>& 
 }
 
 std::string slip_message(const CLI::App& app, const std::exception& failure) {
-  const std::vector<const CLI::App*> path = command_path(app);
+  const std::vector<const CLI::App*> path = command_chain(app);
   const CLI::App& command = *path.back();
   const std::vector<std::string> commands = subcommand_names(command);
   const std::string list = fmt::format("{}", fmt::join(commands, ", "));

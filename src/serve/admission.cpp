@@ -15,14 +15,14 @@ void check_response(int64_t bytes, const AdmissionLimits& limits) {
                               limits.max_response_bytes));
 }
 
-int64_t echoed(bool echoes, size_t body_bytes) { return echoes ? static_cast<int64_t>(body_bytes) : 0; }
+int64_t echoed_body_bytes(bool echoes, size_t body_bytes) { return echoes ? static_cast<int64_t>(body_bytes) : 0; }
 
 }  // namespace
 
 void admit(const LabelRequest& request, size_t body_bytes, const AdmissionLimits& limits) {
   // Per item: its score, its label ("false,") and, in mode generate, its index in "unparsed".
   const int64_t n_items = static_cast<int64_t>(request.items.size());
-  check_response(kFixedBytes + n_items * (kBytesPerScore + 6 + 8) + echoed(request.has_item_ids, body_bytes), limits);
+  check_response(kFixedBytes + n_items * (kBytesPerScore + 6 + 8) + echoed_body_bytes(request.has_item_ids, body_bytes), limits);
 }
 
 void admit(const ScoreRequest& request, size_t body_bytes, const AdmissionLimits& limits) {
@@ -40,7 +40,7 @@ void admit(const ScoreRequest& request, size_t body_bytes, const AdmissionLimits
 void admit(const RerankRequest& request, size_t body_bytes, const AdmissionLimits& limits) {
   // Per document: {"index": N, "relevance_score": x} (and its text, echoed, with return_documents).
   const int64_t n_documents = static_cast<int64_t>(request.documents.size());
-  check_response(kFixedBytes + n_documents * (kBytesPerScore + 48) + echoed(request.return_documents, body_bytes),
+  check_response(kFixedBytes + n_documents * (kBytesPerScore + 48) + echoed_body_bytes(request.return_documents, body_bytes),
                  limits);
 }
 
