@@ -3,29 +3,36 @@
 .PHONY: build python setup test test-all demo bench fuzz sanitize sanitize-e2e clean
 
 JOBS ?= $(shell nproc)
-APT_PACKAGES := build-essential cmake ninja-build pkg-config git \
-  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev \
-  libspdlog-dev libfmt-dev libopenblas-dev libpcre2-dev libutf8proc-dev \
-  libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev gnuplot-nox \
-  libsqlite3-dev libpq-dev libssl-dev postgresql \
-  libcpp-httplib-dev libboost-dev libzstd-dev zlib1g-dev zstd nettle-dev strace curl pybind11-dev python3-dev python3-pytest \
+# What building the sift binary and running the demo need, and what the tests, benchmarks,
+# trainer, Python package, fuzzers, label-store server and browser tests add to it.
+DEMO_PACKAGES := build-essential cmake ninja-build pkg-config git python3 \
+  nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libpcre2-dev libutf8proc-dev \
+  libsqlite3-dev libpq-dev libssl-dev libcpp-httplib-dev libboost-dev libzstd-dev zlib1g-dev nettle-dev
+TEST_PACKAGES := libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev \
+  libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev gnuplot-nox postgresql \
+  zstd strace curl pybind11-dev python3-dev python3-pytest \
   python3-setuptools python3-pip python3-dask python3-distributed python3-pandas \
   chromium python3-websocket
+APT_PACKAGES := $(DEMO_PACKAGES) $(TEST_PACKAGES)
 
 build: .setup-done
-	cmake --preset release >/dev/null
+	cmake --preset release $(ALL_ON) >/dev/null
 	cmake --build build -j $(JOBS)
 
 # The Python package sift, built into build/python: PYTHONPATH=build/python python3 -c "import sift".
 # (`make test` builds it too and runs its pytest tests, CTest label "python".)
 python: .setup-done
-	cmake --preset release >/dev/null
+	cmake --preset release $(ALL_ON) >/dev/null
 	cmake --build build -j $(JOBS) --target sift_python
 
 # Installs what is missing (idempotent: apt-get runs only when a package is absent).
 setup: .setup-done
 .setup-done: Makefile tools/setup.sh package-lock.json
-	bash tools/setup.sh $(APT_PACKAGES)
+	bash tools/setup.sh --npm $(APT_PACKAGES)
+	@touch $@
+# The demo's share only: no npm, no test or trainer packages.
+.setup-demo-done: Makefile tools/setup.sh
+	bash tools/setup.sh $(DEMO_PACKAGES)
 	@touch $@
 
 # ctest runs $(JOBS) programs at once, so each gets one OpenMP thread (oversubscribed
@@ -38,9 +45,12 @@ test: build
 test-all: build
 	cd build && ctest --output-on-failure -j $(JOBS)
 
-# The demo builds only the sift binary it runs; `make test` builds the rest.
-demo: .setup-done
-	cmake --preset release >/dev/null
+# The demo installs and builds only what the sift binary it runs needs; `make test` the rest
+# (build configures every component again, so the two share one build folder).
+DEMO_OFF := -DSIFT_BUILD_TESTS=OFF -DSIFT_BUILD_BENCH=OFF -DSIFT_BUILD_TRAIN=OFF -DSIFT_BUILD_PYTHON=OFF
+ALL_ON := -DSIFT_BUILD_TESTS=ON -DSIFT_BUILD_BENCH=ON -DSIFT_BUILD_TRAIN=ON -DSIFT_BUILD_PYTHON=ON
+demo: .setup-demo-done
+	cmake --preset release $(DEMO_OFF) >/dev/null
 	cmake --build build -j $(JOBS) --target sift
 	bash tools/demo.sh
 
@@ -75,4 +85,4 @@ bench: build
 	bash bench/run_all.sh
 
 clean:
-	rm -rf build build-debug build-sanitize build-fuzz .setup-done
+	rm -rf build build-debug build-sanitize build-fuzz .setup-done .setup-demo-done
