@@ -1,7 +1,10 @@
 // sift calibrate: choose a labeler's threshold on labeled validation rows (paper §3.3). It
 // never rewrites a labeler by surprise: --dry-run prints the chosen point and writes nothing,
 // --out NEW_DIR writes a calibrated copy, --in-place rewrites DIR/sift.json (one of the three
-// is required). Math: workflows/calibration.h; files: workflows/calibration_output.h.
+// is required). Math: workflows/calibration.h; files: workflows/calibration_output.h. What it
+// writes carries new self-test probes (workflows/calibration_probes.h). Like every command that
+// scores, it runs the labeler's probes first and refuses a labeler that fails them (--force does
+// not skip them: a threshold chosen on meaningless scores is meaningless).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -18,9 +21,12 @@
 #include "core/error.h"
 #include "core/utc_time.h"
 #include "io/path_lock.h"
+#include "scoring/artifact.h"
+#include "scoring/self_test.h"
 #include "sift/labeler.h"
 #include "workflows/artifact_update.h"
 #include "workflows/calibration.h"
+#include "workflows/calibration_probes.h"
 #include "workflows/calibration_output.h"
 #include "workflows/evaluation_run.h"
 #include "workflows/labeled_rows.h"
@@ -130,8 +136,22 @@ void run_calibrate(const CalibrateArgs& args) {
                                    {"average_precision", average_precision},
                                    {"rows_left_out", errors},
                                    {"calibrated_at", sift::utc_timestamp()}};
-  const sift::ArtifactUpdate update =
+  sift::ArtifactUpdate update =
       sift::calibrated_artifact(model_dir / "sift.json", chosen.threshold, target.name(), record);
+  std::optional<size_t> probes_written;
+  if (!args.dry_run) {
+    // New self-test probes: rows of its input near the chosen threshold, scored with the F32
+    // weights (whatever --weights or --engine scored the calibration).
+    const std::vector<sift::ProbeRow> probe_rows =
+        sift::calibration_probe_rows(input.rows, scored.results, chosen.threshold);
+    if (!probe_rows.empty()) {
+      const std::optional<sift::SelfTest> old = sift::load_scoring_artifact(model_dir / "sift.json").self_test;
+      const sift::SelfTest self_test =
+          sift::measure_self_test(model_dir, probe_rows, old ? old->tolerance : sift::SelfTestTolerance{});
+      update.text = sift::with_self_test(update.text, self_test, (model_dir / "sift.json").string());
+      probes_written = self_test.probes.size();
+    }
+  }
 
   nlohmann::ordered_json summary = {{"threshold", chosen.threshold},
                                     {"precision", chosen.precision},
@@ -147,6 +167,7 @@ void run_calibrate(const CalibrateArgs& args) {
                                     {"version", update.new_version},
                                     {"old_version", update.old_version},
                                     {"dry_run", args.dry_run}};
+  if (probes_written) summary["self_test_probes"] = *probes_written;
   std::string written = "nothing written (--dry-run)";
   const sift::ScoreHistogram histogram = sift::score_histogram(scores, reference, sift::kHistogramBins);
   const sift::CalibrationCurves curves{

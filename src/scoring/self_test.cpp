@@ -285,9 +285,14 @@ std::vector<ProbeRow> read_probe_rows(const std::filesystem::path& path) {
 SelfTest measure_self_test(const std::filesystem::path& dir, const std::vector<ProbeRow>& rows,
                            const SelfTestTolerance& tolerance) {
   if (rows.empty()) fail("{}: no probe rows to measure", dir.string());
-  const std::unique_ptr<LoadedLabeler> labeler = LoadedLabeler::load(dir, WeightStorage::F32);
-  LocalEngine engine(labeler->model());
-  const std::vector<std::vector<double>> scores = score_probes(*labeler, engine, rows);
+  return measure_self_test(*LoadedLabeler::load(dir, WeightStorage::F32), rows, tolerance);
+}
+
+SelfTest measure_self_test(const LoadedLabeler& labeler, const std::vector<ProbeRow>& rows,
+                           const SelfTestTolerance& tolerance) {
+  if (rows.empty()) fail("no probe rows to measure");
+  LocalEngine engine(labeler.model());
+  const std::vector<std::vector<double>> scores = score_probes(labeler, engine, rows);
   SelfTest self_test{.probes = {}, .tolerance = tolerance};
   for (size_t p = 0; p < rows.size(); ++p) self_test.probes.push_back({rows[p].query, rows[p].items, scores[p]});
   return self_test;

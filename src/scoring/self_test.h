@@ -115,6 +115,9 @@ std::vector<ProbeRow> read_probe_rows(const std::filesystem::path& path);
 // the self-test: those scores, with `tolerance`.
 SelfTest measure_self_test(const std::filesystem::path& dir, const std::vector<ProbeRow>& rows,
                            const SelfTestTolerance& tolerance = {});
+// The same on a labeler the caller loaded with F32 (or auto) weights.
+SelfTest measure_self_test(const LoadedLabeler& labeler, const std::vector<ProbeRow>& rows,
+                           const SelfTestTolerance& tolerance = {});
 // `sift_json_text` with its "self_test" set to `self_test`, every other field and their order kept.
 std::string with_self_test(const std::string& sift_json_text, const SelfTest& self_test, const std::string& where);
 // Measures `rows` (F32) and writes them into dir/sift.json atomically, keeping its other fields
