@@ -32,10 +32,12 @@ struct Fleet::Attempt {
   bool inexact = false;                // ...by name and vocabulary only (no fingerprint)
 };
 
-Fleet::Fleet(std::vector<Endpoint> endpoints, const FleetSettings& settings, LabelerIdentity identity)
+Fleet::Fleet(std::vector<Endpoint> endpoints, const FleetSettings& settings, LabelerIdentity identity,
+             EngineProbes probes)
     : endpoints_(std::move(endpoints)),
       settings_(settings),
       identity_(std::move(identity)),
+      probes_(std::move(probes)),
       policy_(endpoints_.size(), settings),
       verified_(endpoints_.size(), false) {
   if (endpoints_.empty()) fail("--engine: no engine given");
@@ -72,6 +74,11 @@ void Fleet::check_engines() {
         const HttpAnswer answer = connection.get("/v1/models", timeout, kMaxModelsAnswerBytes);
         if (answer.status != 200) return;  // loading, or not there yet: checked before its first request
         checks[e] = check_identity(answer.body, identity_, endpoints_[e].url);
+        if (!checks[e].refusal) {  // its self-test before it counts as checked
+          const ProbeOutcome probed = probe(connection, e, checks[e].exact);
+          if (probed.failure) return;  // probed again before its first request
+          checks[e].refusal = probed.refusal;
+        }
         answered[e] = 1;
       } catch (const TransportError&) {
       }
@@ -241,6 +248,15 @@ Fleet::Attempt Fleet::attempt(Link& link, size_t engine, const Task& task, bool 
           result.refusal = check.refusal;
           return result;
         }
+        const ProbeOutcome probed = probe(connection, engine, check.exact);
+        if (probed.refusal) {
+          result.refusal = probed.refusal;
+          return result;
+        }
+        if (probed.failure) {
+          result.failure = *probed.failure;
+          return result;
+        }
         link.exact = check.exact;
         result.verified = true;
         result.inexact = !check.exact;
@@ -269,6 +285,31 @@ Fleet::Attempt Fleet::attempt(Link& link, size_t engine, const Task& task, bool 
       return result;
     }
   }
+}
+
+Fleet::ProbeOutcome Fleet::probe(HttpConnection& connection, size_t engine, bool exact) const {
+  ProbeOutcome outcome;
+  if (probes_.calls.empty()) return outcome;
+  const std::string& url = endpoints_[engine].url;
+  std::vector<ItemScores> answers;
+  for (const ScoreCall& call : probes_.calls) {
+    const HttpAnswer answer =
+        connection.post("/v1/score", call.body, attempt_timeout(), score_answer_bytes(call.items, call.labels));
+    if (answer.status != 200) {
+      outcome.failure = fmt::format("a self-test probe (POST /v1/score): {}: {}", answer.status,
+                                    error_answer_message(answer.body));
+      return outcome;
+    }
+    std::string why;
+    std::optional<ScoreAnswer> scored = parse_score_answer(answer.body, call.items, call.labels, why);
+    if (!scored) {
+      outcome.failure = "a self-test probe: " + why;
+      return outcome;
+    }
+    answers.push_back(std::move(scored->scores));
+  }
+  outcome.refusal = probes_.judge(answers, exact, url);
+  return outcome;
 }
 
 void Fleet::settle(Task task, size_t engine, Attempt result) {
