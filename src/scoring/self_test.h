@@ -39,8 +39,8 @@ inline constexpr size_t kMaxSelfTestItems = 64;  // all probes together
 // The defaults, measured (docs/artifact.md, "Self-test"): the largest log-odds gap of bf16 and q8
 // against f32 over the bundled labeler's rows and the random test checkpoints, with a margin.
 inline constexpr double kDefaultBf16Tolerance = 0.25;
-inline constexpr double kDefaultQ8Tolerance = 0.75;
-inline constexpr double kDefaultEngineTolerance = 0.75;
+inline constexpr double kDefaultQ8Tolerance = 0.6;
+inline constexpr double kDefaultEngineTolerance = 0.6;
 
 struct ProbeRow {
   std::string query;
