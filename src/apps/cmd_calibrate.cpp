@@ -21,8 +21,6 @@
 #include "core/error.h"
 #include "core/utc_time.h"
 #include "io/path_lock.h"
-#include "scoring/artifact.h"
-#include "scoring/self_test.h"
 #include "sift/labeler.h"
 #include "workflows/artifact_update.h"
 #include "workflows/calibration.h"
@@ -86,7 +84,7 @@ void run_calibrate(const CalibrateArgs& args) {
 
   sift::ProgressReporter progress =
       sift::apps::progress_reporter("sift calibrate", "rows", static_cast<int64_t>(input.rows.size()));
-  const sift::ScoredRows scored = sift::score_labeled_rows(
+  const sift::ScoredLabeledRows scored = sift::score_labeled_rows(
       labeler, input.rows, scoring, [&progress](int64_t done, std::string_view pass) { progress.update(done, pass); });
   for (const sift::RowError& e : scored.errors)
     progress.message(fmt::format("sift calibrate: warning: {}:{}: {} (row left out)", input_name, e.line, e.message));
@@ -138,20 +136,10 @@ void run_calibrate(const CalibrateArgs& args) {
                                    {"calibrated_at", sift::utc_timestamp()}};
   sift::ArtifactUpdate update =
       sift::calibrated_artifact(model_dir / "sift.json", chosen.threshold, target.name(), record);
-  std::optional<size_t> probes_written;
-  if (!args.dry_run) {
-    // New self-test probes: rows of its input near the chosen threshold, scored with the F32
-    // weights (whatever --weights or --engine scored the calibration).
-    const std::vector<sift::ProbeRow> probe_rows =
-        sift::calibration_probe_rows(input.rows, scored.results, chosen.threshold);
-    if (!probe_rows.empty()) {
-      const std::optional<sift::SelfTest> old = sift::load_scoring_artifact(model_dir / "sift.json").self_test;
-      const sift::SelfTest self_test =
-          sift::measure_self_test(model_dir, probe_rows, old ? old->tolerance : sift::SelfTestTolerance{});
-      update.text = sift::with_self_test(update.text, self_test, (model_dir / "sift.json").string());
-      probes_written = self_test.probes.size();
-    }
-  }
+  // New self-test probes: rows of its input near the chosen threshold, scored with the F32
+  // weights (whatever --weights or --engine scored the calibration).
+  const size_t probes_written =
+      args.dry_run ? 0 : sift::add_calibration_probes(update, model_dir, input.rows, scored.results, chosen.threshold);
 
   nlohmann::ordered_json summary = {{"threshold", chosen.threshold},
                                     {"precision", chosen.precision},
@@ -167,7 +155,7 @@ void run_calibrate(const CalibrateArgs& args) {
                                     {"version", update.new_version},
                                     {"old_version", update.old_version},
                                     {"dry_run", args.dry_run}};
-  if (probes_written) summary["self_test_probes"] = *probes_written;
+  if (probes_written > 0) summary["self_test_probes"] = probes_written;
   std::string written = "nothing written (--dry-run)";
   const sift::ScoreHistogram histogram = sift::score_histogram(scores, reference, sift::kHistogramBins);
   const sift::CalibrationCurves curves{

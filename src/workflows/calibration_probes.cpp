@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "scoring/artifact.h"
+
 namespace sift {
 
 std::vector<ProbeRow> calibration_probe_rows(std::span<const LabeledRow> rows, std::span<const RowResult> results,
@@ -38,6 +40,17 @@ std::vector<ProbeRow> calibration_probe_rows(std::span<const LabeledRow> rows, s
     for (size_t item : items) probe.items.push_back(rows[row].row.items[item]);
   }
   return probes;
+}
+
+size_t add_calibration_probes(ArtifactUpdate& update, const std::filesystem::path& model_dir,
+                              std::span<const LabeledRow> rows, std::span<const RowResult> results, double threshold) {
+  const std::vector<ProbeRow> probe_rows = calibration_probe_rows(rows, results, threshold);
+  if (probe_rows.empty()) return 0;
+  const std::filesystem::path sift_json = model_dir / "sift.json";
+  const std::optional<SelfTest> old = load_scoring_artifact(sift_json).self_test;
+  const SelfTest self_test = measure_self_test(model_dir, probe_rows, old ? old->tolerance : SelfTestTolerance{});
+  update.text = with_self_test(update.text, self_test, sift_json.string());
+  return self_test.probes.size();
 }
 
 }  // namespace sift
