@@ -126,6 +126,7 @@ class Fleet {
   FleetPolicy policy_;
   std::deque<Task> queue_;
   std::vector<bool> verified_;  // per engine: checked since it last failed (else every connection checks again)
+  std::vector<std::string> probe_failures_;  // per engine: how its self-test probes last failed (check_engines)
   int64_t in_flight_ = 0;
   std::optional<std::string> fatal_;  // an engine serves another labeler: every score() fails
   std::optional<size_t> first_admitted_;  // the first engine admitted, and so
