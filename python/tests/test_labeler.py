@@ -6,6 +6,7 @@ import os
 import pathlib
 import shutil
 import signal
+import struct
 import subprocess
 import threading
 import time
@@ -382,3 +383,31 @@ def test_a_labeler_loaded_before_a_fork_scores_in_the_child(tmp_path):
         pytest.fail("the forked child did not finish scoring in 120 s: it waits on the parent's threads")
     assert child_scores.exists(), "the child wrote no scores"
     assert json.loads(child_scores.read_text()) == parent_scores
+
+
+@pytest.mark.parametrize("weights", ["auto", "f32", "bf16", "q8"])
+def test_the_bundled_labeler_passes_its_self_test(weights):
+    assert "self_test" in json.loads((pathlib.Path(MODEL_DIR) / "sift.json").read_text())
+    sift.Labeler(MODEL_DIR, threads=1, weights=weights)  # loads: its probes pass
+
+
+@pytest.mark.parametrize("change", ["template", "answer", "weight"])
+def test_a_labeler_altered_after_its_probes_were_written_is_refused_at_load(change, tmp_path):
+    model = tmp_path / "labeler"
+    shutil.copytree(MODEL_DIR, model)
+    sift_json = json.loads((model / "sift.json").read_text())
+    if change == "template":
+        sift_json["item_template"] = sift_json["item_template"].replace("Qualification", "Skill")
+    elif change == "answer":
+        sift_json["yes"] = "Y"  # another single token
+    (model / "sift.json").write_text(json.dumps(sift_json))
+    if change == "weight":  # one value of the YES row of the (tied, F32) embedding
+        data = bytearray((model / "model.safetensors").read_bytes())
+        size = int.from_bytes(data[:8], "little")
+        tensor = json.loads(data[8:8 + size])["model.embed_tokens.weight"]
+        yes = json.loads((model / "tokenizer.json").read_text())["model"]["vocab"]["YES"]
+        at = 8 + size + tensor["data_offsets"][0] + 4 * yes * tensor["shape"][1]
+        data[at:at + 4] = struct.pack("<f", 7.0)
+        (model / "model.safetensors").write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="fails its self-test: probe [0-9]+ item [0-9]+ .*log-odds gap"):
+        sift.Labeler(str(model), threads=1)

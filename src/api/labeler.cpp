@@ -14,6 +14,7 @@
 #include "scoring/engine.h"
 #include "scoring/loaded_labeler.h"
 #include "scoring/prefix_cache.h"
+#include "scoring/self_test.h"
 #include "api/labeler_of.h"
 
 namespace sift {
@@ -82,7 +83,9 @@ Labeler Labeler::load(const std::filesystem::path& dir, int threads) {
 }
 
 Labeler Labeler::load(const std::filesystem::path& dir, const LoadOptions& options) {
-  return labeler_of(LoadedLabeler::load(dir, options.weights), options);
+  std::unique_ptr<LoadedLabeler> loaded = LoadedLabeler::load(dir, options.weights);
+  check_self_test(*loaded, options.weights, options.threads);  // before the first real row
+  return labeler_of(std::move(loaded), options);
 }
 
 Labeler labeler_of(std::unique_ptr<LoadedLabeler> loaded, const LoadOptions& options, EngineMaker remote) {

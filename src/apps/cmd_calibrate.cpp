@@ -1,7 +1,10 @@
 // sift calibrate: choose a labeler's threshold on labeled validation rows (paper §3.3). It
 // never rewrites a labeler by surprise: --dry-run prints the chosen point and writes nothing,
 // --out NEW_DIR writes a calibrated copy, --in-place rewrites DIR/sift.json (one of the three
-// is required). Math: workflows/calibration.h; files: workflows/calibration_output.h.
+// is required). Math: workflows/calibration.h; files: workflows/calibration_output.h. What it
+// writes carries new self-test probes (workflows/calibration_probes.h). Like every command that
+// scores, it runs the labeler's probes first and refuses a labeler that fails them (--force does
+// not skip them: a threshold chosen on meaningless scores is meaningless).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -21,6 +24,7 @@
 #include "sift/labeler.h"
 #include "workflows/artifact_update.h"
 #include "workflows/calibration.h"
+#include "workflows/calibration_probes.h"
 #include "workflows/calibration_output.h"
 #include "workflows/evaluation_run.h"
 #include "workflows/labeled_rows.h"
@@ -80,7 +84,7 @@ void run_calibrate(const CalibrateArgs& args) {
 
   sift::ProgressReporter progress =
       sift::apps::progress_reporter("sift calibrate", "rows", static_cast<int64_t>(input.rows.size()));
-  const sift::ScoredRows scored = sift::score_labeled_rows(
+  const sift::ScoredLabeledRows scored = sift::score_labeled_rows(
       labeler, input.rows, scoring, [&progress](int64_t done, std::string_view pass) { progress.update(done, pass); });
   for (const sift::RowError& e : scored.errors)
     progress.message(fmt::format("sift calibrate: warning: {}:{}: {} (row left out)", input_name, e.line, e.message));
@@ -130,8 +134,12 @@ void run_calibrate(const CalibrateArgs& args) {
                                    {"average_precision", average_precision},
                                    {"rows_left_out", errors},
                                    {"calibrated_at", sift::utc_timestamp()}};
-  const sift::ArtifactUpdate update =
+  sift::ArtifactUpdate update =
       sift::calibrated_artifact(model_dir / "sift.json", chosen.threshold, target.name(), record);
+  // New self-test probes: rows of its input near the chosen threshold, scored with the F32
+  // weights (whatever --weights or --engine scored the calibration).
+  const size_t probes_written =
+      args.dry_run ? 0 : sift::add_calibration_probes(update, model_dir, input.rows, scored.results, chosen.threshold);
 
   nlohmann::ordered_json summary = {{"threshold", chosen.threshold},
                                     {"precision", chosen.precision},
@@ -147,6 +155,7 @@ void run_calibrate(const CalibrateArgs& args) {
                                     {"version", update.new_version},
                                     {"old_version", update.old_version},
                                     {"dry_run", args.dry_run}};
+  if (probes_written > 0) summary["self_test_probes"] = probes_written;
   std::string written = "nothing written (--dry-run)";
   const sift::ScoreHistogram histogram = sift::score_histogram(scores, reference, sift::kHistogramBins);
   const sift::CalibrationCurves curves{

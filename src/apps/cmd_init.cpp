@@ -1,14 +1,17 @@
 // sift init: makes a bare Hugging Face checkpoint directory a labeler by writing a validated
 // sift.json from a preset (workflows/artifact_presets.h). The checkpoint is checked as
-// scoring will load it (config.json, the tensor index against the config, tokenizer.json),
-// without reading the weights; the answer words must be single tokens inside the model's
-// vocabulary. An existing sift.json is replaced only with --force.
+// scoring will load it (config.json, the tensor index against the config, tokenizer.json)
+// before the weights are read; the answer words must be single tokens inside the model's
+// vocabulary. Then the self-test probes (scoring/self_test.h: built-in texts, or --probes FILE)
+// are scored with the F32 weights and written into sift.json. An existing sift.json is
+// replaced only with --force.
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "apps/cli.h"
 #include "apps/command.h"
@@ -22,6 +25,7 @@
 #include "scoring/artifact.h"
 #include "scoring/loaded_labeler.h"
 #include "scoring/prompt.h"
+#include "scoring/self_test.h"
 #include "tokenizer/tokenizer.h"
 #include "workflows/artifact_presets.h"
 
@@ -30,7 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct InitArgs {
-  std::string model, preset, version;
+  std::string model, preset, version, probes;
   std::optional<std::string> instruction, yes, no;
   bool force = false;
 };
@@ -60,6 +64,8 @@ void run_init(const InitArgs& args) {
     sift::fail("{}: the tokenizer has {} tokens but config.json's vocab_size is {}", (dir / "tokenizer.json").string(),
                tokenizer->vocab_size(), config.vocab_size);
 
+  const std::vector<sift::ProbeRow> probe_rows =
+      args.probes.empty() ? sift::builtin_probe_rows() : sift::read_probe_rows(args.probes);
   const sift::PresetOptions preset{args.preset, args.instruction, args.yes, args.no, args.version};
   const nlohmann::ordered_json artifact_json = sift::preset_artifact_json(*tokenizer, preset);
   const sift::ScoringArtifact artifact = sift::preset_artifact(*tokenizer, preset);
@@ -69,13 +75,18 @@ void run_init(const InitArgs& args) {
       sift::fail("--preset {}: \"{}\" is token {}, outside the model's vocabulary of {}", args.preset, field, id,
                  config.vocab_size);
 
-  sift::write_file_atomically(sift_json, artifact_json.dump(2) + "\n");
+  // The probes, measured on the labeler as it will load (F32 weights), written with the rest.
+  const sift::LoadedLabeler labeler(sift::Model::load(dir, sift::WeightStorage::F32),
+                                    sift::Tokenizer::load(dir / "tokenizer.json"), artifact, sift_json.string());
+  const sift::SelfTest self_test = sift::measure_self_test(labeler, probe_rows);
+  sift::write_file_atomically(sift_json, sift::with_self_test(artifact_json.dump(2), self_test, sift_json.string()));
   nlohmann::ordered_json report = {{"sift_json", sift_json.string()},
                                    {"preset", args.preset},
                                    {"version", artifact.version},
                                    {"yes", {{"text", artifact.yes}, {"id", answer.yes}}},
                                    {"no", {{"text", artifact.no}, {"id", answer.no}}},
-                                   {"threshold", artifact.threshold}};
+                                   {"threshold", artifact.threshold},
+                                   {"self_test_probes", self_test.probes.size()}};
   sift::apps::print_report(report);
   fmt::print(stderr,
              "sift init: wrote {} (preset {}, answers \"{}\"/\"{}\" = tokens {}/{}, threshold {}); try it with `sift "
@@ -100,6 +111,10 @@ SIFT_COMMAND(init) {
   cmd->add_option("--yes", args->yes, "the YES answer word (default: the preset's); must be one token");
   cmd->add_option("--no", args->no, "the NO answer word (default: the preset's); must be one token");
   cmd->add_option("--artifact-version", args->version, "sift.json \"version\" (default: <preset>-1)");
+  cmd->add_option("--probes", args->probes,
+                  "JSON-lines rows {\"query\", \"items\"} to write as the self-test probes, scored with the F32 "
+                  "weights (at most 16 rows, 64 items in all; default: built-in texts)")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--force", args->force, "replace an existing sift.json");
   cmd->callback([args] { run_init(*args); });
 }

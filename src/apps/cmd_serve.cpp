@@ -4,7 +4,9 @@
 // --shutdown-grace-seconds.
 //
 // Start-up: bind (--port 0: any free port; a port in use is an error, never shared), log the
-// bound port as the first line, write --port-file, then load the model while /health answers 503.
+// bound port as the first line, write --port-file, then load the model while /health answers 503,
+// then run the labeler's self-test probes (scoring/self_test.h): a labeler that fails them is
+// never served, and /health answers 503 with the reason until the server is stopped.
 #include <fmt/format.h>
 
 #include <atomic>
@@ -25,6 +27,7 @@
 #include "io/atomic_file.h"
 #include "io/content_hash.h"
 #include "scoring/loaded_labeler.h"
+#include "scoring/self_test.h"
 #include "serve/http_server.h"
 #include "serve/service.h"
 
@@ -120,8 +123,27 @@ void serve(const ServeCliOptions& o) {
 
   std::unique_ptr<sift::LoadedLabeler> engine;
   std::optional<sift::serve::Service> service;
+  std::optional<std::string> refusal;
   try {
-    engine = sift::LoadedLabeler::load(o.model, sift::apps::weight_storage_of(o.weights));
+    const sift::WeightStorage weights = sift::apps::weight_storage_of(o.weights);
+    engine = sift::LoadedLabeler::load(o.model, weights);
+    sift::LocalEngine probes(engine->model(), threads);
+    refusal = sift::self_test_refusal(*engine, probes, sift::probe_arithmetic(weights));
+  } catch (...) {
+    stop_everything();
+    throw;
+  }
+  if (refusal) {
+    // Up but unhealthy: /health says why (an orchestrator sees it), nothing is scored.
+    server.refuse(*refusal);
+    fmt::print(stderr, "sift serve: error: {}; /health and every scoring route answer 503 with this reason\n",
+               *refusal);
+    listener.join();
+    stop_everything();
+    fmt::print(stderr, "sift serve: stopped\n");
+    return;
+  }
+  try {
     const std::string name = std::filesystem::path(o.model).lexically_normal().filename().string();
     service.emplace(*engine,
                     sift::serve::ServiceOptions{.model_name = name.empty() ? o.model : name,

@@ -17,6 +17,7 @@
 #include "label/run_identity.h"
 #include "scoring/artifact.h"
 #include "scoring/loaded_labeler.h"
+#include "scoring/self_test.h"
 #include "tokenizer/utf8.h"
 
 namespace sift::label {
@@ -192,6 +193,7 @@ class LabelRun {
     if (!judge_) {
       labeler_ = options_.engine ? LoadedLabeler::load_without_weights(options_.model_dir, 1)
                                  : LoadedLabeler::load(options_.model_dir, options_.weights);
+      if (!options_.engine) check_self_test(*labeler_, options_.weights);  // engines run it as they join
       if (labeler_->artifact().version != artifact_.version)
         fail("{}: sift.json changed while the run started (version \"{}\", now \"{}\")",
              options_.model_dir.string(), artifact_.version, labeler_->artifact().version);

@@ -7,6 +7,7 @@
 #include "remote/connect.h"
 #include "remote/fleet.h"
 #include "remote/remote_engine.h"
+#include "scoring/self_test.h"
 
 namespace sift {
 namespace remote {
@@ -48,6 +49,44 @@ struct Connected {
   std::string model_name;
 };
 
+// The labeler's self-test probes as each engine gets them (remote/fleet.h): one /v1/score
+// request per probe, built as RemoteEngine builds a row's (tokenized here, P(yes) read as the
+// softmax over [yes, no]); judged bitwise against an engine that proved its labeler with
+// f32/auto weights, with the format's tolerance with bf16/q8, with "engine"'s against one that
+// cannot prove it (SGLang).
+EngineProbes engine_probes(const LoadedLabeler& loaded, const std::string& model_name, WeightStorage weights) {
+  const std::optional<SelfTest>& self_test = loaded.artifact().self_test;
+  if (!self_test) {
+    warn_no_self_test(loaded.where());
+    return {};
+  }
+  EngineProbes probes;
+  for (size_t p = 0; p < self_test->probes.size(); ++p) {
+    const SelfTestProbe& probe = self_test->probes[p];
+    const TokenizedRow row = loaded.tokenize(probe.query, probe.items);
+    if (!row.error.empty()) fail("the labeler ({}) fails its self-test: probe {} cannot be encoded: {}", loaded.where(), p + 1, row.error);
+    ScoringJob job;
+    job.readout = Readout::yes_no(loaded.answer_ids());
+    job.query = row.query;
+    job.items = row.items;
+    int64_t tokens = static_cast<int64_t>(job.query.size());
+    for (const TokenIds& item : job.items) tokens += static_cast<int64_t>(item.size());
+    const ItemRange all{0, static_cast<int64_t>(job.items.size())};
+    probes.calls.push_back({score_request_body(job, all, model_name), tokens, job.items.size(), 2});
+  }
+  probes.judge = [self_test = *self_test, weights](const std::vector<ItemScores>& answers, bool exact,
+                                                   const std::string& url) {
+    std::vector<std::vector<double>> measured;
+    for (const ItemScores& answer : answers) {
+      std::vector<double>& row = measured.emplace_back();
+      for (const std::vector<double>& item : answer) row.push_back(item.at(0));
+    }
+    return compare_probes(self_test, measured, exact ? probe_arithmetic(weights) : ProbeArithmetic::Engine,
+                          fmt::format("engine {}", url));
+  };
+  return probes;
+}
+
 Connected connect_fleet(const std::filesystem::path& dir, const LoadedLabeler& loaded, const EngineOptions& engines) {
   std::vector<Endpoint> endpoints = endpoints_of(engines);
   const LabelerIdentity identity{.model_name = model_name(dir),
@@ -60,7 +99,8 @@ Connected connect_fleet(const std::filesystem::path& dir, const LoadedLabeler& l
   FleetSettings settings;
   settings.timeout = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(engines.timeout_seconds));
   settings.max_in_flight = engines.max_in_flight;
-  auto fleet = std::make_shared<Fleet>(std::move(endpoints), settings, identity);
+  auto fleet = std::make_shared<Fleet>(std::move(endpoints), settings, identity,
+                                       engine_probes(loaded, identity.model_name, engines.weights));
   fleet->check_engines();
   return {std::move(fleet), identity.model_name};
 }

@@ -32,12 +32,15 @@ struct Fleet::Attempt {
   bool inexact = false;                // ...by name and vocabulary only (no fingerprint)
 };
 
-Fleet::Fleet(std::vector<Endpoint> endpoints, const FleetSettings& settings, LabelerIdentity identity)
+Fleet::Fleet(std::vector<Endpoint> endpoints, const FleetSettings& settings, LabelerIdentity identity,
+             EngineProbes probes)
     : endpoints_(std::move(endpoints)),
       settings_(settings),
       identity_(std::move(identity)),
+      probes_(std::move(probes)),
       policy_(endpoints_.size(), settings),
-      verified_(endpoints_.size(), false) {
+      verified_(endpoints_.size(), false),
+      probe_failures_(endpoints_.size()) {
   if (endpoints_.empty()) fail("--engine: no engine given");
   for (const Endpoint& endpoint : endpoints_) urls_.push_back(endpoint.url);
   const size_t n_workers = endpoints_.size() * static_cast<size_t>(std::max(1, settings_.max_in_flight));
@@ -63,6 +66,7 @@ std::chrono::milliseconds Fleet::attempt_timeout() const {
 void Fleet::check_engines() {
   std::vector<IdentityCheck> checks(endpoints_.size());
   std::vector<char> answered(endpoints_.size(), 0);  // not vector<bool>: each asker writes its own
+  std::vector<std::string> probe_failures(endpoints_.size());
   std::vector<std::thread> askers;
   const auto timeout = std::min(attempt_timeout(), std::chrono::milliseconds(10000));
   for (size_t e = 0; e < endpoints_.size(); ++e)
@@ -72,6 +76,19 @@ void Fleet::check_engines() {
         const HttpAnswer answer = connection.get("/v1/models", timeout, kMaxModelsAnswerBytes);
         if (answer.status != 200) return;  // loading, or not there yet: checked before its first request
         checks[e] = check_identity(answer.body, identity_, endpoints_[e].url);
+        if (!checks[e].refusal) {  // its self-test before it counts as checked
+          ProbeOutcome probed;
+          try {
+            probed = probe(connection, e, checks[e].exact);
+          } catch (const TransportError& error) {
+            probed.failure = fmt::format("a self-test probe (POST /v1/score): {}", error.what());
+          }
+          if (probed.failure) {  // probed again before its first request
+            probe_failures[e] = *probed.failure;
+            return;
+          }
+          checks[e].refusal = probed.refusal;
+        }
         answered[e] = 1;
       } catch (const TransportError&) {
       }
@@ -80,6 +97,7 @@ void Fleet::check_engines() {
   std::string refused;
   const std::lock_guard lock(mutex_);
   for (size_t e = 0; e < endpoints_.size(); ++e) {
+    if (!probe_failures[e].empty()) probe_failures_[e] = probe_failures[e];
     if (!answered[e]) continue;
     std::optional<std::string> refusal = checks[e].refusal ? checks[e].refusal : admit(e, checks[e].exact);
     if (refusal) refused += (refused.empty() ? "" : "; ") + *refusal;
@@ -95,9 +113,17 @@ bool Fleet::exact() {
       const std::lock_guard lock(mutex_);
       if (first_admitted_) return exact_;
     }
-    if (FleetClock::now() >= deadline)
-      fail("no engine answered for {:.3g} s (--engine-timeout) to say which labeler it serves (GET /v1/models): {}",
-           std::chrono::duration<double>(settings_.timeout).count(), fmt::join(urls_, ", "));
+    if (FleetClock::now() >= deadline) {
+      std::string probes;  // engines that named their labeler but did not answer its self-test probes
+      {
+        const std::lock_guard lock(mutex_);
+        for (size_t e = 0; e < endpoints_.size(); ++e)
+          if (!probe_failures_[e].empty()) probes += fmt::format("; engine {}: {}", urls_[e], probe_failures_[e]);
+      }
+      fail("no engine answered for {:.3g} s (--engine-timeout) to say which labeler it serves (GET /v1/models) and "
+           "pass its self-test probes: {}{}",
+           std::chrono::duration<double>(settings_.timeout).count(), fmt::join(urls_, ", "), probes);
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     check_engines();
   }
@@ -241,6 +267,15 @@ Fleet::Attempt Fleet::attempt(Link& link, size_t engine, const Task& task, bool 
           result.refusal = check.refusal;
           return result;
         }
+        const ProbeOutcome probed = probe(connection, engine, check.exact);
+        if (probed.refusal) {
+          result.refusal = probed.refusal;
+          return result;
+        }
+        if (probed.failure) {
+          result.failure = *probed.failure;
+          return result;
+        }
         link.exact = check.exact;
         result.verified = true;
         result.inexact = !check.exact;
@@ -269,6 +304,39 @@ Fleet::Attempt Fleet::attempt(Link& link, size_t engine, const Task& task, bool 
       return result;
     }
   }
+}
+
+Fleet::ProbeOutcome Fleet::probe(HttpConnection& connection, size_t engine, bool exact) const {
+  ProbeOutcome outcome;
+  if (probes_.calls.empty()) return outcome;
+  const std::string& url = endpoints_[engine].url;
+  std::vector<ItemScores> answers;
+  for (const ScoreCall& call : probes_.calls) {
+    const HttpAnswer answer =
+        connection.post("/v1/score", call.body, attempt_timeout(), score_answer_bytes(call.items, call.labels));
+    if (answer.status != 200 && answer.status != 408 && answer.status != 429 && answer.status < 500) {
+      // the request itself refused, as a row's would be (Fleet::attempt): the probes cannot run there
+      outcome.refusal = fmt::format("engine {} refused a /v1/score request ({}): {} (a self-test probe)", url,
+                                    answer.status, error_answer_message(answer.body));
+      return outcome;
+    }
+    if (answer.status != 200) {  // busy or failing: probed again
+      outcome.failure = fmt::format("a self-test probe (POST /v1/score): {}: {}", answer.status,
+                                    error_answer_message(answer.body));
+      return outcome;
+    }
+    std::string why;
+    std::optional<ScoreAnswer> scored = parse_score_answer(answer.body, call.items, call.labels, why);
+    if (!scored) {
+      outcome.failure = "a self-test probe: " + why;
+      return outcome;
+    }
+    // Whose answer it is before what it says: an engine swapped since its check is named so.
+    if ((outcome.refusal = check_answer_identity(scored->fingerprint, exact, identity_, url))) return outcome;
+    answers.push_back(std::move(scored->scores));
+  }
+  outcome.refusal = probes_.judge(answers, exact, url);
+  return outcome;
 }
 
 void Fleet::settle(Task task, size_t engine, Attempt result) {

@@ -18,6 +18,10 @@
 //                   fleet then fails, naming both, and no answer of that engine is used. So
 //                   is a fleet that would mix engines that prove their labeler (sift serve's
 //                   fingerprint) with engines that cannot (SGLang): one arithmetic per run.
+//   probed          an engine that passed its identity check runs the labeler's self-test
+//                   (EngineProbes: sift.json's probes as ordinary /v1/score requests) on that
+//                   connection before any real request it carries; a miss refuses it as an
+//                   identity refusal does (fatal), with the measured gap in the message.
 //   fails           when work waits and no engine has answered for the timeout: an Error
 //                   naming each engine's last failure; or when an engine rejects a request
 //                   (4xx but 408 and 429: the request itself is wrong, another engine would
@@ -25,6 +29,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -50,9 +55,19 @@ struct ScoreCall {
   size_t labels = 0;
 };
 
+// The labeler's self-test on an engine (scoring/self_test.h): its probes' /v1/score requests, and
+// the judge of an engine's answers to them (one per call, in order): a refusal in words, or
+// nullopt. `exact`: the engine proved its labeler (sift serve's fingerprint). No calls: none run.
+struct EngineProbes {
+  std::vector<ScoreCall> calls;
+  std::function<std::optional<std::string>(const std::vector<ItemScores>& answers, bool exact, const std::string& url)>
+      judge;
+};
+
 class Fleet {
  public:
-  Fleet(std::vector<Endpoint> endpoints, const FleetSettings& settings, LabelerIdentity identity);
+  Fleet(std::vector<Endpoint> endpoints, const FleetSettings& settings, LabelerIdentity identity,
+        EngineProbes probes = {});
   ~Fleet();
   Fleet(const Fleet&) = delete;
   Fleet& operator=(const Fleet&) = delete;
@@ -91,17 +106,27 @@ class Fleet {
   // engines of the other kind; warns once for the first inexact one. Under mutex_.
   std::optional<std::string> admit(size_t engine, bool exact);
   std::chrono::milliseconds attempt_timeout() const;
+  // The probes on `connection` to engine `engine`, just checked (`exact` or not): a refusal, or a
+  // failure (no answer, not 200: the engine is not ready; it is probed again before its next
+  // request), or neither when it passed.
+  struct ProbeOutcome {
+    std::optional<std::string> refusal;
+    std::optional<std::string> failure;
+  };
+  ProbeOutcome probe(HttpConnection& connection, size_t engine, bool exact) const;
 
   std::vector<Endpoint> endpoints_;
   std::vector<std::string> urls_;
   FleetSettings settings_;
   LabelerIdentity identity_;
+  EngineProbes probes_;
 
   std::mutex mutex_;
   std::condition_variable wake_;
   FleetPolicy policy_;
   std::deque<Task> queue_;
   std::vector<bool> verified_;  // per engine: checked since it last failed (else every connection checks again)
+  std::vector<std::string> probe_failures_;  // per engine: how its self-test probes last failed (check_engines)
   int64_t in_flight_ = 0;
   std::optional<std::string> fatal_;  // an engine serves another labeler: every score() fails
   std::optional<size_t> first_admitted_;  // the first engine admitted, and so

@@ -114,6 +114,7 @@ ScoringArtifact parse_scoring_artifact(const json& object, const std::string& wh
       replace_all(optional_string(object, "generate_answer_template", kDefaultGenerateAnswerTemplate, where),
                   "{yes}", a.yes),
       "{no}", a.no);
+  a.self_test = parse_self_test(object, where);
   a.source_json = object.dump();
   return a;
 }

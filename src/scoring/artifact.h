@@ -12,8 +12,11 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "scoring/self_test.h"
 
 namespace sift {
 
@@ -37,6 +40,8 @@ struct ScoringArtifact {
   // (special tokens recognised).
   std::string generate_item_template;
   std::string generate_answer_template;
+  // The known-answer probes (scoring/self_test.h); absent in labelers written before them.
+  std::optional<SelfTest> self_test;
   // The JSON object this was parsed from, as compact JSON text: every field as it was loaded
   // (calibrations, preset, fields sift does not know, a numeric version as a number).
   // Labeler::artifact_json() returns it.
@@ -46,8 +51,9 @@ struct ScoringArtifact {
 // Parses and validates; every violation is an Error naming `where` and the field.
 ScoringArtifact parse_scoring_artifact(const nlohmann::json& json, const std::string& where);
 ScoringArtifact load_scoring_artifact(const std::filesystem::path& sift_json);
-// The fields sift reads, with their defaults filled in (source_json's other fields left out):
-// the sift.json of a newly trained labeler.
+// The fields sift reads, with their defaults filled in (source_json's other fields and the
+// self_test left out: probes are measured on the weights they belong to): the sift.json of a
+// newly trained labeler, before its probes are written.
 nlohmann::json scoring_artifact_to_json(const ScoringArtifact& artifact);
 
 // Splits template text around its one placeholder: {before, after}.

@@ -56,6 +56,7 @@ LoadedLabeler::LoadedLabeler(ModelConfig config, std::unique_ptr<Tokenizer> toke
       calls_in_flight_(std::max<int64_t>(1, calls_in_flight)),
       tokenizer_(std::move(tokenizer)),
       artifact_(std::move(artifact)),
+      where_(where),
       prompts_(*tokenizer_, artifact_),
       answer_ids_(resolve_answer_tokens(*tokenizer_, artifact_, where)) {
   const int64_t vocab_size = config_.vocab_size;

@@ -59,6 +59,8 @@ class LoadedLabeler {
   const std::shared_ptr<const Model>& shared_model() const { return model_; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
   const ScoringArtifact& artifact() const { return artifact_; }
+  // Its sift.json, for messages.
+  const std::string& where() const { return where_; }
   const PromptEncoder& prompts() const { return prompts_; }
   AnswerTokenIds answer_ids() const { return answer_ids_; }
   // The threshold labels use: options.threshold (an OptionError unless is_probability,
@@ -112,6 +114,7 @@ class LoadedLabeler {
   int64_t calls_in_flight_ = 1;
   std::unique_ptr<Tokenizer> tokenizer_;
   ScoringArtifact artifact_;
+  std::string where_;
   PromptEncoder prompts_;
   AnswerTokenIds answer_ids_;
 };

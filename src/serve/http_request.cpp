@@ -185,7 +185,7 @@ HeadVerdict check_head(RequestParser& parser, const HeadRules& rules) {
                   false);
   }
   if (!rules.service_ready && (is_post(verdict.route) || verdict.route == Route::Models))
-    return refuse(retry_reply(503, "the model is loading"), false);
+    return refuse(rules.unhealthy ? error_reply(503, *rules.unhealthy) : retry_reply(503, "the model is loading"), false);
   if (is_post(verdict.route))
     if (std::optional<Reply> type = json_body_refusal(head)) return refuse(std::move(*type), false);
   verdict.send_continue = expects_continue && has_body && head.version() >= 11 && !parser.is_done();

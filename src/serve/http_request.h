@@ -56,6 +56,7 @@ bool is_post(Route route);
 struct HeadRules {
   const ApiKey* api_key = nullptr;  // every route but /health needs it, when set
   bool service_ready = false;       // the model is loaded (else POST routes and /v1/models get 503)
+  const std::string* unhealthy = nullptr;  // set: why the labeler is refused (its self-test): the reason of that 503
   const Routes* routes = nullptr;   // an application's routes instead of the scoring API's (its own auth)
   const AllowedHosts* hosts = nullptr;  // set (no key guards the server): Host and Origin must pass it
   std::string_view client = {};         // the peer's address, for the routes

@@ -50,7 +50,7 @@ struct HttpServer::Impl {
         strand(net::make_strand(io)),
         grace(strand),
         app_workers(kAppWorkers),
-        context{options, service, metrics, connections, stopping, hosts, body_budget, nullptr, &app_workers},
+        context{options, service, metrics, connections, stopping, hosts, body_budget, nullptr, &app_workers, &unhealthy},
         listener(std::make_shared<Listener>(io, context)) {}
 
   // On the strand: the stop once every connection is gone, or at the end of the grace period.
@@ -69,6 +69,7 @@ struct HttpServer::Impl {
   net::strand<net::io_context::executor_type> strand;
   net::steady_timer grace;
   net::thread_pool app_workers;  // joined before io is destroyed: its tasks hold sessions
+  Unhealthy unhealthy;
   SessionContext context;
   std::shared_ptr<Listener> listener;
 };
@@ -84,6 +85,12 @@ int HttpServer::port() const { return impl_->listener->port(); }
 int HttpServer::max_connections() const { return impl_->connections.max_total(); }
 
 void HttpServer::attach(Service& service) { impl_->service.store(&service); }
+
+void HttpServer::refuse(std::string reason) {
+  if (impl_->unhealthy.set.load()) return;
+  impl_->unhealthy.reason = std::move(reason);
+  impl_->unhealthy.set.store(true, std::memory_order_release);
+}
 
 void HttpServer::serve(Routes& routes) { impl_->context.routes = &routes; }
 

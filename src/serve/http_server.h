@@ -1,7 +1,9 @@
 #pragma once
 // HttpServer: the HTTP side of `sift serve`, on Boost.Beast over Boost.Asio.
 //
-//   GET  /health      200 {"status": "ok"} once the model is loaded, 503 before (no key needed)
+//   GET  /health      200 {"status": "ok"} once the model is loaded, 503 {"status": "loading"}
+//                     before (no key needed); 503 {"status": "unhealthy", "reason": ...} for good
+//                     when the labeler failed its self-test (refuse())
 //   GET  /v1/models   the served labeler
 //   GET  /metrics     Prometheus text (metrics.h)
 //   POST /v1/label, /v1/score, /v1/rerank   (service.h)
@@ -24,6 +26,7 @@
 // the requests being worked on (Connection: close); listen() returns when every connection
 // is closed, or after --shutdown-grace-seconds, closing what is left and dropping queued work.
 #include <memory>
+#include <string>
 
 #include "serve/http_options.h"
 #include "serve/metrics.h"
@@ -55,6 +58,9 @@ class HttpServer {
   void stop();
   // From now on the POST routes and /v1/models are served by `service`.
   void attach(Service& service);
+  // From now on /health, /v1/models and the scoring routes answer 503 with `reason` (the
+  // labeler failed its self-test): the server stays up so an orchestrator sees why. Once.
+  void refuse(std::string reason);
   // Instead of the scoring API: every request goes to `routes` (routes.h). Before listen().
   void serve(Routes& routes);
 

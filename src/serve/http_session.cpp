@@ -167,6 +167,9 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
     keep_alive_ = head.keep_alive();
     const HeadRules rules{.api_key = context_.options.api_key ? &*context_.options.api_key : nullptr,
                           .service_ready = context_.service.load() != nullptr,
+                          .unhealthy = context_.unhealthy && context_.unhealthy->set.load(std::memory_order_acquire)
+                                           ? &context_.unhealthy->reason
+                                           : nullptr,
                           .routes = context_.routes,
                           .hosts = context_.options.api_key ? nullptr : &context_.hosts,
                           .client = address_};
@@ -235,8 +238,11 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
     stream_.expires_never();
     Service* service = context_.service.load();
     const bool close = !keep_alive_;
+    const bool unhealthy = context_.unhealthy && context_.unhealthy->set.load(std::memory_order_acquire);
     switch (route_) {
       case Route::Health:
+        if (unhealthy)
+          return respond(Reply{503, {{"status", "unhealthy"}, {"reason", context_.unhealthy->reason}}, {}, {}}, close);
         return respond(service ? Reply{200, {{"status", "ok"}}, {}, {}} : Reply{503, {{"status", "loading"}}, {}, {}}, close);
       case Route::Metrics: {
         Reply reply;
@@ -254,7 +260,7 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
       case Route::App: return answer_app(close);
       case Route::None: break;  // refused with the head
     }
-    respond(retry_reply(503, "the model is loading"), close);
+    respond(unhealthy ? error_reply(503, context_.unhealthy->reason) : retry_reply(503, "the model is loading"), close);
   }
 
   // An application's request (routes.h), answered on the application's workers (it may wait

@@ -39,6 +39,13 @@ namespace sift::serve {
 
 // What every session shares: the settings, the service once the model is loaded, the metrics,
 // the connection list, whether the server is stopping, the names it answers to and its body budget.
+// Why the server will not score although its model loaded (its labeler failed its self-test,
+// scoring/self_test.h): /health and the scoring routes answer 503 with it. Set once.
+struct Unhealthy {
+  std::atomic<bool> set{false};
+  std::string reason;  // written before `set`
+};
+
 struct SessionContext {
   const HttpOptions& options;
   const std::atomic<Service*>& service;
@@ -49,6 +56,7 @@ struct SessionContext {
   BodyBudget& body_budget;
   Routes* routes = nullptr;  // set: every request goes to these (routes.h), not to the scoring API
   boost::asio::thread_pool* app_workers = nullptr;  // where the routes' answers run
+  const Unhealthy* unhealthy = nullptr;
 };
 
 // Starts serving an accepted connection (counted in by Connections::admit from `address`).

@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <cmath>
+#include <fstream>
 
 #include <fmt/format.h>
 #include <torch/torch.h>
@@ -11,11 +12,13 @@
 #include "core/log.h"
 #include "core/parallel.h"
 #include "core/progress.h"
+#include "formats/score_io.h"
 #include "io/atomic_file.h"
 #include "io/file_identity.h"
 #include "io/path_lock.h"
 #include "scoring/artifact.h"
 #include "scoring/prompt.h"
+#include "scoring/self_test.h"
 #include "tokenizer/tokenizer.h"
 #include "train/blas_threads.h"
 #include "train/default_artifact.h"
@@ -101,6 +104,25 @@ auto read_rows(const fs::path& path, const TrainRunOptions& o, Encode encode, in
   left_out += static_cast<int64_t>(read.errors.size() + encoded.errors.size());
   if (encoded.rows.empty()) fail("{}: no row is left to train on", path.string());
   return std::move(encoded.rows);
+}
+
+// The self-test probes of a trained labeler (scoring/self_test.h): the first rows of its
+// training data that read, kTrainingProbeItems items each (built-in texts when none reads).
+constexpr size_t kTrainingProbeRows = 3, kTrainingProbeItems = 3;
+std::vector<ProbeRow> training_probe_rows(const fs::path& train) {
+  std::ifstream in(train);
+  std::vector<ProbeRow> rows;
+  std::string line;
+  while (rows.size() < kTrainingProbeRows && std::getline(in, line)) {
+    try {
+      ScoringRow row = parse_scoring_row(line);
+      if (row.items.empty()) continue;
+      row.items.resize(std::min(row.items.size(), kTrainingProbeItems));
+      rows.push_back({std::move(row.query), std::move(row.items)});
+    } catch (const Error&) {  // a row training left out (warned about already)
+    }
+  }
+  return rows.empty() ? builtin_probe_rows() : rows;
 }
 
 ScoringArtifact choose_artifact(const TrainRunOptions& o, const Tokenizer& tokenizer) {
@@ -273,6 +295,7 @@ TrainRunResult run_training(TrainRunOptions o) {
   artifact.threshold = 0.5;
   artifact.version = fmt::format("trained-{}seed{}-step{}", kind, o.training.seed, result.weights_step);
   write_labeler(o.out, model, o.dtype == "bf16" ? DType::BF16 : DType::F32, tokenizer_path, artifact);
+  write_self_test(o.out, o.objective == Objective::Lm ? builtin_probe_rows() : training_probe_rows(o.train));
   if (!data.validation.empty()) result.validation = agreement(model, data.validation, answer, 0.5);
   if (!data.generate_validation.empty()) result.validation = teacher_forced_agreement(model, data.generate_validation);
   if (!data.validation_examples.sizes.empty()) result.validation_loss = mean_loss(model, data.validation_examples);

@@ -19,7 +19,7 @@ trap 'rm -rf "$WORK"' EXIT
 MODEL=$WORK/labeler
 source "$SRC/tests/e2e/lib/tiny_labeler.sh"
 make_tiny_labeler "$SIFT" "$SRC" "$MODEL" 5
-make_tiny_labeler "$SIFT" "$SRC" "$WORK/other_weights" 6  # same sift.json and version, other weights
+make_tiny_labeler "$SIFT" "$SRC" "$WORK/other_weights" 6  # same sift.json and version (but the probes' scores), other weights
 
 PYTHONPATH="$SRC/tests/e2e/lib" python3 - "$SIFT" "$MODEL" "$WORK" <<'PY'
 import json, os, shutil, subprocess, sys

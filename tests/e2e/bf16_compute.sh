@@ -19,6 +19,7 @@ source "$SRC/tests/e2e/lib/tiny_labeler.sh"
 make_tiny_labeler "$SIFT" "$SRC" "$MODEL" 9
 "$SIFT" make-checkpoint --out "$WORK/bf16" --arch qwen3 --preset tiny --vocab 512 --seed 9 --dtype bf16 >/dev/null
 mv "$WORK/bf16/model.safetensors" "$MODEL/model.safetensors"  # the same labeler, its weights in BF16
+"$SIFT" selftest --model "$MODEL" --write >/dev/null 2>&1  # the probes of these weights
 
 IN=$WORK/rows.jsonl
 cat > "$IN" <<'JSON'

@@ -128,6 +128,7 @@ random_labeler = os.path.join(work, "random")
 run("make-checkpoint", "--out", random_labeler, "--arch", "qwen3", "--preset", "tiny", "--seed", "1",
     "--tokenizer", os.path.join(model, "tokenizer.json"))
 shutil.copy(os.path.join(model, "sift.json"), random_labeler)
+run("selftest", "--model", random_labeler, "--write")  # its own weights' probes: a labeler, random
 before = open(os.path.join(random_labeler, "sift.json")).read()
 for mode in (["--dry-run"], ["--in-place"]):
     out = run("calibrate", "--model", random_labeler, "--input", sample, *mode, code=1)

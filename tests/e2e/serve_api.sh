@@ -20,6 +20,7 @@ make_tiny_labeler "$SIFT" "$SRC" "$WORK/labeler" 5
 # SGLang's documented bodies name Qwen token ids (9454, 2753): a labeler whose vocabulary holds them.
 "$SIFT" make-checkpoint --out "$WORK/wide" --arch qwen3 --preset tiny --vocab 16384 --seed 7 >/dev/null
 cp "$WORK/labeler/tokenizer.json" "$WORK/labeler/sift.json" "$WORK/wide/"
+"$SIFT" selftest --model "$WORK/wide" --write >/dev/null 2>&1  # its own weights' probes
 
 PYTHONPATH="$SRC/tests/e2e/lib" OMP_NUM_THREADS=1 python3 - "$SIFT" "$WORK" <<'PY'
 import json, os, random, shutil, sys, threading

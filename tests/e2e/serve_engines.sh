@@ -26,7 +26,7 @@ make_tiny_labeler "$SIFT" "$SRC" "$WORK/other/labeler" 6  # the same name, other
 "$SIFT" synth --out "$WORK/world" --members 60 --candidates 30 --seed 3 2>/dev/null
 
 PYTHONPATH="$SRC/tests/e2e/lib" OMP_NUM_THREADS=1 python3 - "$SIFT" "$WORK" <<'PY'
-import hashlib, json, os, subprocess, sys, threading
+import hashlib, json, os, shutil, subprocess, sys, threading
 from batch_checks import check, make_rows, write, read_bytes
 from label_checks import Sift, without_run
 from serve_client import Server, wait_until
@@ -150,7 +150,9 @@ with Server(sift, f"{work}/other/labeler", "--threads", "1") as other:
     theirs = other.request("GET", "/v1/models")[2]["data"][0]["sift_fingerprint"]
     ours = replicas[0].request("GET", "/v1/models")[2]["data"][0]["sift_fingerprint"]
     check(theirs != ours and theirs in out.stderr and ours in out.stderr, f"the refusal names both: {out.stderr}")
-    check(scored(other) == 0 and scored(replicas[0]) == good_before, "a row was sent before the refusal")
+    # The good replica answered the labeler's self-test probes as it joined (one request each), no row.
+    probes = len(json.load(open(f"{model}/sift.json"))["self_test"]["probes"])
+    check(scored(other) == 0 and scored(replicas[0]) == good_before + probes, "a row was sent before the refusal")
     check(not os.path.exists(f"{work}/refused.jsonl"), "the refused job wrote an output")
 
 # A replica holding the weights as q8: refused for a run of the default weights; with
@@ -169,13 +171,19 @@ same = {"query": "python sql kubernetes", "items": ["python", "welding", "cloud"
 busy = write(f"{work}/busy_rows.jsonl", "".join(json.dumps(dict(same, id=i)) + "\n" for i in range(20)))
 batch(busy, f"{work}/local_busy.jsonl")
 row_tokens = replicas[0].post("/v1/label", same)[2]["usage"]["prompt_tokens"]
-with Server(sift, model, "--threads", "1", "--max-queue-tokens", str(row_tokens), gated=True) as tiny:
+# The labeler's self-test probes go through the queue too as the engine joins: a copy whose one
+# probe is this row, so they are 429'd as rows are (the built-in probes are longer than the queue).
+short = f"{work}/short/labeler"
+shutil.copytree(model, short)
+write(f"{work}/short_probe.jsonl", json.dumps({"query": same["query"], "items": same["items"]}) + "\n")
+run("selftest", "--model", short, "--write", "--probes", f"{work}/short_probe.jsonl")
+with Server(sift, short, "--threads", "1", "--max-queue-tokens", str(row_tokens), gated=True) as tiny:
     fillers = [threading.Thread(target=tiny.post, args=("/v1/label", same)) for _ in range(2)]
     fillers[0].start()
     wait_until(lambda: (tiny.metric("sift_queue_wait_seconds_count") or 0) == 1, "the engine never took the first request")
     fillers[1].start()
     wait_until(lambda: tiny.metric("sift_queue_requests") == 1, "the second request never reached the queue")
-    job = subprocess.Popen([sift, "batch", "--model", model, "--input", busy, "--output", f"{work}/busy.jsonl",
+    job = subprocess.Popen([sift, "batch", "--model", short, "--input", busy, "--output", f"{work}/busy.jsonl",
                             "--threads", "1", "--engine", engines(tiny)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     wait_until(lambda: scored(tiny, "429") > 0, "no 429 from the replica with a full queue")

@@ -22,6 +22,7 @@ source "$SRC/tests/e2e/lib/tiny_labeler.sh"
 make_tiny_labeler "$SIFT" "$SRC" "$WORK/f32" 5
 "$SIFT" make-checkpoint --out "$WORK/bf16" --arch qwen3 --preset tiny --vocab 512 --seed 6 --dtype bf16 >/dev/null
 cp "$WORK/f32/tokenizer.json" "$WORK/f32/sift.json" "$WORK/bf16/"
+"$SIFT" selftest --model "$WORK/bf16" --write >/dev/null 2>&1  # the probes of its own weights
 
 OMP_NUM_THREADS=1 python3 - "$SIFT" "$WORK" <<'PY'
 import json, os, shutil, struct, subprocess, sys
@@ -69,6 +70,8 @@ with open(f"{rounded}/model.safetensors", "wb") as f:
     f.write(struct.pack("<Q", len(text)) + text + bytes(blob))
 for name in ("config.json", "tokenizer.json", "sift.json"):
     shutil.copy(f"{f32_model}/{name}", rounded)
+# Other weights than the probes of the copied sift.json were measured on: its own probes.
+subprocess.run([sift, "selftest", "--model", rounded, "--write"], check=True, capture_output=True)
 
 rows = [{"id": i, "query": q, "items": items} for i, (q, items) in enumerate([
     ("ten years of python and go", ["Python", "welding", "Go", "team lead"]),

@@ -11,6 +11,8 @@ identity check; "-": the current backend's, forwarded) and every POST /v1/score 
   forward       passes the request to BACKEND (a real replica) and its answer back: an engine
                 that scores right but, given a model list without "sift_fingerprint", cannot
                 say which labeler it serves (as SGLang)
+  anonymous     as forward, every "sift_fingerprint" of BACKEND's answers left out: SGLang
+                serving whatever BACKEND serves under the name of the model list
   deep          200 with a "usage" and a first score nested 100,000 arrays deep (400 KB:
                 more than the answer to a request of a few items can be)
   deep-within   200 with a "usage" nested 30,000 deep (60 KB: within that bound), the scores right
@@ -134,9 +136,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         request = json.loads(body)
         n = len(request["items"])
-        if mode in ("forward", "switch") or (mode == "restart" and self.generation == 1):
+        if mode in ("forward", "switch", "anonymous") or (mode == "restart" and self.generation == 1):
             status, text = self.forward("/v1/score", body)
-            self.answer(status, without_fingerprint(text) if mode == "restart" else text)
+            self.answer(status, without_fingerprint(text) if mode in ("restart", "anonymous") else text)
             with lock:
                 answered += 1
                 if mode == "restart" and answered == after:
