@@ -23,7 +23,6 @@
 #include "core/utc_time.h"
 #include "io/content_hash.h"
 #include "io/path_lock.h"
-#include "scoring/calibration_map.h"
 #include "sift/labeler.h"
 #include "workflows/artifact_update.h"
 #include "workflows/calibration.h"
@@ -125,7 +124,7 @@ void run_calibrate(const CalibrateArgs& args) {
 
   sift::ProgressReporter progress =
       sift::apps::progress_reporter("sift calibrate", "rows", static_cast<int64_t>(input.rows.size()));
-  const sift::ScoredRows scored = sift::score_labeled_rows(
+  const sift::ScoredLabeledRows scored = sift::score_labeled_rows(
       labeler, input.rows, scoring, [&progress](int64_t done, std::string_view pass) { progress.update(done, pass); });
   for (const sift::RowError& e : scored.errors)
     progress.message(fmt::format("sift calibrate: warning: {}:{}: {} (row left out)", input_name, e.line, e.message));

@@ -55,13 +55,13 @@ nlohmann::ordered_json counts_to_json(const LabelCounts& counts) {
 
 }  // namespace
 
-ScoredRows score_labeled_rows(const Labeler& labeler, const std::vector<LabeledRow>& rows,
+ScoredLabeledRows score_labeled_rows(const Labeler& labeler, const std::vector<LabeledRow>& rows,
                               const ScoringOptions& options, const RowProgressFn& progress) {
   Context context = labeler.context();
   std::vector<std::vector<std::string>> items_of;
   for (const LabeledRow& row : rows) items_of.push_back(row.row.items);
   const auto start = std::chrono::steady_clock::now();
-  ScoredRows scored;
+  ScoredLabeledRows scored;
   scored.results = score_in_chunks(context, rows, items_of, options, "scoring", 0, progress);
   scored.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -87,7 +87,7 @@ EvalReport evaluate(const Labeler& labeler, const std::vector<LabeledRow>& rows,
   report.threshold = labeler.resolve(options.scoring).threshold;
   report.shuffles = options.shuffles;
 
-  const ScoredRows scored = score_labeled_rows(labeler, rows, options.scoring, progress);
+  const ScoredLabeledRows scored = score_labeled_rows(labeler, rows, options.scoring, progress);
   report.seconds = scored.seconds;
   report.n_labels = scored.n_labels;
   report.prefill_tokens = scored.prefill_tokens;

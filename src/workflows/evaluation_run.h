@@ -21,7 +21,7 @@ namespace sift {
 // Called as rows are scored with (rows scored so far over all passes, the current pass's name).
 using RowProgressFn = std::function<void(int64_t rows_done, std::string_view pass)>;
 
-struct ScoredRows {
+struct ScoredLabeledRows {
   std::vector<RowResult> results;  // one per row; a row that could not be scored has its error set
   std::vector<RowError> errors;    // those rows, by input line
   int64_t n_labels = 0;            // items of the rows scored
@@ -30,7 +30,7 @@ struct ScoredRows {
 };
 
 // Scores every row, in order.
-ScoredRows score_labeled_rows(const Labeler& labeler, const std::vector<LabeledRow>& rows,
+ScoredLabeledRows score_labeled_rows(const Labeler& labeler, const std::vector<LabeledRow>& rows,
                               const ScoringOptions& options, const RowProgressFn& progress = {});
 
 struct EvalOptions {
