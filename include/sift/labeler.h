@@ -79,7 +79,10 @@ struct ResolvedOptions {
 // One row's result. When `error` is set the row failed and no scores or labels are filled in.
 struct RowResult {
   std::vector<std::optional<double>> scores;  // P(yes) per item; generate: 1/0, nullopt = unparsed
-  std::vector<std::optional<bool>> labels;    // score >= threshold; nullopt = unparsed
+  std::vector<std::optional<double>> probabilities;  // calibrated P(yes) per item: sift.json's calibration_map
+                                                    // applied to the score; empty without a map (and in generate)
+  std::vector<std::optional<bool>> labels;    // score (or, with threshold_on probability, the probability)
+                                              // >= threshold; nullopt = unparsed
   std::vector<int64_t> unparsed;              // generate: items whose answer was not parsed
   int64_t prefill_tokens = 0;                 // usage: the prompt tokens of the row's requests (its cost scored alone)
   int64_t cached_tokens = 0;                  // usage: of those, query tokens reused from the query-KV cache or
@@ -151,6 +154,8 @@ class Labeler {
 
   const std::string& version() const;  // sift.json "version"
   double threshold() const;            // sift.json "threshold"
+  bool calibrated() const;             // sift.json has a "calibration_map": rows get `probabilities`
+  bool thresholds_probability() const; // sift.json "threshold_on" is "probability"
   std::string artifact_json() const;   // sift.json as loaded, a JSON object (every field, unknown ones too)
   int threads() const;                 // LoadOptions::threads, or the cores
 

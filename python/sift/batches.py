@@ -7,8 +7,13 @@ row), plus any other columns. The result is the same rows in the same order, the
 columns untouched, with three columns added:
 
     scores : list of float per row, P(yes) per item
-    labels : list of bool per row, score >= the labeler's threshold
+    labels : list of bool per row, score >= the labeler's threshold (or probability >= it,
+             when sift.json's threshold_on is "probability")
     error  : None, or what was wrong with the row (then its scores and labels are None)
+
+and, when the labeler has a calibration map (Labeler.calibrated), a fourth:
+
+    probabilities : list of float per row, the calibrated probability per item
 
 The rows of one batch go to Labeler.score_rows together, so short rows share forward calls.
 """
@@ -19,32 +24,41 @@ import sys
 from sift.shared import shared_labeler
 
 RESULT_COLUMNS = ("scores", "labels", "error")
+CALIBRATED_COLUMN = "probabilities"  # added too when the labeler has a calibration map
 
 
-def check_batch_columns(columns):
-    """ValueError unless the batch has query and items and none of the result columns."""
+def added_columns(labeler):
+    """The columns scoring adds with this labeler."""
+    return RESULT_COLUMNS + ((CALIBRATED_COLUMN,) if labeler.calibrated else ())
+
+
+def check_batch_columns(columns, added=RESULT_COLUMNS):
+    """ValueError unless the batch has query and items and none of the `added` columns."""
     names = list(columns)
     for needed in ("query", "items"):
         if needed not in names:
             raise ValueError(f"the batch has no column '{needed}' (its columns: {names})")
-    for added in RESULT_COLUMNS:
+    for added in added:
         if added in names:
             raise ValueError(f"the batch already has a column '{added}', which scoring adds")
 
 
-def result_columns(results):
-    """sift.Result per row -> the lists of the columns scores, labels, error."""
-    return ([r.scores for r in results], [r.labels for r in results], [r.error for r in results])
+def result_columns(results, labeler):
+    """sift.Result per row -> the lists of the added columns (added_columns' order)."""
+    columns = [[r.scores for r in results], [r.labels for r in results], [r.error for r in results]]
+    if labeler.calibrated:
+        columns.append([r.probabilities for r in results])
+    return columns
 
 
 def score_frame(labeler, frame):
     """A pandas DataFrame with the result columns added (a new frame; `frame` is not changed)."""
     import pandas
 
-    check_batch_columns(frame.columns)
+    check_batch_columns(frame.columns, added_columns(labeler))
     results = labeler.score_rows(zip(frame["query"], frame["items"]))
     scored = frame.copy(deep=False)
-    for name, values in zip(RESULT_COLUMNS, result_columns(results)):
+    for name, values in zip(added_columns(labeler), result_columns(results, labeler)):
         scored[name] = pandas.Series(values, index=frame.index, dtype=object)
     return scored
 
@@ -53,13 +67,13 @@ def score_columns(labeler, columns):
     """A dict of numpy arrays with the result columns added, as object arrays of lists."""
     import numpy
 
-    check_batch_columns(columns.keys())
+    check_batch_columns(columns.keys(), added_columns(labeler))
     if len(columns["query"]) != len(columns["items"]):
         raise ValueError(f"the batch's query and items columns differ in length: "
                          f"{len(columns['query'])} and {len(columns['items'])}")
     results = labeler.score_rows(zip(columns["query"], columns["items"]))
     scored = dict(columns)
-    for name, values in zip(RESULT_COLUMNS, result_columns(results)):
+    for name, values in zip(added_columns(labeler), result_columns(results, labeler)):
         array = numpy.empty(len(values), dtype=object)  # filled one by one: equal-length lists must not become 2-D
         for i, value in enumerate(values):
             array[i] = value

@@ -18,6 +18,7 @@ mid-job loses nothing: Dask runs its partitions again elsewhere, and scores depe
 row, so the result is the same.
 """
 import collections.abc
+import json
 import operator
 import os
 
@@ -32,7 +33,7 @@ except ModuleNotFoundError as missing:
         f"python3-distributed python3-pandas (and run Debian's python3, or a venv made with --system-site-packages); "
         f"elsewhere: pip install 'dask[dataframe]' distributed", name=missing.name) from missing
 
-from sift.batches import RESULT_COLUMNS, check_batch_columns, score_frame
+from sift.batches import CALIBRATED_COLUMN, RESULT_COLUMNS, check_batch_columns, score_frame
 from sift.shared import shared_labeler
 
 
@@ -40,16 +41,17 @@ def label(data, model_dir, **options):
     """Labels `data` with the labeler in `model_dir` (options: those of sift.Labeler).
 
     A dask DataFrame with `query` and `items` columns gives the same DataFrame (same
-    partitions, same order) with `scores`, `labels` and `error` columns added (sift.batches);
-    a dask bag of dicts with "query" and "items" gives a bag of the same dicts with those three
-    keys added (an element that is not a dict comes back as {"row": element, ...} with its
+    partitions, same order) with `scores`, `labels` and `error` columns added (sift.batches),
+    and `probabilities` when the labeler's sift.json has a calibration map; a dask bag of dicts
+    with "query" and "items" gives a bag of the same dicts with those keys added (an element that is not a dict comes back as {"row": element, ...} with its
     error). Nothing runs until the result is computed.
     """
     model_dir = os.fspath(model_dir)
     if isinstance(data, dask.dataframe.DataFrame):
-        check_batch_columns(data.columns)
+        added = RESULT_COLUMNS + ((CALIBRATED_COLUMN,) if _has_calibration_map(model_dir) else ())
+        check_batch_columns(data.columns, added)
         meta = data._meta.copy()
-        for name in RESULT_COLUMNS:
+        for name in added:
             meta[name] = pandas.Series(index=meta.index, dtype=object)
         return data.map_partitions(_score_partition, model_dir, options, meta=meta)
     if isinstance(data, dask.bag.Bag):
@@ -78,6 +80,16 @@ def label_lines(lines, model_dir, echo=False, **options):
     return dask.bag.from_delayed(scored)
 
 
+def _has_calibration_map(model_dir):
+    """Whether the labeler's sift.json has a calibration map (the frame's columns are known
+    before any worker loads it); a sift.json that cannot be read is the workers' error."""
+    try:
+        with open(os.path.join(model_dir, "sift.json"), encoding="utf-8") as artifact:
+            return json.load(artifact).get("calibration_map") is not None
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 def _worker_labeler(model_dir, options):
     """This process's labeler; on a Dask worker, `threads` defaults to one compute thread per
     Dask thread (the worker's partitions score at once, each on a context of its own)."""
@@ -97,9 +109,15 @@ def _score_partition(frame, model_dir, options):
 
 def _score_records(records, model_dir, options):
     records = list(records)
-    results = _worker_labeler(model_dir, options).score_rows(records)
-    return [dict(record if isinstance(record, collections.abc.Mapping) else {"row": record},
-                 scores=r.scores, labels=r.labels, error=r.error) for record, r in zip(records, results)]
+    labeler = _worker_labeler(model_dir, options)
+    results = labeler.score_rows(records)
+    def scored(record, r):
+        out = dict(record if isinstance(record, collections.abc.Mapping) else {"row": record},
+                   scores=r.scores, labels=r.labels, error=r.error)
+        if labeler.calibrated:
+            out[CALIBRATED_COLUMN] = r.probabilities
+        return out
+    return [scored(record, r) for record, r in zip(records, results)]
 
 
 def _score_lines(lines, first_line, model_dir, options, echo):

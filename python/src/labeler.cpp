@@ -189,6 +189,10 @@ void bind_labeler(py::module_& module) {
       .def_property_readonly("model_dir", &PyLabeler::model_dir)
       .def_property_readonly("version", &PyLabeler::version, "sift.json's version")
       .def_property_readonly("threshold", &PyLabeler::threshold, "the threshold labels use (the option or sift.json's)")
+      .def_property_readonly("threshold_on", &PyLabeler::threshold_on,
+                             "what the threshold applies to: score (P(yes)) or probability (sift.json's threshold_on)")
+      .def_property_readonly("calibrated", &PyLabeler::calibrated,
+                             "whether sift.json has a calibration_map: results then carry probabilities")
       .def_property_readonly("artifact", &PyLabeler::artifact, "sift.json as loaded, a dict of every field")
       .def_property_readonly("mode", &PyLabeler::mode)
       .def_property_readonly("threads", &PyLabeler::threads)

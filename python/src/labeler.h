@@ -37,6 +37,8 @@ class PyLabeler {
   std::string model_dir() const { return model_dir_.string(); }
   const std::string& version() const { return labeler_.version(); }
   double threshold() const { return options_.threshold.value_or(labeler_.threshold()); }
+  bool calibrated() const { return labeler_.calibrated(); }
+  std::string threshold_on() const { return labeler_.thresholds_probability() ? "probability" : "score"; }
   py::object artifact() const;  // sift.json as a dict
   std::string_view mode() const { return scoring_mode_name(options_.mode); }
   int threads() const { return labeler_.threads(); }

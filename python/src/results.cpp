@@ -22,6 +22,7 @@ Result result_from_row(const RowResult& row, py::list item_ids) {
   Result result;
   result.item_ids = std::move(item_ids);
   result.scores = list_of_optionals(row.scores);
+  if (!row.probabilities.empty()) result.probabilities = list_of_optionals(row.probabilities);
   result.labels = list_of_optionals(row.labels);
   for (int64_t item : row.unparsed) result.unparsed.append(item);
   result.prefill_tokens = row.prefill_tokens;
@@ -40,7 +41,12 @@ Result result_from_error(const std::string& message) {
 void bind_result(py::module_& module) {
   py::class_<Result>(module, "Result", "One row's result: scores, labels (or error), usage.")
       .def_readonly("scores", &Result::scores, "P(yes) per item (None: generate mode, unparsed); None for an error row")
-      .def_readonly("labels", &Result::labels, "score >= threshold per item; None for an error row")
+      .def_readonly("probabilities", &Result::probabilities,
+                    "the calibrated probability per item (sift.json's calibration_map applied to the score); None "
+                    "when the labeler has no map, and for an error row")
+      .def_readonly("labels", &Result::labels,
+                    "score (or, with sift.json's threshold_on probability, probability) >= threshold per item; None "
+                    "for an error row")
       .def_readonly("error", &Result::error, "None, or what was wrong with the row")
       .def_readonly("item_ids", &Result::item_ids,
                     "per item, the id it was given with ({\"id\", \"text\"}) or None; None for an error row")
@@ -52,6 +58,9 @@ void bind_result(py::module_& module) {
                     "prompt tokens cut by the labeler's truncate option (0 when nothing was cut)")
       .def("__repr__", [](const Result& r) {
         if (!r.error.is_none()) return fmt::format("sift.Result(error={})", py::repr(r.error).cast<std::string>());
+        if (!r.probabilities.is_none())
+          return fmt::format("sift.Result(scores={}, probabilities={}, labels={})", py::repr(r.scores).cast<std::string>(),
+                             py::repr(r.probabilities).cast<std::string>(), py::repr(r.labels).cast<std::string>());
         return fmt::format("sift.Result(scores={}, labels={})", py::repr(r.scores).cast<std::string>(),
                            py::repr(r.labels).cast<std::string>());
       });

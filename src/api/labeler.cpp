@@ -134,6 +134,10 @@ ResolvedOptions Labeler::resolve(const ScoringOptions& options) const {
 
 const std::string& Labeler::version() const { return shared_->loaded->artifact().version; }
 double Labeler::threshold() const { return shared_->loaded->artifact().threshold; }
+bool Labeler::calibrated() const { return shared_->loaded->artifact().calibration_map.has_value(); }
+bool Labeler::thresholds_probability() const {
+  return shared_->loaded->artifact().threshold_on == ThresholdOn::Probability;
+}
 std::string Labeler::artifact_json() const { return shared_->loaded->artifact().source_json; }
 int max_threads() { return kMaxThreadsPerCore * omp_get_num_procs(); }
 

@@ -4,6 +4,7 @@
 // object on stdout, readable lines on stderr. Math: workflows/evaluation.h.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,11 +18,13 @@
 #include "sift/labeler.h"
 #include "workflows/evaluation_run.h"
 #include "workflows/labeled_rows.h"
+#include "workflows/pr_curve_files.h"
+#include "workflows/reliability_files.h"
 
 namespace {
 
 struct EvalArgs {
-  std::string model, input, mode = "mis", weights = "auto";
+  std::string model, input, mode = "mis", weights = "auto", out_dir;
   int64_t shuffles = 3;
   uint64_t seed = 0;
   std::optional<double> threshold;
@@ -41,6 +44,13 @@ void print_readable(const sift::EvalReport& r, int64_t rows_left_out) {
              c.precision(), c.recall(), c.f1());
   if (r.truth) fmt::print(stderr, "truth agreement: {:.4f} ({} items)\n", r.truth->agreement(), r.truth->n_items);
   if (r.mode == sift::ScoringMode::Generate) fmt::print(stderr, "unparsed: {} items\n", c.n_unparsed);
+  if (r.raw_reliability) {
+    fmt::print(stderr, "calibration: score ECE {:.4f}, Brier {:.4f}", r.raw_reliability->ece, r.raw_reliability->brier);
+    if (r.calibrated_reliability)
+      fmt::print(stderr, "; probability ECE {:.4f}, Brier {:.4f}", r.calibrated_reliability->ece,
+                 r.calibrated_reliability->brier);
+    fmt::print(stderr, " ({} equal-width bins)\n", sift::kReliabilityBins);
+  }
   if (r.shuffles > 0)
     fmt::print(stderr, "order inconsistency: {:.6f} ({} of {} labels changed over {} shuffles per row)\n",
                r.order.rate(), r.order.n_changed, r.order.n_compared, r.shuffles);
@@ -56,6 +66,11 @@ void run_eval(const EvalArgs& args) {
   eval.shuffles = args.shuffles;
   eval.seed = args.seed;
 
+  if (!args.out_dir.empty()) {  // fail before the long part
+    if (eval.scoring.mode == sift::ScoringMode::Generate)
+      sift::apps::usage_error("--out-dir: mode generate makes hard decisions, no scores to draw a reliability diagram of");
+    sift::require_gnuplot();
+  }
   const sift::Labeler labeler = sift::apps::load_labeler(
       args.model, {.weights = sift::apps::weight_storage_of(args.weights)}, args.engines, eval.scoring.mode);
   labeler.resolve(eval.scoring);  // reject a bad limit before reading input
@@ -74,7 +89,15 @@ void run_eval(const EvalArgs& args) {
   progress.finish(fmt::format("{} evaluated, {} left out", sift::apps::counted(report.n_rows, "row"),
                               sift::apps::counted(errors, "row")));
   sift::apps::check_strict(args.strict, errors, errors + report.n_rows, "left out, with the warnings above");
-  sift::apps::print_report(sift::eval_report_to_json(report, static_cast<int64_t>(input.errors.size())));
+  nlohmann::ordered_json out = sift::eval_report_to_json(report, static_cast<int64_t>(input.errors.size()));
+  if (!args.out_dir.empty() && report.raw_reliability) {
+    sift::write_reliability_files(args.out_dir, *report.raw_reliability, report.calibrated_reliability,
+                                  fmt::format("{}: {} on {}", std::filesystem::path(args.model).filename().string(),
+                                              labeler.version(), std::filesystem::path(input_name).filename().string()));
+    out["reliability"] = (std::filesystem::path(args.out_dir) / "reliability.tsv").string();
+    out["plot"] = (std::filesystem::path(args.out_dir) / "reliability.png").string();
+  }
+  sift::apps::print_report(out);
   print_readable(report, errors);
 }
 
@@ -102,6 +125,9 @@ SIFT_COMMAND(eval) {
       ->check(CLI::PositiveNumber);
   sift::apps::add_weights_option(cmd, args->weights);
   sift::apps::add_engine_options(cmd, args->engines);
+  cmd->add_option("--out-dir", args->out_dir,
+                  "also write the reliability diagram there: reliability.tsv, reliability.png (gnuplot) and "
+                  "reliability.gp, of the scores and, with a calibration map, the probabilities");
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
   sift::apps::add_strict_flag(cmd, args->strict, "was left out");
   cmd->callback([args] { run_eval(*args); });

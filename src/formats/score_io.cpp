@@ -41,12 +41,13 @@ ScoringRow scoring_row_from_json(const json& object) {
 }
 
 nlohmann::ordered_json artifact_provenance_json(std::string_view version, double artifact_threshold,
-                                                const ScoringOptions& options) {
+                                                const ScoringOptions& options, bool thresholds_probability) {
   nlohmann::ordered_json provenance;
   provenance["version"] = std::string(version);
-  provenance["threshold"] = options.mode == ScoringMode::Generate
-                                ? nlohmann::ordered_json(nullptr)
-                                : nlohmann::ordered_json(options.threshold.value_or(artifact_threshold));
+  const bool generate = options.mode == ScoringMode::Generate;
+  provenance["threshold"] =
+      generate ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(options.threshold.value_or(artifact_threshold));
+  if (thresholds_probability && !generate) provenance["threshold_on"] = "probability";
   return provenance;
 }
 
@@ -62,6 +63,11 @@ nlohmann::ordered_json row_result_to_json(const ScoringRow& row, const RowResult
     labels.push_back(result.labels[i] ? ordered(*result.labels[i]) : ordered(nullptr));
   }
   out["scores"] = std::move(scores);
+  if (!result.probabilities.empty()) {
+    ordered probabilities = ordered::array();
+    for (const std::optional<double>& p : result.probabilities) probabilities.push_back(p ? ordered(*p) : ordered(nullptr));
+    out["probabilities"] = std::move(probabilities);
+  }
   out["labels"] = std::move(labels);
   ordered usage = {{"prefill_tokens", result.prefill_tokens}, {"requests", result.requests}};
   if (result.truncated_tokens > 0) usage["truncated_tokens"] = result.truncated_tokens;
@@ -78,8 +84,8 @@ namespace {
 
 // Every field name a `sift score` or `sift batch` line may carry (the input's own fields
 // among them), so pass-through fields never replace one, whatever the row or mode.
-constexpr std::array<std::string_view, 11> kOutputFields = {"id",    "query",   "items",    "item_ids", "scores", "labels",
-                                                           "usage", "unparsed", "artifact", "line",     "error"};
+constexpr std::array<std::string_view, 12> kOutputFields = {
+    "id", "query", "items", "item_ids", "scores", "probabilities", "labels", "usage", "unparsed", "artifact", "line", "error"};
 
 bool is_output_field(std::string_view name) {
   for (std::string_view field : kOutputFields)

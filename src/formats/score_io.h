@@ -10,6 +10,8 @@
 // Output, one line per input line, in input order:
 //   {"id": ..., "scores": [...], "labels": [...], "usage": {"prefill_tokens": n, "requests": k},
 //    "artifact": {"version": "...", "threshold": t}}
+// plus "probabilities": [...] after "scores" when the labeler has a calibration map (sift.json's
+// calibration_map applied to each score; the scores stay the raw P(yes), the same bits),
 // plus "item_ids": [...] (null for items given without one) when any item had an id, and,
 // in mode generate, "unparsed": [item indices] and usage.generated_tokens; usage.truncated_tokens
 // when --truncate cut any of the row's prompt tokens. "artifact" says
@@ -56,14 +58,16 @@ ScoringRow parse_scoring_row(std::string_view line);
 
 // The "artifact" field of every scored line (sift score, sift batch, sift serve write it
 // through here): {"version": sift.json's version, "threshold": the one applied (the option,
-// else sift.json's), or null in mode generate}.
+// else sift.json's), or null in mode generate}, and "threshold_on": "probability" when the
+// threshold applies to the calibrated probability (sift.json's threshold_on; not in mode
+// generate, whose decisions are hard).
 nlohmann::ordered_json artifact_provenance_json(std::string_view version, double artifact_threshold,
-                                                const ScoringOptions& options);
+                                                const ScoringOptions& options, bool thresholds_probability = false);
 inline nlohmann::ordered_json artifact_provenance_json(const Labeler& labeler, const ScoringOptions& options) {
-  return artifact_provenance_json(labeler.version(), labeler.threshold(), options);
+  return artifact_provenance_json(labeler.version(), labeler.threshold(), options, labeler.thresholds_probability());
 }
 
-// A scored line: id, item_ids, scores, labels, unparsed (generate), usage, then `provenance`
+// A scored line: id, item_ids, scores, probabilities (when the result has them), labels, unparsed (generate), usage, then `provenance`
 // (artifact_provenance_json) as "artifact".
 nlohmann::ordered_json row_result_to_json(const ScoringRow& row, const RowResult& result, ScoringMode mode,
                                           const nlohmann::ordered_json& provenance);

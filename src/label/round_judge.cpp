@@ -34,7 +34,7 @@ RoundJudge::Verdicts RoundJudge::judge(std::string_view profile, const std::vect
   if (!row.error.empty()) fail("{}", row.error);
   ScoringJob job;
   job.readout = Readout::yes_no(labeler_.answer_ids());
-  job.threshold = threshold();
+  job.label_by(labeler_.artifact(), threshold());
   job.query = std::move(row.query);
   job.items = std::move(row.items);
   ScoringJob* const jobs[1] = {&job};
@@ -49,9 +49,9 @@ RoundJudge::Verdicts RoundJudge::judge(std::string_view profile, const std::vect
     if (!is_probability(score)) fail("{}", not_a_probability_message(fmt::format("candidate \"{}\"", candidates[i]), score));
   }
   if (!result.error.empty()) fail("{}", result.error);  // the row does not fit
-  for (const std::optional<double>& score : result.scores) {
-    verdicts.scores.push_back(*score);
-    verdicts.labels.push_back(label_of(*score, threshold()));
+  for (size_t i = 0; i < result.scores.size(); ++i) {  // labeled by the scheduler, as every path is
+    verdicts.scores.push_back(*result.scores[i]);
+    verdicts.labels.push_back(*result.labels[i]);
   }
   return verdicts;
 }

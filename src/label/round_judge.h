@@ -28,7 +28,8 @@ class RoundJudge {
 
   struct Verdicts {
     std::vector<double> scores;  // P(yes) per candidate, in order
-    std::vector<bool> labels;    // score >= threshold() (ties YES)
+    std::vector<bool> labels;    // value >= threshold() (ties YES), the value the score or, with sift.json's
+                                 // threshold_on probability, the calibrated probability (not stored)
     int64_t prefill_tokens = 0;  // tokens run: the candidates, plus the profile in its first round
   };
   // Rounds of one profile come one after another, each with the same `profile` (a new

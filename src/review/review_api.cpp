@@ -7,7 +7,9 @@
 
 #include "core/utc_time.h"
 #include "io/json_parse.h"
+#include "scoring/calibration_map.h"
 #include "serve/api_requests.h"
+#include "workflows/reliability.h"
 
 namespace sift::review {
 
@@ -278,8 +280,38 @@ json ReviewApi::calibration() {
   if (options_.labeler.is_object() && options_.labeler.contains("calibrations") &&
       options_.labeler["calibrations"].is_array())
     history = options_.labeler["calibrations"];
-  return {{"threshold", threshold()}, {"history", std::move(history)}, {"reference", std::move(reference)},
-          {"reviewed", std::move(reviewed)}};
+  json out = {{"threshold", threshold()}, {"history", std::move(history)}, {"reference", std::move(reference)},
+              {"reviewed", std::move(reviewed)}};
+  out["reliability"] = reliability_of_pairs(out["reference"].is_array() && !out["reference"].empty() ? out["reference"]
+                                                                                                     : out["reviewed"]);
+  return out;
+}
+
+json ReviewApi::reliability_of_pairs(const json& pairs) const {
+  // workflows/reliability.h over the [score, label] pairs the page draws its PR curve from:
+  // the scores as they are and, when sift.json has a calibration map, its probabilities.
+  if (pairs.empty()) return nullptr;
+  std::vector<double> scores;
+  std::vector<bool> labels;
+  for (const json& pair : pairs) {
+    scores.push_back(pair[0].get<double>());
+    labels.push_back(pair[1].get<int>() == 1);
+  }
+  const auto curve = [](const Reliability& r) {
+    json bins = json::array();
+    for (const ReliabilityBin& bin : r.bins)
+      bins.push_back({{"lo", bin.lo}, {"hi", bin.hi}, {"n", bin.n}, {"mean", bin.mean_probability}, {"yes_rate", bin.yes_rate}});
+    return json{{"ece", r.ece}, {"brier", r.brier}, {"bins", std::move(bins)}};
+  };
+  json out = {{"ece_bins", kReliabilityBins}, {"raw", curve(reliability(scores, labels))}, {"calibrated", nullptr}};
+  if (options_.labeler.is_object() && options_.labeler.contains("calibration_map") &&
+      !options_.labeler["calibration_map"].is_null()) {
+    const CalibrationMap map = parse_calibration_map(options_.labeler["calibration_map"], "--model's sift.json");
+    std::vector<double> probabilities;
+    for (double s : scores) probabilities.push_back(map.apply(s));
+    out["calibrated"] = curve(reliability(probabilities, labels));
+  }
+  return out;
 }
 
 }  // namespace sift::review

@@ -74,6 +74,10 @@ class ReviewApi {
   static const std::vector<std::string_view> kMembersParams, kMemberParams, kFlipsParams, kQueueParams;
 
  private:
+  // {"ece_bins", "raw": {"ece", "brier", "bins": [{lo, hi, n, mean, yes_rate}]}, "calibrated"}
+  // of [score, label] pairs (null when there are none); "calibrated" is null without a map.
+  nlohmann::json reliability_of_pairs(const nlohmann::json& pairs) const;
+
   // The threshold the pages start at: --model's sift.json, else the latest run's.
   double threshold();
   int64_t disagreements(const store::MemberLabels& labels) const;

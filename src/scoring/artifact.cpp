@@ -103,6 +103,18 @@ ScoringArtifact parse_scoring_artifact(const json& object, const std::string& wh
   if (!is_probability(a.threshold))
     fail("{}: field \"threshold\" must be in [0, 1], got {}", where, threshold->dump());
 
+  if (auto map = object.find("calibration_map"); map != object.end() && !map->is_null())
+    a.calibration_map = parse_calibration_map(*map, where);
+  if (auto on = object.find("threshold_on"); on != object.end() && !on->is_null()) {
+    const std::optional<ThresholdOn> parsed = on->is_string() ? parse_threshold_on(on->get<std::string>()) : std::nullopt;
+    if (!parsed) fail("{}: field \"threshold_on\" must be \"score\" or \"probability\", got {}", where, on->dump());
+    a.threshold_on = *parsed;
+    if (a.threshold_on == ThresholdOn::Probability && !a.calibration_map)
+      fail("{}: field \"threshold_on\" is \"probability\" but there is no \"calibration_map\" to make one: fit one "
+           "with `sift calibrate --fit`, or set \"threshold_on\" to \"score\"",
+           where);
+  }
+
   a.generate_item_template =
       optional_string(object, "generate_item_template", kDefaultGenerateItemTemplate, where);
   require_placeholder_once(a.generate_item_template, kIndexPlaceholder, "generate_item_template", where);

@@ -4,6 +4,7 @@
 //   {"format": "sift.scoring/2", "version": "...",
 //    "query_template": "...{query}...", "item_template": "...{item}...",
 //    "yes": "YES", "no": "NO", "threshold": 0.5}
+// and, once calibrated with --fit, "calibration_map" and "threshold_on" (scoring/calibration_map.h).
 //
 // query_template holds the instructions and all candidate-invariant text; item_template the
 // candidate-dependent text and ends exactly at the answer position. Each holds its
@@ -16,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "scoring/calibration_map.h"
 #include "scoring/self_test.h"
 
 namespace sift {
@@ -35,6 +37,11 @@ struct ScoringArtifact {
   std::string yes = "YES";
   std::string no = "NO";
   double threshold = 0.5;
+  // The calibration map ("calibration_map", scoring/calibration_map.h) when `sift calibrate
+  // --fit` wrote one, and what the threshold applies to ("threshold_on"; "probability" needs
+  // the map).
+  std::optional<CalibrationMap> calibration_map;
+  ThresholdOn threshold_on = ThresholdOn::Score;
   // Packed generation (mode generate): one line per candidate, "{index}" and "{item}" once
   // each; then the instruction that asks for the answer list. Both are template text
   // (special tokens recognised).

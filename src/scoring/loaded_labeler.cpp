@@ -162,7 +162,7 @@ std::vector<RowResult> LoadedLabeler::score_tokenized(Engine& engine, std::span<
     ScoringJob& job = jobs[r];
     job.mode = options.mode;
     job.readout = Readout::yes_no(answer_ids_);
-    job.threshold = threshold;
+    job.label_by(artifact_, threshold);
     if (!rows[r].error.empty()) {  // left out of the forward calls
       job.result.error = rows[r].error;
       continue;

@@ -82,6 +82,7 @@ class JobRun {
     if (job.readout.kind == Readout::Kind::YesProbability) {
       job.result.scores.resize(n_items);
       job.result.labels.resize(n_items);
+      if (job.calibration) job.result.probabilities.resize(n_items);
     } else {
       job.label_scores.assign(n_items, {});
     }
@@ -233,9 +234,12 @@ class JobRun {
         if (!is_probability(score)) {  // a broken checkpoint, never a silent NaN label
           result.error = not_a_probability_message(fmt::format("item {}", i), score);
           result.labels.clear();
+          result.probabilities.clear();
           break;
         }
-        result.labels[i] = label_of(score, job.threshold);
+        std::optional<double> probability;
+        if (job.calibration) result.probabilities[i] = probability = job.calibration->apply(score);
+        result.labels[i] = decide_label(score, probability, {job.threshold, job.threshold_on});
       }
     } else {
       for (size_t i = 0; i < job.label_scores.size() && result.error.empty(); ++i)

@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "scoring/artifact.h"
+#include "scoring/calibration_map.h"
 #include "scoring/plan.h"
 #include "scoring/readout.h"
 #include "sift/labeler.h"
@@ -36,11 +38,22 @@ struct ScoringJob {
   std::vector<TokenIds> items;
   std::string query_text;               // mode generate works on text
   std::vector<std::string> item_texts;
-  double threshold = 0.5;               // YesProbability: label = score >= threshold
+  double threshold = 0.5;               // YesProbability: label = score (or probability) >= threshold
+  ThresholdOn threshold_on = ThresholdOn::Score;  // which of the two the threshold applies to
+  const CalibrationMap* calibration = nullptr;    // YesProbability: result.probabilities = apply(score)
+                                                  // (sift.json's map, which outlives the job); none: none
   int64_t cost = 0;                     // what its plan runs (job_plan_cost, scheduler.h): the queue's measure
   Clock::time_point arrived = Clock::now();
   std::optional<Clock::time_point> deadline;  // not started by then: dropped, nothing computed
   std::function<void(ScoringJob&)> on_done;   // called once, by finish()
+
+  // The labeler's labeling: `threshold` (the caller's, else sift.json's), its threshold_on and
+  // calibration map.
+  void label_by(const ScoringArtifact& artifact, double label_threshold) {
+    threshold = label_threshold;
+    threshold_on = artifact.threshold_on;
+    calibration = artifact.calibration_map ? &*artifact.calibration_map : nullptr;
+  }
 
   // Output: written by the scheduler before finish().
   RowResult result;                               // scores, labels, usage, error

@@ -284,7 +284,7 @@ std::optional<Reply> Service::foreign_model(const CommonFields& common) const {
 void Service::build_label(Job& job, const LabelRequest& request) const {
   job.mode = request.mode;
   job.readout = Readout::yes_no(engine_.answer_ids());
-  job.threshold = request.threshold.value_or(engine_.artifact().threshold);
+  job.label_by(engine_.artifact(), request.threshold.value_or(engine_.artifact().threshold));
   if (job.mode == ScoringMode::Generate) {  // scored as text: the engine renders it, as its plan does
     job.query_text = request.query;
     job.item_texts = request.items;
@@ -352,7 +352,7 @@ void Service::check_item_first(int64_t query_len, const std::vector<TokenIds>& i
 void Service::build_rerank(Job& job, const RerankRequest& request) const {
   tokenize_row(engine_, job, request.query, request.documents, "documents");
   job.readout = Readout::yes_no(engine_.answer_ids());
-  job.threshold = engine_.artifact().threshold;
+  job.label_by(engine_.artifact(), engine_.artifact().threshold);
   check_fits(job, "documents");
 }
 
@@ -374,6 +374,13 @@ Started Service::label(std::string_view body, std::function<void()> on_done) {
                 {"mode", std::string(scoring_mode_name(job->mode))},
                 {"artifact", {{"version", version}, {"threshold", job->threshold}}},
                 {"usage", usage_of(*job)}};
+    if (!result.probabilities.empty()) {  // sift.json's calibration map applied to each score
+      json probabilities = json::array();
+      for (const std::optional<double>& p : result.probabilities) probabilities.push_back(optional_json(p));
+      out["probabilities"] = std::move(probabilities);
+    }
+    if (job->threshold_on == ThresholdOn::Probability && job->mode != ScoringMode::Generate)
+      out["artifact"]["threshold_on"] = "probability";
     out["usage"]["requests"] = result.requests;
     if (request->has_item_ids) out["item_ids"] = request->item_ids;
     if (!fingerprint.empty()) out["sift_fingerprint"] = fingerprint;  // /v1/models's: every answer names its labeler
@@ -391,11 +398,20 @@ Started Service::score(std::string_view body, std::function<void()> on_done) {
   admit(*request, body.size(), options_.admission);
   auto job = new_job(request->common);
   return prepare(job, body.size(), "items", std::move(on_done), [this, request](Job& j) { build_score(j, *request); },
-                 [job = job.get(), model = options_.model_name, fingerprint = options_.fingerprint] {
+                 [this, request, job = job.get(), model = options_.model_name, fingerprint = options_.fingerprint] {
     json usage = usage_of(*job);
     usage["completion_tokens"] = 0;
     usage["total_tokens"] = usage["prompt_tokens"];
     json out = {{"scores", job->label_scores}, {"model", model}, {"object", "scoring"}, {"usage", std::move(usage)}};
+    // Where the answer is P(YES) (the labeler's [yes, no] ids, softmax over them) and the
+    // labeler has a calibration map: its probability per item, beside the raw scores.
+    const CalibrationMap* map = engine_.artifact().calibration_map ? &*engine_.artifact().calibration_map : nullptr;
+    const AnswerTokenIds ids = engine_.answer_ids();
+    if (map && request->apply_softmax && request->label_token_ids == std::vector<int32_t>{ids.yes, ids.no}) {
+      json probabilities = json::array();
+      for (const std::vector<double>& row : job->label_scores) probabilities.push_back(map->apply(row[0]));
+      out["probabilities"] = std::move(probabilities);
+    }
     if (!fingerprint.empty()) out["sift_fingerprint"] = fingerprint;  // /v1/models's: every answer names its labeler
     return Reply{200, std::move(out), {}, {}};
   });
@@ -418,6 +434,7 @@ Started Service::rerank(std::string_view body, std::function<void()> on_done) {
     json results = json::array();
     for (size_t index : order) {
       json result = {{"index", index}, {"relevance_score", *job->result.scores[index]}};
+      if (!job->result.probabilities.empty()) result["probability"] = *job->result.probabilities[index];
       if (request->return_documents) result["document"] = {{"text", request->documents[index]}};
       results.push_back(std::move(result));
     }

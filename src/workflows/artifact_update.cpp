@@ -38,7 +38,8 @@ std::string calibrated_version(const std::string& old_version, const std::string
 }
 
 ArtifactUpdate calibrated_artifact(const std::filesystem::path& sift_json, double threshold,
-                                   const std::string& target_name, nlohmann::ordered_json record) {
+                                   const std::string& target_name, nlohmann::ordered_json record,
+                                   ThresholdOn threshold_on, const std::optional<nlohmann::ordered_json>& calibration_map) {
   const std::string where = sift_json.string();
   const ScoringArtifact old_artifact = load_scoring_artifact(sift_json);  // validates
   std::ifstream in(sift_json);
@@ -68,6 +69,9 @@ ArtifactUpdate calibrated_artifact(const std::filesystem::path& sift_json, doubl
   object["version"] = update.new_version;
   object["threshold"] = threshold;
   object["calibrations"] = std::move(history);
+  if (calibration_map) object["calibration_map"] = *calibration_map;
+  if (threshold_on == ThresholdOn::Probability || object.contains("threshold_on"))
+    object["threshold_on"] = std::string(threshold_on_name(threshold_on));
 
   update.text = object.dump(2) + "\n";
   parse_scoring_artifact(parse_json(update.text, where), where);  // what is written must load

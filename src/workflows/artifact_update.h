@@ -13,10 +13,15 @@
 //   {"version", "threshold", "previous_version", "previous_threshold", "target", ...}
 // A "calibration" object written by an older sift (the last calibration only) becomes the
 // list's first record.
+// A fitted map (sift calibrate --fit) replaces "calibration_map" (scoring/calibration_map.h);
+// "threshold_on" is written when it is "probability", or when sift.json has the field already.
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
+
+#include "scoring/calibration_map.h"
 
 namespace sift {
 
@@ -30,9 +35,12 @@ struct ArtifactUpdate {
   std::string text;  // the new sift.json
 };
 
-// The new content of sift_json with `threshold`, the next version and `record` appended to
-// the history; checked to load as an artifact. Nothing is written.
+// The new content of sift_json with `threshold` (applied to `threshold_on`), the next version,
+// `record` appended to the history and, when given, `calibration_map` as the new map; checked
+// to load as an artifact. Nothing is written.
 ArtifactUpdate calibrated_artifact(const std::filesystem::path& sift_json, double threshold,
-                                   const std::string& target_name, nlohmann::ordered_json record);
+                                   const std::string& target_name, nlohmann::ordered_json record,
+                                   ThresholdOn threshold_on = ThresholdOn::Score,
+                                   const std::optional<nlohmann::ordered_json>& calibration_map = std::nullopt);
 
 }  // namespace sift

@@ -93,14 +93,28 @@ EvalReport evaluate(const Labeler& labeler, const std::vector<LabeledRow>& rows,
   report.prefill_tokens = scored.prefill_tokens;
   report.errors = scored.errors;
   report.n_rows = static_cast<int64_t>(rows.size() - scored.errors.size());
+  std::vector<double> scores, probabilities;
+  std::vector<bool> reference;
   for (size_t r = 0; r < rows.size(); ++r) {
     const RowResult& result = scored.results[r];
     if (!result.error.empty()) continue;
+    if (report.mode != ScoringMode::Generate) {
+      for (size_t i = 0; i < result.scores.size(); ++i) {
+        scores.push_back(*result.scores[i]);
+        if (!result.probabilities.empty()) probabilities.push_back(*result.probabilities[i]);
+        reference.push_back(rows[r].labels[i]);
+      }
+    }
     add_labels(report.reference, result.labels, rows[r].labels);
     if (rows[r].truth) {
       if (!report.truth) report.truth.emplace();
       add_labels(*report.truth, result.labels, *rows[r].truth);
     }
+  }
+
+  if (!scores.empty()) {
+    report.raw_reliability = reliability(scores, reference);
+    if (probabilities.size() == scores.size()) report.calibrated_reliability = reliability(probabilities, reference);
   }
 
   // Order inconsistency: K seeded shuffles per row, labels matched back by item identity.
@@ -146,6 +160,14 @@ nlohmann::ordered_json eval_report_to_json(const EvalReport& report, int64_t inp
                   {"changed", report.order.n_changed},
                   {"score_changed", report.order.n_score_changed},
                   {"max_score_change", report.order.max_score_change}};
+  const auto ece_brier = [](const std::optional<Reliability>& r) {
+    return r ? nlohmann::ordered_json{{"ece", r->ece}, {"brier", r->brier}} : nlohmann::ordered_json(nullptr);
+  };
+  out["calibration"] = report.raw_reliability
+                           ? nlohmann::ordered_json{{"ece_bins", kReliabilityBins},
+                                                    {"raw", ece_brier(report.raw_reliability)},
+                                                    {"calibrated", ece_brier(report.calibrated_reliability)}}
+                           : nlohmann::ordered_json(nullptr);
   out["seconds"] = report.seconds;
   out["prefill_tokens"] = report.prefill_tokens;
   return out;

@@ -13,6 +13,7 @@
 
 #include "workflows/evaluation.h"
 #include "workflows/labeled_rows.h"
+#include "workflows/reliability.h"
 #include "sift/labeler.h"
 
 namespace sift {
@@ -53,6 +54,11 @@ struct EvalReport {
   double seconds = 0;  // the unshuffled pass
   int64_t n_labels = 0;
   int64_t prefill_tokens = 0;
+  // How well the values match the reference rates (reliability.h: ECE over 15 bins, Brier):
+  // the raw scores, and the calibrated probabilities when the labeler has a map. Not in mode
+  // generate (hard decisions).
+  std::optional<Reliability> raw_reliability;
+  std::optional<Reliability> calibrated_reliability;
 
   double labels_per_second() const { return seconds > 0 ? static_cast<double>(n_labels) / seconds : 0.0; }
 };

@@ -31,13 +31,6 @@ std::optional<std::filesystem::path> find_on_path(const std::string& program) {
   return std::nullopt;
 }
 
-// A gnuplot single-quoted string: no escapes inside, a quote is written twice.
-std::string gnuplot_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -72,6 +65,26 @@ int run_gnuplot(const std::filesystem::path& gnuplot, const std::filesystem::pat
 
 }  // namespace
 
+// A gnuplot single-quoted string: no escapes inside, a quote is written twice.
+std::string gnuplot_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+void draw_with_gnuplot(const std::filesystem::path& dir, const std::string& script_name, const std::string& script,
+                       const std::string& png_name) {
+  require_gnuplot();
+  const std::filesystem::path gnuplot = *find_on_path("gnuplot");
+  const std::filesystem::path script_path = dir / script_name;
+  write_file_atomically(script_path, script);
+  std::string errors;
+  const int status = run_gnuplot(gnuplot, script_path, errors);
+  if (status != 0 || !std::filesystem::exists(dir / png_name))
+    fail("gnuplot failed (exit status {}) drawing {} from {}: {}", status, (dir / png_name).string(),
+         script_path.string(), errors);
+}
+
 void write_pr_curve_tsv(const std::filesystem::path& path, const PrCurve& curve) {
   std::string text = "threshold\tprecision\trecall\tf1\n";
   for (const PrPoint& p : curve.points) text += fmt::format("{}\t{}\t{}\t{}\n", p.threshold, p.precision, p.recall, p.f1);
@@ -95,9 +108,6 @@ void require_gnuplot() {
 
 void plot_pr_curve(const std::filesystem::path& dir, const PrCurve& curve, const PrPoint& chosen,
                    const std::string& title) {
-  require_gnuplot();
-  const std::filesystem::path gnuplot = *find_on_path("gnuplot");
-  const std::filesystem::path script = dir / "pr_curve.gp";
   // Left: precision against recall, one point per distinct threshold, the chosen point ringed.
   // Right: the score histogram by reference label, the chosen threshold as a line. File names
   // are relative to the script's folder, so the folder can be moved.
@@ -131,12 +141,7 @@ void plot_pr_curve(const std::filesystem::path& dir, const PrCurve& curve, const
           "title 'reference NO', \\\n"
           "     '' using (($1 + $2) / 2):3:($2 - $1) skip 1 with boxes lc rgb '#2ca02c' title 'reference YES'\n"
           "unset multiplot\n";
-  write_file_atomically(script, text);
-  std::string errors;
-  const int status = run_gnuplot(gnuplot, script, errors);
-  if (status != 0 || !std::filesystem::exists(dir / "pr_curve.png"))
-    fail("gnuplot failed (exit status {}) drawing {} from {}: {}", status, (dir / "pr_curve.png").string(),
-         script.string(), errors);
+  draw_with_gnuplot(dir, "pr_curve.gp", text, "pr_curve.png");
 }
 
 void write_calibration_files(const std::filesystem::path& dir, const PrCurve& curve, const PrPoint& chosen,

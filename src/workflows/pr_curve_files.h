@@ -37,6 +37,15 @@ void require_gnuplot();
 void plot_pr_curve(const std::filesystem::path& dir, const PrCurve& curve, const PrPoint& chosen,
                    const std::string& title);
 
+// Writes `script` as dir/<script_name> and runs gnuplot on it in `dir` (the script names its
+// files relative to its folder); an Error with gnuplot's own message if it fails or does not
+// write dir/<png_name>. Every plot sift draws goes through here.
+void draw_with_gnuplot(const std::filesystem::path& dir, const std::string& script_name, const std::string& script,
+                       const std::string& png_name);
+
+// A gnuplot single-quoted string of `text`.
+std::string gnuplot_quoted(const std::string& text);
+
 // All of kCalibrationFiles into `dir` (which must exist).
 void write_calibration_files(const std::filesystem::path& dir, const PrCurve& curve, const PrPoint& chosen,
                              const ScoreHistogram& histogram, const std::string& title);

@@ -22,11 +22,17 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 PYTHONPATH="$SRC/tests/e2e/lib" /usr/bin/python3 - "$SIFT" "$SRC" "$WORK" "${SIFT_REVIEW_SCREENSHOTS:-}" <<'PY'
-import json, os, sqlite3, sys
+import json, os, shutil, sqlite3, sys
 from cdp import Browser
 from review_client import HOSTILE, Review, check, export, flipping_threshold, make_store, relabel
 sift, src, work, shots = sys.argv[1:5]
-labeler = f"{src}/models/default-labeler"
+# The bundled labeler with a calibration map (a copy: the bundled one is never written), so
+# the calibration page draws the reliability of its probabilities beside the scores'.
+labeler = f"{work}/labeler"
+shutil.copytree(f"{src}/models/default-labeler", labeler)
+artifact = json.load(open(f"{labeler}/sift.json"))
+artifact["calibration_map"] = {"format": "sift.calibration_map/1", "method": "temperature", "parameters": {"temperature": 2.0}}
+json.dump(artifact, open(f"{labeler}/sift.json", "w"))
 store, profiles, reference = make_store(sift, src, work)
 judged = export(sift, store)
 with open(f"{work}/key", "w") as f:
@@ -135,9 +141,15 @@ with Review(sift, store, work, "--reviewer", "ann", "--api-key-file", f"{work}/k
     got = {item["id"]: label for r in export(sift, store, "--reviewed") for item, label in zip(r["items"], r["labels"])}
     check(got[fourth["qualification"]] == int(not fourth["label"]), f"exported: right about {new_label}: {got}")
 
-    # 5. The calibration page draws the PR curve and the histogram from the reference rows.
+    # 5. The calibration page draws the PR curve, the histogram and the reliability diagram
+    # (the scores' and the calibrated probabilities') from the reference rows.
     browser.navigate(server.url + "/calibration")
     browser.wait_for("document.querySelector('#pr path.curve') !== null", "the PR curve")
+    browser.wait_for("document.querySelector('#reliability path.curve') !== null", "the scores' reliability curve")
+    check(browser.evaluate("document.querySelector('#reliability path.calibrated') !== null"),
+          "the calibrated probabilities' reliability curve")
+    summary = browser.evaluate("document.getElementById('reliability-summary').textContent")
+    check("Score: ECE" in summary and "Calibrated probability: ECE" in summary, f"ECE and Brier shown: {summary}")
     check(browser.evaluate("document.querySelectorAll('#histogram rect').length") > 2, "the histogram")
     check(browser.evaluate("document.querySelectorAll('#history tbody tr').length") >= 1, "sift.json's history")
     shot(browser, "calibration")

@@ -1,7 +1,8 @@
 // The calibration page: from labeled pairs (the --reference rows joined with the stored
 // scores, else the reviewed pairs with their true labels), the PR curve and the score
-// histogram, both in inline SVG, with the threshold marked and movable; and sift.json's
-// calibration history.
+// histogram, both in inline SVG, with the threshold marked and movable; the reliability
+// diagram of the same pairs (the server bins them: 15 equal-width bins of the score and, with
+// a calibration map in sift.json, of its probability); and sift.json's calibration history.
 "use strict";
 
 (function () {
@@ -75,6 +76,37 @@
     svg.replaceChildren(...nodes);
   }
 
+  // Reliability plot, on the PR plot's axes: the YES rate of each non-empty bin at its mean.
+  function drawReliability(r) {
+    const svg = document.getElementById("reliability");
+    const nodes = [
+      sift.svg("line", { class: "axis", x1: 40, y1: 280, x2: 300, y2: 280 }),
+      sift.svg("line", { class: "axis", x1: 40, y1: 20, x2: 40, y2: 280 }),
+      sift.svg("line", { class: "diagonal", x1: X(0), y1: Y(0), x2: X(1), y2: Y(1) }),
+      sift.svg("text", { x: 120, y: 305 }, "mean score per bin"),
+      sift.svg("text", { x: 4, y: 150 }, "YES rate"),
+      sift.svg("text", { x: 36, y: 295 }, "0"), sift.svg("text", { x: 296, y: 295 }, "1"),
+      sift.svg("text", { x: 28, y: 24 }, "1"),
+    ];
+    const line = (curve, cls) => {
+      const bins = curve.bins.filter((b) => b.n > 0);
+      if (!bins.length) return;
+      const d = bins.map((b, i) => `${i ? "L" : "M"}${X(b.mean).toFixed(1)},${Y(b.yes_rate).toFixed(1)}`).join(" ");
+      nodes.push(sift.svg("path", { class: cls, d }));
+    };
+    let summary = "No labeled pairs yet.";
+    if (r) {
+      line(r.raw, "curve");
+      summary = `Score: ECE ${r.raw.ece.toFixed(4)}, Brier ${r.raw.brier.toFixed(4)} (${r.ece_bins} bins).`;
+      if (r.calibrated) {
+        line(r.calibrated, "calibrated");
+        summary += ` Calibrated probability: ECE ${r.calibrated.ece.toFixed(4)}, Brier ${r.calibrated.brier.toFixed(4)}.`;
+      }
+    }
+    svg.replaceChildren(...nodes);
+    document.getElementById("reliability-summary").textContent = summary;
+  }
+
   function setThreshold(t) {
     document.getElementById("threshold-value").textContent = t.toFixed(3);
     drawPr(t);
@@ -99,6 +131,7 @@
       points = (useReference ? c.reference : c.reviewed).slice().sort((a, b) => b[0] - a[0]);
       positives = points.filter((p) => p[1]).length;
       buildCurve();
+      drawReliability(c.reliability);
       document.getElementById("source").textContent = useReference
         ? `${points.length} pairs of the --reference rows, scored as stored (${positives} positive).`
         : `${points.length} reviewed pairs, with the labels the reviews make true (${positives} positive).`;
