@@ -29,11 +29,13 @@ QUERY = "Ten years of Python and Go"
 DOC = long_document(42)
 CHUNK = ["--long-items", "chunk", "--max-item-tokens", "64", "--max-request-tokens", "100000"]
 
+RUNS = [0]
 def run(cmd, rows, *args, expect=0):
-    path = f"{work}/rows.jsonl"
+    RUNS[0] += 1
+    path = f"{work}/rows{RUNS[0]}.jsonl"
     with open(path, "w") as f:
         f.writelines(json.dumps(r) + "\n" for r in rows)
-    out = f"{work}/out.jsonl"
+    out = f"{work}/out{RUNS[0]}.jsonl"
     p = subprocess.run([sift, cmd, "--model", model, "--input", path, "--output", out, *args],
                        capture_output=True, text=True)
     check(p.returncode == expect, f"sift {cmd} {args}: exit {p.returncode}: {p.stderr}")
