@@ -165,7 +165,9 @@ void apply_long_item_rule(const PromptEncoder& prompts, std::span<const std::str
         fail("{}: --long-items chunk scores a long item by windows, --long-items truncate cuts it", too_long(i, len));
       case LongItems::Truncate: {
         if (template_tokens > budget)
-          fail("{}, and its template alone is {} tokens: no cut of its text fits", too_long(i, len), template_tokens);
+          fail("--truncate items (--long-items truncate): {}, and the {} tokens left for it cannot hold even its "
+               "template ({} tokens): no cut of its text fits", too_long(i, len), std::max<int64_t>(budget, 0),
+               template_tokens);
         TokenIds cut = longest_fitting(items[i], rule.direction, budget, encode);
         row.truncated_tokens += len - static_cast<int64_t>(cut.size());
         out.push_back(std::move(cut));
@@ -174,8 +176,8 @@ void apply_long_item_rule(const PromptEncoder& prompts, std::span<const std::str
       case LongItems::Chunk: {
         const int64_t window_text_tokens = budget - template_tokens;
         if (window_text_tokens < 1)
-          fail("{}, and a window of the {} tokens left cannot hold the item template ({} tokens) and any text",
-               too_long(i, len), budget, template_tokens);
+          fail("--long-items chunk: {}, and a window of the {} tokens left cannot hold the item template ({} tokens) "
+               "and any text", too_long(i, len), std::max<int64_t>(budget, 0), template_tokens);
         const int64_t stride = rule.stride.value_or(default_stride(window_text_tokens));
         const int64_t expected = estimated_windows(len - template_tokens, window_text_tokens, stride);
         if (expected > rule.max_windows)
