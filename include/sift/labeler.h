@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sift/error.h"
@@ -57,6 +58,30 @@ std::optional<TruncationDirection> parse_truncation_direction(std::string_view n
 std::string_view truncate_name(Truncate truncate);
 std::string_view truncation_direction_name(TruncationDirection direction);
 
+// What happens to a long item: one whose part is longer than ScoringOptions::max_item_tokens,
+// or than what the request limit leaves beside its query (scoring/long_items.h, the one rule):
+//   Error    : the row's error (the default, but for Truncate::Items)
+//   Truncate : its text cut to fit, as Truncate::Items cuts it (the same rule, spelled twice)
+//   Chunk    : scored by windows: overlapping stretches of its text, each an ordinary item
+//              (the item template around the stretch), all of them beside the row's other
+//              items in its MIS requests; the item's score is the greatest of its windows'
+// Not in mode generate.
+enum class LongItems { Error, Truncate, Chunk };
+std::optional<LongItems> parse_long_items(std::string_view name);  // "error", "truncate", "chunk"
+std::string_view long_items_name(LongItems long_items);
+
+// Windows of an item the row scored by windows (LongItems::Chunk): each window's text, as
+// [begin, end) in characters (Unicode code points) of the item's text, in order; the window
+// whose score is the item's (the first of the greatest).
+struct ItemWindows {
+  int64_t item = 0;                              // the item's index in the row
+  std::vector<std::pair<int64_t, int64_t>> spans;  // one per window
+  int64_t best = -1;                             // index into spans (RowResult only)
+};
+
+// Windows of at most this many per item by default (ScoringOptions::max_windows).
+inline constexpr int64_t kDefaultMaxWindows = 256;
+
 struct ScoringOptions {
   ScoringMode mode = ScoringMode::Mis;
   std::optional<double> threshold;            // overrides sift.json's
@@ -67,6 +92,15 @@ struct ScoringOptions {
   std::optional<int64_t> max_batch_tokens;
   Truncate truncate = Truncate::None;  // a row too long for a request: its error, or cut (above)
   TruncationDirection truncation_direction = TruncationDirection::Right;
+  // A long item (LongItems above); unset: Truncate when truncate is Items, else Error.
+  std::optional<LongItems> long_items;
+  // An item part longer than this many prompt tokens is long (default: only one that does not
+  // fit a request with its query); with Chunk, a window's most tokens. At most the request limit.
+  std::optional<int64_t> max_item_tokens;
+  // Chunk: tokens of item text from one window's start to the next's (default 3/4 of the text
+  // tokens a window holds, so windows overlap by a quarter); at most what a window holds.
+  std::optional<int64_t> window_stride;
+  int64_t max_windows = kDefaultMaxWindows;  // Chunk: an item needing more windows is the row's error
 };
 
 // What a labeler makes of ScoringOptions (Labeler::resolve), every value checked.
@@ -90,6 +124,9 @@ struct RowResult {
   int64_t generated_tokens = 0;               // usage: generate mode's decoded tokens
   int64_t requests = 0;                       // usage: prompts in the mode's own sense
   int64_t truncated_tokens = 0;               // usage: prompt tokens cut by ScoringOptions::truncate
+  std::vector<ItemWindows> windows;           // the items scored by windows (LongItems::Chunk), in order
+  int64_t window_tokens = 0;                  // usage, when windows is not empty: a window's most prompt
+  int64_t window_stride = 0;                  // tokens, and the text tokens between window starts
   std::vector<std::string> generated_texts;   // generate: what the model wrote, one per request
   std::string error;                          // what was wrong with the row
 };
@@ -107,6 +144,10 @@ struct TokenizedRow {
   std::vector<std::vector<int32_t>> items;
   std::string error;
   int64_t truncated_tokens = 0;  // prompt tokens cut (ScoringOptions::truncate)
+  // Items scored by windows (LongItems::Chunk): each one's windows stand in `items` in its
+  // place, one item part per window, in order (so `items` has more parts than the row items).
+  std::vector<ItemWindows> windows;
+  int64_t window_tokens = 0, window_stride = 0;
 };
 
 // Compute threads: each costs memory, and more than kMaxThreadsPerCore per core buy nothing.

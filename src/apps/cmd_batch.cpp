@@ -15,6 +15,7 @@
 #include "apps/command.h"
 #include "apps/engine_option.h"
 #include "apps/kv_cache_option.h"
+#include "apps/long_items_option.h"
 #include "apps/truncate_option.h"
 #include "apps/weights_option.h"
 #include "batch/merge_shards.h"
@@ -36,6 +37,7 @@ struct BatchArgs {
   double kv_cache_mb = 64;
   bool resume = false, strict = false, echo = false;
   sift::apps::TruncateFlags truncation;
+  sift::apps::LongItemsFlags long_items;
   sift::apps::EngineFlags engines;
 };
 
@@ -81,6 +83,7 @@ void run_batch_command(const BatchArgs& args) {
   options.scoring.max_batch_tokens = args.max_batch_tokens;
   options.shard = sift::Shard::parse(args.shard);
   sift::apps::apply_truncate_flags(args.truncation, options.scoring);
+  sift::apps::apply_long_items_flags(args.long_items, options.scoring);
   options.resume = args.resume;
   options.line = args.echo ? sift::BatchLine::Echo : sift::BatchLine::PassThrough;
   options.weights = sift::apps::weight_storage_of(args.weights);
@@ -166,6 +169,7 @@ SIFT_COMMAND(batch) {
       ->capture_default_str()
       ->check(sift::apps::decimal_in(0, kMaxCheckpointSeconds));
   sift::apps::add_truncate_options(cmd, args->truncation);
+  sift::apps::add_long_items_options(cmd, args->long_items, "error, or truncate with --truncate items");
   sift::apps::add_weights_option(cmd, args->weights);
   sift::apps::add_kv_cache_option(cmd, args->kv_cache_mb);
   sift::apps::add_engine_options(cmd, args->engines);

@@ -14,6 +14,7 @@
 #include "apps/command.h"
 #include "apps/engine_option.h"
 #include "apps/kv_cache_option.h"
+#include "apps/long_items_option.h"
 #include "apps/max_line_bytes_option.h"
 #include "apps/truncate_option.h"
 #include "apps/weights_option.h"
@@ -46,6 +47,7 @@ struct ScoreArgs {
   double kv_cache_mb = 64;
   bool strict = false, echo = false;
   sift::apps::TruncateFlags truncation;
+  sift::apps::LongItemsFlags long_items;
   sift::apps::EngineFlags engines;
 };
 
@@ -74,6 +76,7 @@ void run_score(const ScoreArgs& args) {
   scoring.max_request_tokens = args.max_request_tokens;
   scoring.max_batch_tokens = args.max_batch_tokens;
   sift::apps::apply_truncate_flags(args.truncation, scoring);
+  sift::apps::apply_long_items_flags(args.long_items, scoring);
   if (!args.dump_generations.empty() && scoring.mode != sift::ScoringMode::Generate)
     sift::apps::usage_error("--dump-generations: only mode generate generates text (add --mode generate)");
   // Two outputs of one run in one regular file would replace each other; a device takes both.
@@ -156,6 +159,7 @@ SIFT_COMMAND(score) {
                   "(a longer row runs alone)")
       ->check(CLI::PositiveNumber);
   sift::apps::add_truncate_options(cmd, args->truncation);
+  sift::apps::add_long_items_options(cmd, args->long_items, "error, or truncate with --truncate items");
   sift::apps::add_weights_option(cmd, args->weights);
   sift::apps::add_kv_cache_option(cmd, args->kv_cache_mb);
   sift::apps::add_engine_options(cmd, args->engines);

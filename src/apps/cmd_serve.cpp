@@ -21,6 +21,7 @@
 
 #include "apps/cli.h"
 #include "apps/command.h"
+#include "apps/long_items_option.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
 #include "core/parallel.h"
@@ -41,6 +42,7 @@ struct ServeCliOptions {
   int64_t max_batch_tokens = 8192, max_queue_tokens = 262144, max_items = 10'000, max_scores = 1'000'000;
   double kv_cache_mb = 256, max_body_mb = 8, max_buffered_mb = 256, max_response_mb = 64;
   double keep_alive_seconds = 5, head_timeout_seconds = 10, body_timeout_seconds = 60, shutdown_grace_seconds = 30;
+  sift::apps::LongItemsFlags long_items;
 };
 
 int64_t mebibytes(double mb) { return static_cast<int64_t>(mb * 1024 * 1024); }
@@ -157,7 +159,11 @@ void serve(const ServeCliOptions& o) {
                                                 .prepare_threads = o.http_threads,
                                                 .admission = {.max_items = o.max_items,
                                                               .max_scores = o.max_scores,
-                                                              .max_response_bytes = mebibytes(o.max_response_mb)}},
+                                                              .max_response_bytes = mebibytes(o.max_response_mb)},
+                                                .long_items = sift::apps::long_items_of(o.long_items),
+                                                .max_item_tokens = o.long_items.max_item_tokens,
+                                                .window_stride = o.long_items.window_stride,
+                                                .max_windows = o.long_items.max_windows},
                     metrics);
   } catch (...) {
     stop_everything();
@@ -240,6 +246,9 @@ SIFT_COMMAND(serve) {
                   "largest response in MiB, bounded from the request before it is tokenized; larger get 413 "
                   "(default 64)")
       ->check(sift::apps::decimal_in(0.001, 65536));
+  sift::apps::add_long_items_options(cmd, o->long_items,
+                                     "chunk for /v1/rerank, error for /v1/label and /v1/score (which never chunks); a "
+                                     "request's \"long_items\" overrides it");
   cmd->add_option("--kv-cache-mb", o->kv_cache_mb, "query-KV cache budget in MiB; 0 turns it off (default 256)")
       ->check(sift::apps::decimal_in(0, 1048576));
   cmd->add_option("--api-key-file", o->api_key_file,

@@ -74,6 +74,16 @@ nlohmann::ordered_json job_fingerprint(const std::filesystem::path& model_dir, c
   if (options.truncate != Truncate::None)  // cut rows score differently; absent when off (as in older jobs)
     job["truncate"] = fmt::format("{} {}", truncate_name(options.truncate),
                                   truncation_direction_name(options.truncation_direction));
+  if ((options.long_items && *options.long_items != LongItems::Error) || options.max_item_tokens) {
+    // cut or chunked items score differently; absent when neither (as in older jobs)
+    nlohmann::ordered_json rule = {{"rule", std::string(long_items_name(options.long_items.value_or(LongItems::Error)))}};
+    if (options.max_item_tokens) rule["max_item_tokens"] = *options.max_item_tokens;
+    if (options.long_items == LongItems::Chunk) {
+      rule["window_stride"] = options.window_stride ? nlohmann::ordered_json(*options.window_stride) : nullptr;
+      rule["max_windows"] = options.max_windows;
+    }
+    job["long_items"] = std::move(rule);
+  }
   if (line == BatchLine::Echo) job["echo"] = true;  // other lines; absent when off (as in older jobs)
   if (unverified_engines)  // another arithmetic; absent for sift's own (as in older jobs)
     job["arithmetic"] = {{"engines", "unverified"}, {"model", *unverified_engines}};

@@ -71,6 +71,20 @@ nlohmann::ordered_json row_result_to_json(const ScoringRow& row, const RowResult
   out["labels"] = std::move(labels);
   ordered usage = {{"prefill_tokens", result.prefill_tokens}, {"requests", result.requests}};
   if (result.truncated_tokens > 0) usage["truncated_tokens"] = result.truncated_tokens;
+  if (!result.windows.empty()) {  // items scored by windows (--long-items chunk)
+    ordered windows = ordered::array();
+    int64_t n_windows = 0;
+    for (const ItemWindows& item : result.windows) {
+      ordered spans = ordered::array();
+      for (const auto& [begin, end] : item.spans) spans.push_back({begin, end});
+      windows.push_back({{"item", item.item}, {"spans", std::move(spans)}, {"best", item.best}});
+      n_windows += static_cast<int64_t>(item.spans.size());
+    }
+    out["windows"] = std::move(windows);
+    usage["window"] = result.window_tokens;
+    usage["stride"] = result.window_stride;
+    usage["windows"] = n_windows;
+  }
   if (mode == ScoringMode::Generate) {
     usage["generated_tokens"] = result.generated_tokens;
     out["unparsed"] = result.unparsed;
@@ -84,8 +98,9 @@ namespace {
 
 // Every field name a `sift score` or `sift batch` line may carry (the input's own fields
 // among them), so pass-through fields never replace one, whatever the row or mode.
-constexpr std::array<std::string_view, 12> kOutputFields = {
-    "id", "query", "items", "item_ids", "scores", "probabilities", "labels", "usage", "unparsed", "artifact", "line", "error"};
+constexpr std::array<std::string_view, 13> kOutputFields = {"id",     "query",   "items", "item_ids", "scores",
+                                                           "probabilities", "labels", "windows", "usage", "unparsed",
+                                                           "artifact", "line",    "error"};
 
 bool is_output_field(std::string_view name) {
   for (std::string_view field : kOutputFields)

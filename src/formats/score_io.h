@@ -14,7 +14,10 @@
 // calibration_map applied to each score; the scores stay the raw P(yes), the same bits),
 // plus "item_ids": [...] (null for items given without one) when any item had an id, and,
 // in mode generate, "unparsed": [item indices] and usage.generated_tokens; usage.truncated_tokens
-// when --truncate cut any of the row's prompt tokens. "artifact" says
+// when --truncate cut any of the row's prompt tokens; "windows": [{"item", "spans": [[begin, end]
+// in characters of the item's text, one per window], "best": the window whose score is the
+// item's}] and usage.window, usage.stride, usage.windows when --long-items chunk scored any
+// of its items by windows (scoring/long_items.h). "artifact" says
 // what made the labels: sift.json's version and the threshold applied (--threshold when
 // given; null in mode generate, whose decisions are hard). A line that cannot be scored
 // becomes {"line": n, "error": "..."} (n counts from 1; "id" is added when the row's id was

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "io/labeler_files.h"
+#include "scoring/long_items.h"
 #include "scoring/readout.h"
 #include "scoring/request_sizing.h"
 #include "scoring/truncation.h"
@@ -88,6 +89,7 @@ PlanLimits LoadedLabeler::limits(const ScoringOptions& options) const {
   if (options.truncate != Truncate::None && options.mode == ScoringMode::Generate)
     fail_option("--truncate: mode generate scores one whole prompt per request, not a query and its items; truncation "
                 "is for mis, independent and prefix");
+  long_item_rule(options, std::min(limits.request_limit(), config_.max_position_embeddings));
   return limits;
 }
 
@@ -125,12 +127,13 @@ TokenizedRow LoadedLabeler::tokenize(std::string_view query, std::span<const std
 TokenizedRow LoadedLabeler::tokenize(std::string_view query, std::span<const std::string> items,
                                      const ScoringOptions& options) const {
   TokenizedRow row = tokenize(query, items);
-  if (!row.error.empty() || options.truncate == Truncate::None) return row;
+  if (!row.error.empty() || options.mode == ScoringMode::Generate) return row;
   const PlanLimits plan_limits = limits(options);
-  const int64_t limit = std::min({plan_limits.max_request_tokens, plan_limits.max_call_tokens,
-                                  config_.max_position_embeddings});
+  const int64_t limit = std::min(plan_limits.request_limit(), config_.max_position_embeddings);
   try {
-    truncate_to_fit(prompts_, query, items, limit, options.truncate, options.truncation_direction, row);
+    if (options.truncate == Truncate::Query)
+      truncate_query_to_fit(prompts_, query, limit, options.truncation_direction, row);
+    apply_long_item_rule(prompts_, items, limit, long_item_rule(options, limit), row, plan_limits.flags);
   } catch (const Error& e) {
     row = TokenizedRow{};
     row.error = e.what();
@@ -171,8 +174,11 @@ std::vector<RowResult> LoadedLabeler::score_tokenized(Engine& engine, std::span<
     job.items = rows[r].items;
   }
   std::vector<RowResult> results = run(engine, jobs, options, cache);
-  for (size_t r = 0; r < rows.size(); ++r)
-    if (results[r].error.empty()) results[r].truncated_tokens = rows[r].truncated_tokens;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (!results[r].error.empty()) continue;
+    results[r].truncated_tokens = rows[r].truncated_tokens;
+    fold_windows(rows[r].windows, rows[r].window_tokens, rows[r].window_stride, results[r]);
+  }
   return results;
 }
 

@@ -30,6 +30,11 @@ int64_t longest(std::span<const TokenIds> items) {
 
 TokenIds longest_fitting(std::string_view text, TruncationDirection direction, int64_t target,
                          const std::function<TokenIds(std::string_view)>& encode) {
+  return longest_fitting_text(text, direction, target, encode).ids;
+}
+
+FittingText longest_fitting_text(std::string_view text, TruncationDirection direction, int64_t target,
+                                 const std::function<TokenIds(std::string_view)>& encode) {
   const std::vector<size_t> boundaries = character_boundaries(text);
   const size_t n_characters = boundaries.size() - 1;
   const auto kept = [&](size_t k) {  // the text of k characters kept
@@ -49,37 +54,22 @@ TokenIds longest_fitting(std::string_view text, TruncationDirection direction, i
       high = middle - 1;
     }
   }
-  return best;
+  return {kept(low).size(), std::move(best)};
 }
 
-void truncate_to_fit(const PromptEncoder& prompts, std::string_view query, std::span<const std::string> items,
-                     int64_t limit, Truncate truncate, TruncationDirection direction, TokenizedRow& row) {
+void truncate_query_to_fit(const PromptEncoder& prompts, std::string_view query, int64_t limit,
+                           TruncationDirection direction, TokenizedRow& row) {
   const int64_t query_len = static_cast<int64_t>(row.query.size());
-  if (truncate == Truncate::Query) {
-    const int64_t longest_item = longest(row.items);
-    if (query_len + longest_item <= limit) return;
-    const int64_t target = limit - longest_item;
-    const auto encode = [&](std::string_view text) { return prompts.query_tokens(text); };
-    const int64_t empty = static_cast<int64_t>(encode("").size());
-    if (empty > target)
-      fail("--truncate query: the longest item ({} tokens) leaves {} tokens of the request limit of {} for the query, "
-           "but its template alone is {}", longest_item, std::max<int64_t>(target, 0), limit, empty);
-    row.query = longest_fitting(query, direction, target, encode);
-    row.truncated_tokens += query_len - static_cast<int64_t>(row.query.size());
-  } else if (truncate == Truncate::Items) {
-    const int64_t target = limit - query_len;
-    const auto encode = [&](std::string_view text) { return prompts.item_tokens(text); };
-    for (size_t i = 0; i < row.items.size(); ++i) {
-      const int64_t item_len = static_cast<int64_t>(row.items[i].size());
-      if (query_len + item_len <= limit) continue;
-      const int64_t empty = static_cast<int64_t>(encode("").size());
-      if (empty > target)
-        fail("--truncate items: the query ({} tokens) leaves {} tokens of the request limit of {} for an item, but "
-             "the item template alone is {}", query_len, std::max<int64_t>(target, 0), limit, empty);
-      row.items[i] = longest_fitting(items[i], direction, target, encode);
-      row.truncated_tokens += item_len - static_cast<int64_t>(row.items[i].size());
-    }
-  }
+  const int64_t longest_item = longest(row.items);
+  if (query_len + longest_item <= limit) return;
+  const int64_t target = limit - longest_item;
+  const auto encode = [&](std::string_view text) { return prompts.query_tokens(text); };
+  const int64_t empty = static_cast<int64_t>(encode("").size());
+  if (empty > target)
+    fail("--truncate query: the longest item ({} tokens) leaves {} tokens of the request limit of {} for the query, "
+         "but its template alone is {}", longest_item, std::max<int64_t>(target, 0), limit, empty);
+  row.query = longest_fitting(query, direction, target, encode);
+  row.truncated_tokens += query_len - static_cast<int64_t>(row.query.size());
 }
 
 }  // namespace sift

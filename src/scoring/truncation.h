@@ -27,10 +27,20 @@ namespace sift {
 TokenIds longest_fitting(std::string_view text, TruncationDirection direction, int64_t target,
                          const std::function<TokenIds(std::string_view)>& encode);
 
-// `row` (query and items tokenized from `query` and `items`) cut to fit `limit`; adds the
-// prompt tokens cut to row.truncated_tokens. Throws Error when even the whole text cannot make
-// it fit (the template alone is too long), naming the lengths.
-void truncate_to_fit(const PromptEncoder& prompts, std::string_view query, std::span<const std::string> items,
-                     int64_t limit, Truncate truncate, TruncationDirection direction, TokenizedRow& row);
+// The same, with how many bytes of `text` it keeps.
+struct FittingText {
+  size_t bytes = 0;
+  TokenIds ids;
+};
+FittingText longest_fitting_text(std::string_view text, TruncationDirection direction, int64_t target,
+                                 const std::function<TokenIds(std::string_view)>& encode);
+
+// Truncate::Query: the query of `row` (query and items tokenized from `query` and the items)
+// cut to what its longest item leaves of `limit`; adds the prompt tokens cut to
+// row.truncated_tokens. Throws Error when even the whole text cannot make it fit (the
+// template alone is too long), naming the lengths. Items are cut by the long-item rule
+// (scoring/long_items.h: LongItems::Truncate, which Truncate::Items spells).
+void truncate_query_to_fit(const PromptEncoder& prompts, std::string_view query, int64_t limit,
+                           TruncationDirection direction, TokenizedRow& row);
 
 }  // namespace sift

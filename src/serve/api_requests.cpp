@@ -114,6 +114,12 @@ TruncateFields truncate_of(const json& object) {
       bad("truncation_direction", fmt::format("field \"truncation_direction\" must be right or left, got {}", echoed(d->dump())));
     fields.direction = *direction;
   }
+  if (const json* l = find(object, "long_items")) {
+    const std::optional<LongItems> long_items = parse_long_items(string_of(*l, "long_items"));
+    if (!long_items)
+      bad("long_items", fmt::format("field \"long_items\" must be error, truncate or chunk, got {}", echoed(l->dump())));
+    fields.long_items = *long_items;
+  }
   return fields;
 }
 
@@ -150,6 +156,10 @@ LabelRequest parse_label_request(std::string_view body, int64_t max_items) {
     request.mode = *mode;
   }
   request.truncation = truncate_of(object);
+  if (request.truncation.long_items && *request.truncation.long_items != LongItems::Error &&
+      request.mode == ScoringMode::Generate)
+    bad("long_items", "field \"long_items\": mode generate scores one whole prompt per request, not a query and its "
+                      "items; long items are cut or chunked in mis, independent and prefix");
   if (request.truncation.truncate != Truncate::None && request.mode == ScoringMode::Generate)
     bad("truncate", "field \"truncate\": mode generate scores one whole prompt per request, not a query and its items; "
                     "truncation is for mis, independent and prefix");
@@ -186,6 +196,9 @@ ScoreRequest parse_score_request(std::string_view body, int64_t max_items) {
   request.apply_softmax = bool_of(object, "apply_softmax", false);
   request.item_first = bool_of(object, "item_first", false);
   request.truncation = truncate_of(object);
+  if (request.truncation.long_items == LongItems::Chunk)
+    bad("long_items", "field \"long_items\": chunk needs the labeler's item template around each window, and /v1/score "
+                      "items are prompt parts the client rendered; chunk them with /v1/label or /v1/rerank");
   return request;
 }
 
@@ -197,6 +210,9 @@ RerankRequest parse_rerank_request(std::string_view body, int64_t max_items) {
   request.documents = text_items(require(object, "documents"), "documents", false).texts;
   if (const json* n = find(object, "top_n")) request.top_n = integer_of(*n, "top_n", 1, std::numeric_limits<int32_t>::max());
   request.return_documents = bool_of(object, "return_documents", false);
+  request.truncation = truncate_of(object);
+  if (request.truncation.truncate != Truncate::None)
+    bad("truncate", "field \"truncate\" is not a /v1/rerank field: \"long_items\": \"truncate\" cuts a long document");
   return request;
 }
 

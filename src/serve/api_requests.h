@@ -6,12 +6,14 @@
 //
 //   POST /v1/label  {"query": str, "items": [str | {"id"?, "text": str}], "threshold"?: 0..1,
 //                    "mode"?: "mis"|"independent"|"prefix"|"generate", "truncate"?: "none"|"query"|"items",
-//                    "truncation_direction"?: "right"|"left", "model"?: str, "timeout_ms"?}
+//                    "truncation_direction"?: "right"|"left", "long_items"?: "error"|"truncate"|"chunk",
+//                    "model"?: str, "timeout_ms"?}
 //   POST /v1/score  {"query": str | [int], "items": str | [str] | [[int]], "label_token_ids": [int],
 //                    "apply_softmax"?: bool, "item_first"?: bool, "truncate"?, "truncation_direction"?,
-//                    "model"?: str, "timeout_ms"?}
+//                    "long_items"?: "error"|"truncate", "model"?: str, "timeout_ms"?}
 //   POST /v1/rerank {"query": str, "documents": [str | {"text": str}], "top_n"?: int >= 1,
-//                    "return_documents"?: bool, "model"?: str, "timeout_ms"?}
+//                    "return_documents"?: bool, "long_items"?: "error"|"truncate"|"chunk",
+//                    "truncation_direction"?, "model"?: str, "timeout_ms"?}
 //
 // /v1/score follows SGLang's semantics: query and items are prompt parts as the client
 // rendered them (text or token ids, never mixed); each prompt is query ++ item, or
@@ -53,9 +55,11 @@ struct CommonFields {
 
 // What a row too long for a request gives up, as `sift score --truncate` and
 // --truncation-direction (scoring/truncation.h): the same names and values.
+// "long_items" (scoring/long_items.h) overrides the server's --long-items for the request.
 struct TruncateFields {
   Truncate truncate = Truncate::None;
   TruncationDirection direction = TruncationDirection::Right;
+  std::optional<LongItems> long_items;
 };
 
 struct LabelRequest {
@@ -83,6 +87,7 @@ struct ScoreRequest {
 
 struct RerankRequest {
   CommonFields common;
+  TruncateFields truncation;  // "long_items" and "truncation_direction" ("truncate" is /v1/label's and /v1/score's)
   std::string query;
   std::vector<std::string> documents;
   std::optional<int64_t> top_n;

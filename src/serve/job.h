@@ -9,6 +9,7 @@
 // connection's own threads, never waits.
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "scoring/plan_cost.h"
 #include "scoring/scoring_job.h"
@@ -18,6 +19,10 @@ namespace sift::serve {
 
 struct Job : ScoringJob {
   int64_t truncated_tokens = 0;  // prompt tokens "truncate" cut before it was queued
+  // Items scored by windows (scoring/long_items.h): their windows stand in `items`; the
+  // answer folds their scores back into one per item (fold_windows).
+  std::vector<ItemWindows> windows;
+  int64_t window_tokens = 0, window_stride = 0;
   PlanCost plan;                 // what its plan runs (its cost; a baseline's usage)
   std::optional<Reply> refusal;  // finished without the engines, refused: its reply
 };

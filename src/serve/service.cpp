@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "scoring/long_items.h"
 #include "scoring/plan_cost.h"
 #include "scoring/truncation.h"
 #include "serve/api_requests.h"
@@ -64,7 +65,21 @@ json usage_of(const Job& job) {
   const int64_t cached = mis ? std::max<int64_t>(0, prompt - run) : job.result.cached_tokens;
   json usage = {{"prompt_tokens", prompt}, {"prompt_tokens_details", {{"cached_tokens", cached}}}};
   if (job.truncated_tokens > 0) usage["truncated_tokens"] = job.truncated_tokens;  // as sift score's usage
+  if (!job.windows.empty()) {  // as sift score's usage: a window's most tokens, the stride, the windows run
+    int64_t windows = 0;
+    for (const ItemWindows& item : job.windows) windows += static_cast<int64_t>(item.spans.size());
+    usage["window"] = job.window_tokens;
+    usage["stride"] = job.window_stride;
+    usage["windows"] = windows;
+  }
   return usage;
+}
+
+// {"spans": [[begin, end], ...], "best": k}: an item's windows, in characters of its text.
+json windows_json(const ItemWindows& item) {
+  json spans = json::array();
+  for (const auto& [begin, end] : item.spans) spans.push_back({begin, end});
+  return {{"spans", std::move(spans)}, {"best", item.best}};
 }
 
 // The row rendered with the labeler's templates and tokenized (label, rerank).
@@ -169,7 +184,9 @@ Service::Service(const LoadedLabeler& engine, const ServiceOptions& options, Met
             {.max_batch_tokens = options.max_batch_tokens, .max_queue_tokens = options.max_queue_tokens,
              .kv_cache_bytes = options.kv_cache_bytes, .threads = options.threads, .workers = options.workers},
             metrics_),
-      preparation_(options.prepare_threads, kMaxPreparingBytes) {}
+      preparation_(options.prepare_threads, kMaxPreparingBytes) {
+  long_item_rule(long_item_options(ScoringMode::Mis, {}, LongItems::Chunk), request_limit());  // a bad size fails here
+}
 
 void Service::check_fits(const Job& job, std::string_view items_field) const {
   try {
@@ -263,17 +280,50 @@ int64_t Service::request_limit() const {
   return std::min({limits.max_request_tokens, limits.max_call_tokens, engine_.model().config().max_position_embeddings});
 }
 
-void Service::truncate_job(Job& job, std::string_view query, std::span<const std::string> items,
-                           const TruncateFields& truncation) const {
-  TokenizedRow row{job.query, job.items, {}, 0};
+ScoringOptions Service::long_item_options(ScoringMode mode, const TruncateFields& truncation,
+                                          LongItems route_default) const {
+  ScoringOptions options;
+  options.mode = mode;
+  options.truncate = truncation.truncate;
+  options.truncation_direction = truncation.direction;
+  options.long_items = truncation.long_items;
+  if (!options.long_items && truncation.truncate != Truncate::Items) options.long_items = options_.long_items.value_or(route_default);
+  options.max_item_tokens = options_.max_item_tokens;
+  options.window_stride = options_.window_stride;
+  options.max_windows = options_.max_windows;
+  return options;
+}
+
+void Service::fit_long_items(Job& job, std::string_view query, std::span<const std::string> items,
+                             const TruncateFields& truncation, LongItems route_default, const char* items_field) const {
+  const int64_t limit = request_limit();
+  LongItemRule rule;
   try {
-    truncate_to_fit(engine_.prompts(), query, items, request_limit(), truncation.truncate, truncation.direction, row);
+    rule = long_item_rule(long_item_options(job.mode, truncation, route_default), limit);
   } catch (const Error& e) {
-    throw BadRequest("truncate", fmt::format("truncate: {}", e.what()));
+    throw BadRequest(truncation.long_items ? "long_items" : "truncate", e.what());
+  }
+  TokenizedRow row;
+  row.query = std::move(job.query);
+  row.items = std::move(job.items);
+  if (truncation.truncate == Truncate::Query) {
+    try {
+      truncate_query_to_fit(engine_.prompts(), query, limit, truncation.direction, row);
+    } catch (const Error& e) {
+      throw BadRequest("truncate", fmt::format("truncate: {}", e.what()));
+    }
+  }
+  try {
+    apply_long_item_rule(engine_.prompts(), items, limit, rule, row, pool_.limits().flags, items_field);
+  } catch (const Error& e) {
+    throw BadRequest(items_field, e.what());
   }
   job.query = std::move(row.query);
   job.items = std::move(row.items);
   job.truncated_tokens = row.truncated_tokens;
+  job.windows = std::move(row.windows);
+  job.window_tokens = row.window_tokens;
+  job.window_stride = row.window_stride;
 }
 
 std::optional<Reply> Service::foreign_model(const CommonFields& common) const {
@@ -291,7 +341,7 @@ void Service::build_label(Job& job, const LabelRequest& request) const {
     return;
   }
   tokenize_row(engine_, job, request.query, request.items, "items");
-  if (request.truncation.truncate != Truncate::None) truncate_job(job, request.query, request.items, request.truncation);
+  fit_long_items(job, request.query, request.items, request.truncation, LongItems::Error, "items");
   check_fits(job, "items");
 }
 
@@ -315,6 +365,18 @@ void Service::build_score(Job& job, ScoreRequest& request) const {
     items.push_back(text ? encode_rendered(tokenizer, std::get<std::string>(request.items[i]), field)
                          : std::move(std::get<TokenIds>(request.items[i])));
     check_ids(items.back(), vocab_size, field);
+  }
+  // "long_items" (never chunk here: api_requests.cpp) over --long-items: truncate cuts items
+  // as "truncate": "items" does; error leaves a long item to check_fits.
+  if (request.truncation.long_items == LongItems::Truncate ||
+      (!request.truncation.long_items && request.truncation.truncate == Truncate::None &&
+       options_.long_items == LongItems::Truncate)) {
+    if (request.truncation.truncate == Truncate::Query)
+      throw BadRequest("long_items", "field \"long_items\": truncate cuts items, and \"truncate\": \"query\" the query; "
+                                     "give one of them");
+    request.truncation.truncate = Truncate::Items;
+  } else if (request.truncation.long_items == LongItems::Error && request.truncation.truncate == Truncate::Items) {
+    throw BadRequest("long_items", "field \"long_items\": error contradicts \"truncate\": \"items\"; give one of them");
   }
   if (request.truncation.truncate != Truncate::None)
     job.truncated_tokens = truncate_parts(tokenizer, request, request_limit(), static_cast<int64_t>(bos.size()), query, items);
@@ -353,6 +415,7 @@ void Service::build_rerank(Job& job, const RerankRequest& request) const {
   tokenize_row(engine_, job, request.query, request.documents, "documents");
   job.readout = Readout::yes_no(engine_.answer_ids());
   job.label_by(engine_.artifact(), engine_.artifact().threshold);
+  fit_long_items(job, request.query, request.documents, request.truncation, LongItems::Chunk, "documents");
   check_fits(job, "documents");
 }
 
@@ -364,6 +427,7 @@ Started Service::label(std::string_view body, std::function<void()> on_done) {
   const std::string version = engine_.artifact().version;
   return prepare(job, body.size(), "items", std::move(on_done), [this, request](Job& j) { build_label(j, *request); },
                  [request, job = job.get(), version, fingerprint = options_.fingerprint] {
+    fold_windows(job->windows, job->window_tokens, job->window_stride, job->result);
     const RowResult& result = job->result;
     json scores = json::array(), labels = json::array();
     for (size_t i = 0; i < result.scores.size(); ++i) {
@@ -383,6 +447,15 @@ Started Service::label(std::string_view body, std::function<void()> on_done) {
       out["artifact"]["threshold_on"] = "probability";
     out["usage"]["requests"] = result.requests;
     if (request->has_item_ids) out["item_ids"] = request->item_ids;
+    if (!result.windows.empty()) {  // {"item": i, "spans", "best"} per item scored by windows
+      json windows = json::array();
+      for (const ItemWindows& item : result.windows) {
+        json entry = {{"item", item.item}};
+        entry.update(windows_json(item));
+        windows.push_back(std::move(entry));
+      }
+      out["windows"] = std::move(windows);
+    }
     if (!fingerprint.empty()) out["sift_fingerprint"] = fingerprint;  // /v1/models's: every answer names its labeler
     if (job->mode == ScoringMode::Generate) {
       out["unparsed"] = result.unparsed;
@@ -424,6 +497,9 @@ Started Service::rerank(std::string_view body, std::function<void()> on_done) {
   auto job = new_job(request->common);
   return prepare(job, body.size(), "documents", std::move(on_done), [this, request](Job& j) { build_rerank(j, *request); },
                  [request, job = job.get(), model = options_.model_name] {
+    fold_windows(job->windows, job->window_tokens, job->window_stride, job->result);
+    std::vector<const ItemWindows*> windows_of(request->documents.size(), nullptr);
+    for (const ItemWindows& item : job->result.windows) windows_of[static_cast<size_t>(item.item)] = &item;
     // Most relevant first; ties keep input order.
     std::vector<size_t> order(request->documents.size());
     std::iota(order.begin(), order.end(), 0);
@@ -435,6 +511,7 @@ Started Service::rerank(std::string_view body, std::function<void()> on_done) {
     for (size_t index : order) {
       json result = {{"index", index}, {"relevance_score", *job->result.scores[index]}};
       if (!job->result.probabilities.empty()) result["probability"] = *job->result.probabilities[index];
+      if (windows_of[index]) result["windows"] = windows_json(*windows_of[index]);
       if (request->return_documents) result["document"] = {{"text", request->documents[index]}};
       results.push_back(std::move(result));
     }

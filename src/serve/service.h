@@ -49,6 +49,12 @@ struct ServiceOptions {
   int workers = 1;               // engines: sessions on the one model
   int prepare_threads = 4;       // threads that render and tokenize requests (preparation.h)
   AdmissionLimits admission;     // items, scores, response bytes
+  // A long item (scoring/long_items.h): --long-items, the default of every route (unset: chunk
+  // for /v1/rerank, error for /v1/label and /v1/score; a request's "long_items" overrides it,
+  // and /v1/score never chunks), --max-item-tokens, --window-stride, --max-windows.
+  std::optional<LongItems> long_items;
+  std::optional<int64_t> max_item_tokens, window_stride;
+  int64_t max_windows = kDefaultMaxWindows;
 };
 
 // Body bytes of requests waiting for a preparation thread at most: past it, 429.
@@ -118,9 +124,13 @@ class Service {
   void check_fits(const Job& job, std::string_view items_field) const;
   // The tokens one [query; item] may hold: the request and call limits, the model's positions.
   int64_t request_limit() const;
-  // The job's prompt cut to fit a request as `sift score --truncate` cuts it (400 when it cannot).
-  void truncate_job(Job& job, std::string_view query, std::span<const std::string> items,
-                    const TruncateFields& truncation) const;
+  // The scoring options a request's fields and the server's flags make: "truncate" and
+  // "long_items" over --long-items (else `route_default`), and the window sizes.
+  ScoringOptions long_item_options(ScoringMode mode, const TruncateFields& truncation, LongItems route_default) const;
+  // The job's query cut as "truncate": "query" says, then its long items cut, chunked into
+  // windows or refused as the long-item rule says (scoring/long_items.h): 400 naming the item.
+  void fit_long_items(Job& job, std::string_view query, std::span<const std::string> items,
+                      const TruncateFields& truncation, LongItems route_default, const char* items_field) const;
   // The 404 for a request whose "model" is not options_.model_name (the /v1/models id).
   std::optional<Reply> foreign_model(const CommonFields& common) const;
 
