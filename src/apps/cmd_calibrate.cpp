@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apps/cli.h"
+#include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/engine_option.h"
 #include "apps/max_line_bytes_option.h"
@@ -51,8 +52,12 @@ void check_write_mode(const CalibrateArgs& args) {
         args.model);
 }
 
-void run_calibrate(const CalibrateArgs& args) {
+void run_calibrate(CalibrateArgs& args) {
   check_write_mode(args);
+  if (args.in_place && sift::apps::is_hub_model(args.model))
+    sift::apps::usage_error("--in-place: {} is a Hugging Face Hub model, whose files in the Hub cache are not sift's "
+                            "to rewrite; write a calibrated copy with --out NEW_DIR", args.model);
+  args.model = sift::apps::model_directory(args.model);
   const sift::CalibrationTarget target = sift::parse_calibration_target(args.target);
   sift::ScoringOptions scoring;
   scoring.mode = *sift::parse_scoring_mode(args.mode);
@@ -186,7 +191,7 @@ SIFT_COMMAND(calibrate) {
       "calibrate",
       "Choose the threshold on labeled validation rows; print it (--dry-run), or write it as a new sift.json version "
       "into a copy (--out NEW_DIR) or the labeler itself (--in-place), with the precision-recall curve");
-  cmd->add_option("--model", args->model, "labeler directory")->required();
+  cmd->add_option("--model", args->model, "labeler directory or Hugging Face Hub id org/name[@revision]")->required();
   cmd->add_option("--input", args->input,
                   "JSON-lines rows {\"query\", \"items\", \"labels\": [0/1...]} (default, or -: stdin)");
   cmd->add_option("--target", args->target,

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "apps/cli.h"
+#include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/engine_option.h"
 #include "apps/max_line_bytes_option.h"
@@ -85,7 +86,7 @@ SIFT_COMMAND(eval) {
   CLI::App* cmd = app.add_subcommand(
       "eval", "Evaluate a labeler on labeled rows: agreement, precision, recall, F1, truth agreement, "
               "order inconsistency, labels/s");
-  cmd->add_option("--model", args->model, "labeler directory")->required();
+  cmd->add_option("--model", args->model, "labeler directory or Hugging Face Hub id org/name[@revision]")->required();
   cmd->add_option("--input", args->input,
                   "JSON-lines rows {\"query\", \"items\", \"labels\": [0/1...], optional \"truth\": [0/1...]} "
                   "(default, or -: stdin)");
@@ -104,5 +105,8 @@ SIFT_COMMAND(eval) {
   sift::apps::add_engine_options(cmd, args->engines);
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
   sift::apps::add_strict_flag(cmd, args->strict, "was left out");
-  cmd->callback([args] { run_eval(*args); });
+  cmd->callback([args] {
+    args->model = sift::apps::model_directory(args->model);
+    run_eval(*args);
+  });
 }

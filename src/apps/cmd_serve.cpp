@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "apps/cli.h"
+#include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
@@ -121,11 +122,15 @@ void serve(const ServeCliOptions& o) {
   std::unique_ptr<sift::LoadedLabeler> engine;
   std::optional<sift::serve::Service> service;
   try {
-    engine = sift::LoadedLabeler::load(o.model, sift::apps::weight_storage_of(o.weights));
-    const std::string name = std::filesystem::path(o.model).lexically_normal().filename().string();
+    const std::string model_dir = sift::apps::model_directory(o.model);
+    engine = sift::LoadedLabeler::load(model_dir, sift::apps::weight_storage_of(o.weights));
+    // A directory is served by its name; a Hub model by its id (its snapshot folder is a commit).
+    const std::string name = sift::apps::is_hub_model(o.model)
+                                 ? o.model
+                                 : std::filesystem::path(o.model).lexically_normal().filename().string();
     service.emplace(*engine,
                     sift::serve::ServiceOptions{.model_name = name.empty() ? o.model : name,
-                                                .fingerprint = sift::artifact_fingerprint(o.model),
+                                                .fingerprint = sift::artifact_fingerprint(model_dir),
                                                 .weights = o.weights,
                                                 .max_batch_tokens = o.max_batch_tokens,
                                                 .max_queue_tokens = o.max_queue_tokens,
@@ -155,7 +160,7 @@ void serve(const ServeCliOptions& o) {
 SIFT_COMMAND(serve) {
   auto o = std::make_shared<ServeCliOptions>();
   CLI::App* cmd = app.add_subcommand("serve", "Serve a labeler over HTTP: /v1/label, /v1/score, /v1/rerank, /metrics");
-  cmd->add_option("--model", o->model, "labeler directory: config.json, weights, tokenizer.json, sift.json")->required();
+  cmd->add_option("--model", o->model, "labeler directory (config.json, weights, tokenizer.json, sift.json) or Hugging Face Hub id org/name[@revision]")->required();
   cmd->add_option("--host", o->host, "address to listen on (default 127.0.0.1: this machine only)");
   cmd->add_option("--port", o->port,
                   "port (default 8000); 0: any free port (see --port-file; the log's first line says which). "
