@@ -144,6 +144,20 @@ hubs[-1].wait()
 check(scores("sift-test/tiny", cache_env(cache, endpoint, HF_HUB_OFFLINE="1")) == scores_a, "offline from the cache")
 check(scores("sift-test/tiny", cache_env(cache, endpoint)) == scores_a, "a complete snapshot needs no network")
 check(scores(f"sift-test/tiny@{A}", cache_env(cache, endpoint, HF_HUB_OFFLINE="1")) == scores_a, "@commit, offline")
+#    A calibrated copy of a Hub model is a labeler of its own files (the snapshot's links are
+#    relative, so the copy holds the files); --in-place would rewrite the cache: refused.
+labeled = os.path.join(work, "labeled.jsonl")
+with open(labeled, "w") as f:
+    for i in range(6):
+        f.write(json.dumps({"id": f"l{i}", "query": f"profile {i}", "items": ["Python", "Welding"],
+                            "labels": [i % 2, (i + 1) % 2]}) + "\n")
+offline = cache_env(cache, endpoint, HF_HUB_OFFLINE="1")
+out = run("calibrate", "--model", "sift-test/tiny", "--input", labeled, "--in-place", env=offline, code=2)
+check("--out" in out.stderr, f"--in-place on a Hub model: {out.stderr}")
+calibrated = os.path.join(work, "calibrated")
+run("calibrate", "--model", "sift-test/tiny", "--input", labeled, "--out", calibrated, "--force", env=offline)
+check(not any(os.path.islink(os.path.join(calibrated, n)) for n in FILES), "the copy holds files, not links")
+check(scores(calibrated, base_env()) == scores_a, "the calibrated copy scores as the Hub model")
 empty = os.path.join(work, "empty-cache")
 out = run("score", "--model", "sift-test/tiny", "--input", rows, env=cache_env(empty, endpoint, HF_HUB_OFFLINE="1"),
           code=1)
