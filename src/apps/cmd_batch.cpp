@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
+#include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/engine_option.h"
 #include "apps/kv_cache_option.h"
@@ -74,7 +75,7 @@ void run_batch_command(const BatchArgs& args) {
                             "input again from the position its checkpoint records, which a pipe cannot give. Write the "
                             "rows to a file first, or score a stream with `sift score`, which reads stdin");
   sift::batch::BatchOptions options;
-  options.model_dir = args.model;
+  options.model_dir = sift::apps::model_directory(args.model);
   options.input = args.input;
   options.output = args.output;
   options.scoring.mode = *sift::parse_scoring_mode(args.mode);
@@ -129,7 +130,7 @@ SIFT_COMMAND(batch) {
   auto merge = std::make_shared<MergeArgs>();
   CLI::App* cmd = app.add_subcommand(
       "batch", "Label a JSON-lines file of rows offline: streaming, resumable after a crash (--resume), sharded");
-  cmd->add_option("--model", args->model, "labeler directory: config.json, weights, tokenizer.json, sift.json");
+  cmd->add_option("--model", args->model, "labeler directory (config.json, weights, tokenizer.json, sift.json) or Hugging Face Hub id org/name[@revision]");
   cmd->add_option("--input", args->input,
                   "JSON lines {\"id\", \"query\", \"items\", ...other fields passed through}; plain, gzip or zstd "
                   "(detected by content)");

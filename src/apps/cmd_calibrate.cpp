@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "apps/cli.h"
+#include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/engine_option.h"
 #include "apps/max_line_bytes_option.h"
@@ -92,8 +93,12 @@ nlohmann::ordered_json fitted_map_json(const sift::CalibrationMap& map, const st
   return out;
 }
 
-void run_calibrate(const CalibrateArgs& args) {
+void run_calibrate(CalibrateArgs& args) {
   check_write_mode(args);
+  if (args.in_place && sift::apps::is_hub_model(args.model))
+    sift::apps::usage_error("--in-place: {} is a Hugging Face Hub model, whose files in the Hub cache are not sift's "
+                            "to rewrite; write a calibrated copy with --out NEW_DIR", args.model);
+  args.model = sift::apps::model_directory(args.model);
   const std::optional<sift::CalibrationMethod> fit =
       args.fit.empty() ? std::nullopt : sift::parse_calibration_method(args.fit);
   const sift::ThresholdOn threshold_on = *sift::parse_threshold_on(args.threshold_on);
@@ -273,7 +278,7 @@ SIFT_COMMAND(calibrate) {
       "calibrate",
       "Choose the threshold on labeled validation rows; print it (--dry-run), or write it as a new sift.json version "
       "into a copy (--out NEW_DIR) or the labeler itself (--in-place), with the precision-recall curve");
-  cmd->add_option("--model", args->model, "labeler directory")->required();
+  cmd->add_option("--model", args->model, "labeler directory or Hugging Face Hub id org/name[@revision]")->required();
   cmd->add_option("--input", args->input,
                   "JSON-lines rows {\"query\", \"items\", \"labels\": [0/1...]} (default, or -: stdin)");
   cmd->add_option("--target", args->target,

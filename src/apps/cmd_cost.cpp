@@ -9,6 +9,7 @@
 #include <string>
 
 #include "apps/cli.h"
+#include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/max_line_bytes_option.h"
 #include "core/error.h"
@@ -62,11 +63,14 @@ SIFT_COMMAND(cost) {
   auto args = std::make_shared<CostArgs>();
   CLI::App* cmd = app.add_subcommand(
       "cost", "Prefill tokens per label under mis, packed generation and independent scoring (paper §4.3)");
-  cmd->add_option("--model", args->model, "labeler directory (tokenizer.json, sift.json, config.json)")->required();
+  cmd->add_option("--model", args->model, "labeler directory (tokenizer.json, sift.json, config.json) or Hugging Face Hub id org/name[@revision]")->required();
   cmd->add_option("--input", args->input, "JSON-lines rows, as for sift score (default, or -: stdin)");
   cmd->add_option("--max-request-tokens", args->max_request_tokens, "request limit, as for sift score")
       ->check(CLI::PositiveNumber);
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
   sift::apps::add_strict_flag(cmd, args->strict, "was left out");
-  cmd->callback([args] { run_cost(*args); });
+  cmd->callback([args] {
+    args->model = sift::apps::model_directory(args->model);
+    run_cost(*args);
+  });
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "apps/cli.h"
+#include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/engine_option.h"
 #include "apps/max_line_bytes_option.h"
@@ -108,7 +109,7 @@ SIFT_COMMAND(eval) {
   CLI::App* cmd = app.add_subcommand(
       "eval", "Evaluate a labeler on labeled rows: agreement, precision, recall, F1, truth agreement, "
               "order inconsistency, labels/s");
-  cmd->add_option("--model", args->model, "labeler directory")->required();
+  cmd->add_option("--model", args->model, "labeler directory or Hugging Face Hub id org/name[@revision]")->required();
   cmd->add_option("--input", args->input,
                   "JSON-lines rows {\"query\", \"items\", \"labels\": [0/1...], optional \"truth\": [0/1...]} "
                   "(default, or -: stdin)");
@@ -130,5 +131,8 @@ SIFT_COMMAND(eval) {
                   "reliability.gp, of the scores and, with a calibration map, the probabilities");
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
   sift::apps::add_strict_flag(cmd, args->strict, "was left out");
-  cmd->callback([args] { run_eval(*args); });
+  cmd->callback([args] {
+    args->model = sift::apps::model_directory(args->model);
+    run_eval(*args);
+  });
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
+#include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/engine_option.h"
 #include "apps/weights_option.h"
@@ -103,7 +104,7 @@ SIFT_COMMAND(label) {
   auto args = std::make_shared<LabelArgs>();
   CLI::App* cmd = app.add_subcommand(
       "label", "Label profiles against a catalog in rounds with early stopping, into a label store (incremental)");
-  cmd->add_option("--model", args->model, "labeler directory: config.json, weights, tokenizer.json, sift.json")
+  cmd->add_option("--model", args->model, "labeler directory (config.json, weights, tokenizer.json, sift.json) or Hugging Face Hub id org/name[@revision]")
       ->required();
   cmd->add_option("--catalog", args->catalog, "JSON lines {\"id\", \"name\", \"aliases\"?: [...]}")
       ->required()
@@ -129,5 +130,8 @@ SIFT_COMMAND(label) {
   sift::apps::add_weights_option(cmd, args->weights);
   sift::apps::add_engine_options(cmd, args->engines);
   sift::apps::add_strict_flag(cmd, args->strict, "of the catalog or profiles was left out");
-  cmd->callback([args] { run_label_command(*args); });
+  cmd->callback([args] {
+    args->model = sift::apps::model_directory(args->model);
+    run_label_command(*args);
+  });
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apps/cli.h"
+#include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
@@ -45,7 +46,7 @@ SIFT_COMMAND(logits) {
   };
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("logits", "Print logits of a checkpoint for token ids (one JSON line per position)");
-  cmd->add_option("--model", options->model, "Hugging Face model directory")->required();
+  cmd->add_option("--model", options->model, "Hugging Face model directory or Hugging Face Hub id org/name[@revision]")->required();
   cmd->add_option("--ids", options->ids, "token ids, comma-separated (a causal prompt at positions 0..T-1)")->required();
   cmd->add_option("--vocab", options->vocab, "only these vocabulary rows, in this order (default: all)");
   cmd->add_option("--positions", options->positions, "last | all")->check(CLI::IsMember({"last", "all"}));
@@ -53,7 +54,7 @@ SIFT_COMMAND(logits) {
   cmd->callback([options] {
     const std::vector<int32_t> ids = parse_id_list(options->ids, "--ids");
     const std::vector<int32_t> vocab = options->vocab.empty() ? std::vector<int32_t>{} : parse_id_list(options->vocab, "--vocab");
-    auto model = sift::Model::load(options->model, sift::apps::weight_storage_of(options->weights));
+    auto model = sift::Model::load(sift::apps::model_directory(options->model), sift::apps::weight_storage_of(options->weights));
     const auto T = static_cast<int32_t>(ids.size());
     std::vector<int32_t> positions(T);
     std::iota(positions.begin(), positions.end(), 0);

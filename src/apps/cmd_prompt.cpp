@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "apps/cli.h"
+#include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/max_line_bytes_option.h"
 #include "core/error.h"
@@ -88,10 +89,13 @@ SIFT_COMMAND(prompt) {
   auto args = std::make_shared<PromptArgs>();
   CLI::App* cmd = app.add_subcommand(
       "prompt", "Show the prompts a labeler builds for rows, as text and token ids, without running the model");
-  cmd->add_option("--model", args->model, "labeler directory (tokenizer.json, sift.json)")->required();
+  cmd->add_option("--model", args->model, "labeler directory (tokenizer.json, sift.json) or Hugging Face Hub id org/name[@revision]")->required();
   cmd->add_option("--input", args->input, "JSON-lines rows, as for sift score (default, or -: stdin)");
   cmd->add_option("--output", args->output, "JSON-lines output (default, or -: stdout)");
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is that row's error line, not parsed");
   sift::apps::add_strict_flag(cmd, args->strict, "failed (its error line is in the output)");
-  cmd->callback([args] { run_prompt(*args); });
+  cmd->callback([args] {
+    args->model = sift::apps::model_directory(args->model);
+    run_prompt(*args);
+  });
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "apps/cli.h"
+#include "apps/model_option.h"
 #include "apps/command.h"
 #include "core/error.h"
 #include "io/atomic_file.h"
@@ -83,7 +84,7 @@ void review(const ReviewCliOptions& o) {
 
   sift::review::ReviewApiOptions api_options;
   if (o.reviewing) api_options.reviewer = o.reviewer;
-  api_options.labeler = read_labeler(o.model);
+  api_options.labeler = read_labeler(o.model.empty() ? o.model : sift::apps::model_directory(o.model));
   api_options.reference = read_reference(o.reference);
   std::unique_ptr<sift::review::ReviewApi> api = sift::review::ReviewApi::open(o.store, std::move(api_options));
 

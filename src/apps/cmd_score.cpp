@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apps/cli.h"
+#include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/engine_option.h"
 #include "apps/kv_cache_option.h"
@@ -140,7 +141,7 @@ SIFT_COMMAND(score) {
   auto args = std::make_shared<ScoreArgs>();
   CLI::App* cmd = app.add_subcommand(
       "score", "Score JSON-lines rows {\"id\", \"query\", \"items\"}: one output line per input line, in order");
-  cmd->add_option("--model", args->model, "labeler directory: config.json, weights, tokenizer.json, sift.json")
+  cmd->add_option("--model", args->model, "labeler directory (config.json, weights, tokenizer.json, sift.json) or Hugging Face Hub id org/name[@revision]")
       ->required();
   cmd->add_option("--mode", args->mode,
                   "mis (default: all items of a row in one packed request) | independent (one request per item, "
@@ -174,5 +175,8 @@ SIFT_COMMAND(score) {
   sift::apps::add_strict_flag(cmd, args->strict, "failed (its error line is in the output)");
   cmd->add_option("--dump-generations", args->dump_generations,
                   "mode generate: write what the model generated for each row to this JSON-lines file");
-  cmd->callback([args] { run_score(*args); });
+  cmd->callback([args] {
+    args->model = sift::apps::model_directory(args->model);
+    run_score(*args);
+  });
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "apps/cli.h"
+#include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/long_items_option.h"
 #include "apps/weights_option.h"
@@ -126,9 +127,11 @@ void serve(const ServeCliOptions& o) {
   std::unique_ptr<sift::LoadedLabeler> engine;
   std::optional<sift::serve::Service> service;
   std::optional<std::string> refusal;
+  std::string model_dir;  // o.model, or a Hub id's snapshot in the Hugging Face cache
   try {
     const sift::WeightStorage weights = sift::apps::weight_storage_of(o.weights);
-    engine = sift::LoadedLabeler::load(o.model, weights);
+    model_dir = sift::apps::model_directory(o.model);
+    engine = sift::LoadedLabeler::load(model_dir, weights);
     sift::LocalEngine probes(engine->model(), threads);
     refusal = sift::self_test_refusal(*engine, probes, sift::probe_arithmetic(weights));
   } catch (...) {
@@ -146,10 +149,13 @@ void serve(const ServeCliOptions& o) {
     return;
   }
   try {
-    const std::string name = std::filesystem::path(o.model).lexically_normal().filename().string();
+    // A directory is served by its name; a Hub model by its id (its snapshot folder is a commit).
+    const std::string name = sift::apps::is_hub_model(o.model)
+                                 ? o.model
+                                 : std::filesystem::path(o.model).lexically_normal().filename().string();
     service.emplace(*engine,
                     sift::serve::ServiceOptions{.model_name = name.empty() ? o.model : name,
-                                                .fingerprint = sift::artifact_fingerprint(o.model),
+                                                .fingerprint = sift::artifact_fingerprint(model_dir),
                                                 .weights = o.weights,
                                                 .max_batch_tokens = o.max_batch_tokens,
                                                 .max_queue_tokens = o.max_queue_tokens,
@@ -183,7 +189,7 @@ void serve(const ServeCliOptions& o) {
 SIFT_COMMAND(serve) {
   auto o = std::make_shared<ServeCliOptions>();
   CLI::App* cmd = app.add_subcommand("serve", "Serve a labeler over HTTP: /v1/label, /v1/score, /v1/rerank, /metrics");
-  cmd->add_option("--model", o->model, "labeler directory: config.json, weights, tokenizer.json, sift.json")->required();
+  cmd->add_option("--model", o->model, "labeler directory (config.json, weights, tokenizer.json, sift.json) or Hugging Face Hub id org/name[@revision]")->required();
   cmd->add_option("--host", o->host, "address to listen on (default 127.0.0.1: this machine only)");
   cmd->add_option("--port", o->port,
                   "port (default 8000); 0: any free port (see --port-file; the log's first line says which). "

@@ -26,7 +26,7 @@ std::map<std::string, std::string> read_weight_map(const std::filesystem::path& 
       fail("{}: weight_map entry \"{}\" must be a file name string", index_path.string(), it.key());
     const std::string shard = it.value().get<std::string>();
     const std::filesystem::path shard_path(shard);
-    if (shard.empty() || shard_path.is_absolute() || shard_path.has_parent_path())
+    if (shard.empty() || shard == "." || shard == ".." || shard_path.is_absolute() || shard_path.has_parent_path())
       fail("{}: weight_map entry \"{}\" names \"{}\", which is not a file name inside the model directory",
            index_path.string(), it.key(), shard);
     weight_map.emplace(it.key(), shard);
@@ -57,6 +57,12 @@ std::string list_names(const std::vector<std::string>& names, size_t limit = 10)
 }
 
 }  // namespace
+
+std::vector<std::string> index_shard_files(const std::filesystem::path& index_path) {
+  std::set<std::string> shards;
+  for (const auto& [tensor, shard] : read_weight_map(index_path)) shards.insert(shard);
+  return {shards.begin(), shards.end()};
+}
 
 Checkpoint Checkpoint::from_file(SafetensorsFile file, const std::filesystem::path& dir) {
   Checkpoint checkpoint;

@@ -20,6 +20,11 @@
 
 namespace sift {
 
+// The shard files model.safetensors.index.json names (its weight_map's values), each once, in
+// name order: an Error naming the index when it is not such an object or names a file outside
+// the directory.
+std::vector<std::string> index_shard_files(const std::filesystem::path& index_path);
+
 class Checkpoint {
  public:
   static Checkpoint open(const std::filesystem::path& dir);

@@ -96,6 +96,19 @@ std::string hash_files(const std::vector<std::filesystem::path>& files) {
 
 }  // namespace
 
+std::string sha256_file_hex(const std::filesystem::path& file) {
+  std::ifstream stream(file, std::ios::binary);
+  if (!stream) fail("{}: cannot open for reading", file.string());
+  Sha256 sha;
+  std::vector<char> block(size_t(1) << 20);
+  while (stream) {
+    stream.read(block.data(), std::streamsize(block.size()));
+    sha.add(std::string_view(block.data(), size_t(stream.gcount())));
+  }
+  if (stream.bad()) fail("{}: read error", file.string());
+  return hex(sha.digest());
+}
+
 std::string artifact_fingerprint(const std::filesystem::path& model_dir) {
   std::error_code error;
   const std::vector<std::filesystem::path> files = labeler_files(model_dir, error);

@@ -11,6 +11,9 @@ namespace sift {
 // Lower-case hex digest of the bytes.
 std::string sha256_hex(std::string_view bytes);
 
+// Lower-case hex SHA-256 of a file's bytes, read in blocks.
+std::string sha256_file_hex(const std::filesystem::path& file);
+
 // "sha256:<hex>" over the labeler directory's files that make its scores (io/labeler_files.h),
 // in name order, each as its name, its size and its bytes. Read in blocks (a multi-GB
 // checkpoint is fine), once per process while the files stay as they were (same inode, size

@@ -53,14 +53,33 @@ void move_curves(const TemporaryFolder& drawn, const fs::path& curve_dir) {
   sync_directory(curve_dir);
 }
 
+// `from`'s files into `to`, recursively: hard links (else copies) of the files themselves. A
+// symbolic link gives the file it leads to (a labeler of `sift init --out` links to its model's
+// files; a Hub snapshot's links are relative, ../../blobs/<etag>, and would lead nowhere from the
+// copy); a link to a folder stays a link.
+void copy_files_following_links(const fs::path& from, const fs::path& to, bool hard_links, std::error_code& error) {
+  fs::create_directories(to, error);
+  for (fs::directory_iterator it(from, error), end; !error && it != end; it.increment(error)) {
+    const fs::path source = it->path(), target = to / source.filename();
+    if (it->is_symlink(error) && it->is_directory(error))
+      fs::copy_symlink(source, target, error);
+    else if (it->is_directory(error))
+      copy_files_following_links(source, target, hard_links, error);
+    else if (hard_links)
+      fs::create_hard_link(fs::canonical(source, error), target, error);
+    else
+      fs::copy_file(source, target, error);  // follows a link
+    if (error) return;
+  }
+}
+
 // DIR's files into `copy`: hard links where the file system allows, else copies.
 void copy_model_directory(const fs::path& model_dir, const fs::path& copy) {
   std::error_code error;
-  fs::copy(model_dir, copy, fs::copy_options::recursive | fs::copy_options::create_hard_links, error);
+  copy_files_following_links(model_dir, copy, /*hard_links=*/true, error);
   if (!error) return;
   fs::remove_all(copy, error);
-  fs::create_directories(copy);
-  fs::copy(model_dir, copy, fs::copy_options::recursive, error);
+  copy_files_following_links(model_dir, copy, /*hard_links=*/false, error);
   if (error) fail("{}: cannot copy it to {}: {}", model_dir.string(), copy.string(), error.message());
 }
 
