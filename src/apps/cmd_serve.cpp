@@ -32,7 +32,7 @@ namespace {
 
 struct ServeCliOptions {
   std::string model, host = "127.0.0.1", api_key_file, weights = "auto", port_file;
-  std::vector<std::string> allowed_hosts;
+  std::vector<std::string> allowed_hosts, served_model_names;
   std::optional<int> threads;
   int port = 8000, http_threads = 4, workers = 1, max_connections = 10'000, max_connections_per_address = 256;
   int64_t max_batch_tokens = 8192, max_queue_tokens = 262144, max_items = 10'000, max_scores = 1'000'000;
@@ -77,6 +77,19 @@ sift::serve::HttpOptions http_options(const ServeCliOptions& o) {
 
 // The compute threads of the engines: --threads, else the global --threads, else every core;
 // a usage error when fewer than --workers (each worker runs on threads of its own).
+// The names requests may give as "model" and /v1/models lists: --served-model-name (as vLLM's,
+// in place of the directory's name), else the --model directory's name.
+std::vector<std::string> served_names(const ServeCliOptions& o) {
+  for (size_t i = 0; i < o.served_model_names.size(); ++i) {
+    const std::string& name = o.served_model_names[i];  // never empty: the CLI refuses an empty value
+    for (size_t j = 0; j < i; ++j)
+      if (o.served_model_names[j] == name) sift::apps::usage_error("--served-model-name: \"{}\" is given twice", name);
+  }
+  if (!o.served_model_names.empty()) return o.served_model_names;
+  const std::string name = std::filesystem::path(o.model).lexically_normal().filename().string();
+  return {name.empty() ? o.model : name};
+}
+
 int compute_threads(const ServeCliOptions& o) {
   const int threads = sift::apps::thread_count("--threads", o.threads);
   const int total = threads > 0 ? threads : sift::default_n_threads();
@@ -88,6 +101,7 @@ int compute_threads(const ServeCliOptions& o) {
 
 void serve(const ServeCliOptions& o) {
   const int threads = compute_threads(o);
+  const std::vector<std::string> model_names = served_names(o);
   const sigset_t signals = block_stop_signals();
   sift::serve::Metrics metrics;
   sift::serve::HttpServer server(http_options(o), metrics);
@@ -122,9 +136,8 @@ void serve(const ServeCliOptions& o) {
   std::optional<sift::serve::Service> service;
   try {
     engine = sift::LoadedLabeler::load(o.model, sift::apps::weight_storage_of(o.weights));
-    const std::string name = std::filesystem::path(o.model).lexically_normal().filename().string();
     service.emplace(*engine,
-                    sift::serve::ServiceOptions{.model_name = name.empty() ? o.model : name,
+                    sift::serve::ServiceOptions{.model_names = model_names,
                                                 .fingerprint = sift::artifact_fingerprint(o.model),
                                                 .weights = o.weights,
                                                 .max_batch_tokens = o.max_batch_tokens,
@@ -236,6 +249,9 @@ SIFT_COMMAND(serve) {
                   "--host, and whose pages may send requests (Origin); repeatable. A server behind a proxy names "
                   "its public host here")
       ->allow_extra_args(false);  // one name a flag; repeated flags add up
+  cmd->add_option("--served-model-name", o->served_model_names,
+                  "a name requests may give as \"model\", listed by /v1/models in place of the --model directory's "
+                  "name (as vLLM's flag); repeatable, or several after one flag");
   sift::apps::add_weights_option(cmd, o->weights);
   cmd->callback([o] { serve(*o); });
 }
