@@ -37,7 +37,7 @@ namespace {
 
 struct ServeCliOptions {
   std::string model, host = "127.0.0.1", api_key_file, weights = "auto", port_file;
-  std::vector<std::string> allowed_hosts;
+  std::vector<std::string> allowed_hosts, served_model_names;
   std::optional<int> threads;
   int port = 8000, http_threads = 4, workers = 1, max_connections = 10'000, max_connections_per_address = 256;
   int64_t max_batch_tokens = 8192, max_queue_tokens = 262144, max_items = 10'000, max_scores = 1'000'000;
@@ -81,6 +81,21 @@ sift::serve::HttpOptions http_options(const ServeCliOptions& o) {
   return http;
 }
 
+// The names requests may give as "model" and /v1/models lists: --served-model-name (as vLLM's,
+// in place of the directory's name), else the --model directory's name, or a Hub model's id
+// (its snapshot folder's name is a commit).
+std::vector<std::string> served_names(const ServeCliOptions& o) {
+  for (size_t i = 0; i < o.served_model_names.size(); ++i) {
+    const std::string& name = o.served_model_names[i];  // never empty: the CLI refuses an empty value
+    for (size_t j = 0; j < i; ++j)
+      if (o.served_model_names[j] == name) sift::apps::usage_error("--served-model-name: \"{}\" is given twice", name);
+  }
+  if (!o.served_model_names.empty()) return o.served_model_names;
+  if (sift::apps::is_hub_model(o.model)) return {o.model};
+  const std::string name = std::filesystem::path(o.model).lexically_normal().filename().string();
+  return {name.empty() ? o.model : name};
+}
+
 // The compute threads of the engines: --threads, else the global --threads, else every core;
 // a usage error when fewer than --workers (each worker runs on threads of its own).
 int compute_threads(const ServeCliOptions& o) {
@@ -94,6 +109,7 @@ int compute_threads(const ServeCliOptions& o) {
 
 void serve(const ServeCliOptions& o) {
   const int threads = compute_threads(o);
+  const std::vector<std::string> model_names = served_names(o);
   const sigset_t signals = block_stop_signals();
   sift::serve::Metrics metrics;
   sift::serve::HttpServer server(http_options(o), metrics);
@@ -149,12 +165,8 @@ void serve(const ServeCliOptions& o) {
     return;
   }
   try {
-    // A directory is served by its name; a Hub model by its id (its snapshot folder is a commit).
-    const std::string name = sift::apps::is_hub_model(o.model)
-                                 ? o.model
-                                 : std::filesystem::path(o.model).lexically_normal().filename().string();
     service.emplace(*engine,
-                    sift::serve::ServiceOptions{.model_name = name.empty() ? o.model : name,
+                    sift::serve::ServiceOptions{.model_names = model_names,
                                                 .fingerprint = sift::artifact_fingerprint(model_dir),
                                                 .weights = o.weights,
                                                 .max_batch_tokens = o.max_batch_tokens,
@@ -273,6 +285,9 @@ SIFT_COMMAND(serve) {
                   "--host, and whose pages may send requests (Origin); repeatable. A server behind a proxy names "
                   "its public host here")
       ->allow_extra_args(false);  // one name a flag; repeated flags add up
+  cmd->add_option("--served-model-name", o->served_model_names,
+                  "a name requests may give as \"model\", listed by /v1/models in place of the --model directory's "
+                  "name (as vLLM's flag); repeatable, or several after one flag");
   sift::apps::add_weights_option(cmd, o->weights);
   cmd->callback([o] { serve(*o); });
 }

@@ -41,6 +41,7 @@ inline constexpr int kMaxJsonDepth = 64;
 struct JsonArrayCap {
   std::string_view field;
   size_t max_values = 0;
+  std::string_view other_field = {};  // a second field capped alike (a route's two names for one list)
 };
 
 // Rules beyond JSON's own; each broken one is a JsonValueError naming where.
@@ -156,10 +157,10 @@ class BoundedDomBuilder : public nlohmann::detail::json_sax_dom_parser<Json> {
   bool value() {
     if (!tracks_path_ || frames_.empty() || frames_.back().object) return true;
     const size_t n = ++frames_.back().n_values;
-    if (strict_.array_cap && frames_.size() == 2 && frames_[0].object && frames_[0].key == strict_.array_cap->field &&
-        n > strict_.array_cap->max_values)
-      throw JsonArrayTooLong(std::string(strict_.array_cap->field),
-                             fmt::format("{}: more than {} values", strict_.array_cap->field, strict_.array_cap->max_values));
+    if (!strict_.array_cap || frames_.size() != 2 || !frames_[0].object || n <= strict_.array_cap->max_values) return true;
+    const std::string& key = frames_[0].key;
+    if (key == strict_.array_cap->field || (!strict_.array_cap->other_field.empty() && key == strict_.array_cap->other_field))
+      throw JsonArrayTooLong(key, fmt::format("{}: more than {} values", key, strict_.array_cap->max_values));
     return true;
   }
   [[noreturn]] void broken(const std::string& what) const {

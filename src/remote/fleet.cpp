@@ -6,6 +6,8 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.h"
 #include "remote/engine_answers.h"
 #include "remote/http_connection.h"
@@ -237,7 +239,21 @@ void Fleet::work() {
 struct Fleet::Link {
   std::unique_ptr<HttpConnection> connection;
   bool exact = false;  // its /v1/models named this labeler's fingerprint
+  std::string model;   // the name it serves the labeler as (IdentityCheck::served_name)
 };
+
+namespace {
+
+// A /v1/score body (score_request_body: its first field "model" names `ours`) naming `theirs`
+// instead, the name an engine serves this labeler as (sift serve --served-model-name); empty
+// when the body already names it.
+std::string body_renamed(const std::string& body, const std::string& ours, const std::string& theirs) {
+  const std::string prefix = "{\"model\":" + nlohmann::json(ours).dump();
+  if (theirs.empty() || theirs == ours || !body.starts_with(prefix)) return {};
+  return "{\"model\":" + nlohmann::json(theirs).dump() + body.substr(prefix.size());
+}
+
+}  // namespace
 
 Fleet::Attempt Fleet::attempt(Link& link, size_t engine, const Task& task, bool verify) {
   Attempt result;
@@ -277,11 +293,13 @@ Fleet::Attempt Fleet::attempt(Link& link, size_t engine, const Task& task, bool 
           return result;
         }
         link.exact = check.exact;
+        link.model = check.served_name;
         result.verified = true;
         result.inexact = !check.exact;
       }
-      const HttpAnswer answer =
-          connection.post("/v1/score", call.body, attempt_timeout(), score_answer_bytes(call.items, call.labels));
+      const std::string renamed = body_renamed(call.body, identity_.model_name, link.model);
+      const HttpAnswer answer = connection.post("/v1/score", renamed.empty() ? call.body : renamed, attempt_timeout(),
+                                                score_answer_bytes(call.items, call.labels));
       if (answer.status == 200) {
         std::string why;
         if (std::optional<ScoreAnswer> scored = parse_score_answer(answer.body, call.items, call.labels, why)) {

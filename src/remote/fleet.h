@@ -49,7 +49,7 @@ class HttpConnection;
 // One /v1/score request: its JSON body, its prompt tokens (what balancing counts), and the
 // answer's shape (items x labels).
 struct ScoreCall {
-  std::string body;
+  std::string body;  // its first field "model" names the labeler as this client does (an engine's own name replaces it)
   int64_t tokens = 0;
   size_t items = 0;
   size_t labels = 0;

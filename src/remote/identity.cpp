@@ -15,6 +15,23 @@ namespace {
 // f32's bits.
 std::string_view weights_class(std::string_view weights) { return weights == "auto" ? "f32" : weights; }
 
+// The id to check in a /v1/models list: the local name when listed; else the first id whose
+// sift_fingerprint is this labeler's (sift serve --served-model-name); else the local name.
+std::string name_serving(const nlohmann::json& models, const LabelerIdentity& local) {
+  const auto id_of = [](const nlohmann::json& model) -> std::optional<std::string> {
+    if (!model.is_object() || !model.contains("id") || !model["id"].is_string()) return std::nullopt;
+    return model["id"].get<std::string>();
+  };
+  for (const nlohmann::json& model : models)
+    if (id_of(model) == local.model_name) return local.model_name;
+  for (const nlohmann::json& model : models) {
+    const std::optional<std::string> id = id_of(model);
+    const auto fingerprint = model.is_object() ? model.find("sift_fingerprint") : model.end();
+    if (id && fingerprint != model.end() && fingerprint->is_string() && *fingerprint == local.fingerprint) return *id;
+  }
+  return local.model_name;
+}
+
 }  // namespace
 
 IdentityCheck check_identity(const std::string& models_body, const LabelerIdentity& local, const std::string& url) {
@@ -32,12 +49,14 @@ IdentityCheck check_identity(const std::string& models_body, const LabelerIdenti
     check.refusal = fmt::format("engine {}: GET /v1/models did not answer an OpenAI model list", url);
     return check;
   }
+  const std::string wanted = name_serving(body["data"], local);
   std::string served;
   for (const json& model : body["data"]) {
     if (!model.is_object() || !model.contains("id") || !model["id"].is_string()) continue;
     const std::string id = model["id"].get<std::string>();
     served += (served.empty() ? "" : ", ") + engine_text(id);
-    if (id != local.model_name) continue;
+    if (id != wanted) continue;
+    check.served_name = id;
     const auto named = [&](const char* field) { return model.contains(field) && !model[field].is_null(); };
     if (named("sift_fingerprint")) {
       const std::string theirs = model["sift_fingerprint"].is_string() ? model["sift_fingerprint"].get<std::string>()

@@ -7,6 +7,9 @@
 //                ("sift_weights"): the same files held the same way (auto and f32 are one
 //                way: the same bits), the scores are the same bits as local scoring with
 //                that --weights; other files, or another way, is refused.
+//                Its model is found by id (the name this client sends), or, on a server
+//                started with --served-model-name, by its fingerprint: that id is then the
+//                name requests to it give (IdentityCheck::served_name).
 //   others       (SGLang) name no fingerprint: the model id must be the name this client
 //                sends, and the vocabulary size and answer ids, where named, must agree; the
 //                scores are then the engine's arithmetic, not verified to be sift's.
@@ -33,6 +36,7 @@ struct LabelerIdentity {
 struct IdentityCheck {
   std::optional<std::string> refusal;  // set: the engine serves something else (what, in words)
   bool exact = false;                  // the fingerprints are equal
+  std::string served_name;             // the id the engine serves this labeler as (requests' "model")
 };
 
 // `models_body` is the text of the engine's /v1/models answer (at most kMaxModelsAnswerBytes,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -23,14 +24,16 @@ using nlohmann::json;
 // naming it, never the last value or a rounded number. The list field `items_field` is counted
 // while the body is parsed: past max_items the parse stops with a 413 (--max-items), before
 // the rest of the list is built.
-json parse_body(std::string_view body, const char* items_field, int64_t max_items) {
+// `other_items_field` is a second name the route takes for that list (rerank's TEI "texts").
+json parse_body(std::string_view body, const char* items_field, int64_t max_items, const char* other_items_field = "") {
   json object;
   try {
     object = parse_json(body, "request body",
                         {.unique_keys = true, .exact_integers = true,
-                         .array_cap = JsonArrayCap{items_field, static_cast<size_t>(std::max<int64_t>(0, max_items))}});
+                         .array_cap = JsonArrayCap{items_field, static_cast<size_t>(std::max<int64_t>(0, max_items)),
+                                                   other_items_field}});
   } catch (const JsonArrayTooLong& e) {
-    throw BadRequest(e.path(), fmt::format("the request has more than --max-items {} {}", max_items, items_field), 413);
+    throw BadRequest(e.path(), fmt::format("the request has more than --max-items {} {}", max_items, e.path()), 413);
   } catch (const JsonValueError& e) {
     bad(e.path(), e.what());
   } catch (const Error& e) {  // not JSON, a number out of range (1e400), nested too deep
@@ -202,17 +205,49 @@ ScoreRequest parse_score_request(std::string_view body, int64_t max_items) {
   return request;
 }
 
+namespace {
+
+// TEI's rerank fields (the body has "texts"): its booleans, and its Left/Right in any case.
+void read_tei_rerank(const json& object, RerankRequest& request) {
+  request.shape = RerankShape::Tei;
+  if (find(object, "documents"))
+    bad("texts", "the body has both \"texts\" (TEI's rerank) and \"documents\" (Jina's, Cohere's): send one");
+  request.documents = text_items(require(object, "texts"), "texts", false).texts;
+  request.return_documents = bool_of(object, "return_text", false);
+  if (bool_of(object, "raw_scores", false))
+    bad("raw_scores", "field \"raw_scores\": sift's rerank scores are P(yes), probabilities; there are no raw scores "
+                      "to return (send false or leave it out)");
+  if (bool_of(object, "truncate", false)) request.truncation.truncate = Truncate::Items;
+  if (const json* d = find(object, "truncation_direction")) {
+    std::string text = string_of(*d, "truncation_direction");
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::optional<TruncationDirection> direction = parse_truncation_direction(text);
+    if (!direction)
+      bad("truncation_direction", fmt::format("field \"truncation_direction\" must be Right or Left, got {}", echoed(d->dump())));
+    request.truncation.direction = *direction;
+  }
+}
+
+}  // namespace
+
 RerankRequest parse_rerank_request(std::string_view body, int64_t max_items) {
-  const json object = parse_body(body, "documents", max_items);
+  const json object = parse_body(body, "documents", max_items, "texts");
   RerankRequest request;
   request.common = common_of(object);
   request.query = string_of(require(object, "query"), "query");
-  request.documents = text_items(require(object, "documents"), "documents", false).texts;
+  if (object.contains("texts")) {
+    read_tei_rerank(object, request);
+  } else {
+    request.documents = text_items(require(object, "documents"), "documents", false).texts;
+    request.return_documents = bool_of(object, "return_documents", false);
+    request.truncation = truncate_of(object);
+    if (request.truncation.truncate != Truncate::None)
+      bad("truncate", "field \"truncate\" is not a /v1/rerank field: \"long_items\": \"truncate\" cuts a long document");
+    if (find(object, "max_tokens_per_doc"))
+      bad("max_tokens_per_doc", "field \"max_tokens_per_doc\" is not supported: a document that does not fit a "
+                                "request with the query gets 400; leave the field out");
+  }
   if (const json* n = find(object, "top_n")) request.top_n = integer_of(*n, "top_n", 1, std::numeric_limits<int32_t>::max());
-  request.return_documents = bool_of(object, "return_documents", false);
-  request.truncation = truncate_of(object);
-  if (request.truncation.truncate != Truncate::None)
-    bad("truncate", "field \"truncate\" is not a /v1/rerank field: \"long_items\": \"truncate\" cuts a long document");
   return request;
 }
 

@@ -14,6 +14,12 @@
 //   POST /v1/rerank {"query": str, "documents": [str | {"text": str}], "top_n"?: int >= 1,
 //                    "return_documents"?: bool, "long_items"?: "error"|"truncate"|"chunk",
 //                    "truncation_direction"?, "model"?: str, "timeout_ms"?}
+//        (also /v2/rerank and /rerank: Jina's, Cohere's v2 SDK's, vLLM's and llama-server's shape)
+//     or, TEI's:   {"query": str, "texts": [str], "return_text"?: bool, "raw_scores"?: false,
+//                    "truncate"?: bool, "truncation_direction"?: "right"|"left" (any case), "model"?, "timeout_ms"?}
+//        A body with "texts" is TEI's and is answered in TEI's shape (service.h), as llama-server
+//        decides it; a body with both "texts" and "documents" is refused. A long document is
+//        chunked into windows unless "long_items" (or TEI's "truncate": true, which cuts) says otherwise.
 //
 // /v1/score follows SGLang's semantics: query and items are prompt parts as the client
 // rendered them (text or token ids, never mixed); each prompt is query ++ item, or
@@ -85,13 +91,17 @@ struct ScoreRequest {
   bool item_first = false;
 };
 
+// Whose shape a rerank request has, and so its answer: Jina's (Cohere's, vLLM's) or TEI's.
+enum class RerankShape { Documents, Tei };
+
 struct RerankRequest {
   CommonFields common;
-  TruncateFields truncation;  // "long_items" and "truncation_direction" ("truncate" is /v1/label's and /v1/score's)
+  RerankShape shape = RerankShape::Documents;
+  TruncateFields truncation;  // "long_items" and "truncation_direction"; TEI's "truncate": true cuts the texts
   std::string query;
-  std::vector<std::string> documents;
+  std::vector<std::string> documents;  // TEI's "texts"
   std::optional<int64_t> top_n;
-  bool return_documents = false;
+  bool return_documents = false;       // TEI's "return_text"
 };
 
 // Each throws BadRequest. `body` is the raw request body. Its items (documents) are counted

@@ -107,8 +107,16 @@ Route route_of(http::verb method, std::string_view target) {
     if (path == "/v1/label") return Route::Label;
     if (path == "/v1/score") return Route::Score;
     if (path == "/v1/rerank") return Route::Rerank;
+    if (path == "/v2/rerank") return Route::RerankV2;
+    if (path == "/rerank") return Route::RerankBare;
   }
   return Route::None;
+}
+
+std::string_view allowed_methods(std::string_view target) {
+  if (route_of(http::verb::get, target) != Route::None) return "GET, HEAD";
+  if (route_of(http::verb::post, target) != Route::None) return "POST";
+  return {};
 }
 
 std::string_view route_name(Route route) {
@@ -119,13 +127,18 @@ std::string_view route_name(Route route) {
     case Route::Label: return "/v1/label";
     case Route::Score: return "/v1/score";
     case Route::Rerank: return "/v1/rerank";
+    case Route::RerankV2: return "/v2/rerank";
+    case Route::RerankBare: return "/rerank";
     case Route::App: return "app";
     case Route::None: break;
   }
   return "other";
 }
 
-bool is_post(Route route) { return route == Route::Label || route == Route::Score || route == Route::Rerank; }
+bool is_post(Route route) {
+  return route == Route::Label || route == Route::Score || route == Route::Rerank || route == Route::RerankV2 ||
+         route == Route::RerankBare;
+}
 
 std::optional<Reply> head_bytes_refusal(std::string_view head) {
   for (size_t at = head.find("\r\n"); at != std::string_view::npos; at = head.find("\r\n", at + 2))
@@ -180,9 +193,14 @@ HeadVerdict check_head(RequestParser& parser, const HeadRules& rules) {
     if (!rules.api_key->accepts(given)) return refuse(unauthorized(), false);
   }
   if (verdict.route == Route::None) {
-    return refuse(error_reply(404, fmt::format("no route for {} {}", echoed(view(head.method_string())),
-                                               echoed(path_of(view(head.target()))))),
-                  false);
+    const std::string_view path = path_of(view(head.target()));
+    const std::string_view allow = allowed_methods(path);
+    if (allow.empty())
+      return refuse(error_reply(404, fmt::format("no route for {} {}", echoed(view(head.method_string())), echoed(path))),
+                    false);
+    Reply reply = error_reply(405, fmt::format("{} takes {}, not {}", path, allow, echoed(view(head.method_string()))));
+    reply.headers.emplace_back("Allow", std::string(allow));
+    return refuse(std::move(reply), false);
   }
   if (!rules.service_ready && (is_post(verdict.route) || verdict.route == Route::Models))
     return refuse(rules.unhealthy ? error_reply(503, *rules.unhealthy) : retry_reply(503, "the model is loading"), false);

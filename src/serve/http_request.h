@@ -3,7 +3,8 @@
 // http_session.h, does that; the fuzzer drives these through Beast's parser directly):
 //
 //   route_of           method + path -> the route (GET routes answer HEAD too; a query string
-//                      is ignored); anything else is no route (404)
+//                      is ignored); anything else is no route: 405 with Allow for a known path
+//                      (allowed_methods), 404 for an unknown one
 //   head_bytes_refusal what the raw bytes of a head may not hold, seen before Beast parses them
 //   check_head         what a parsed head allows: read the body and answer, or refuse at once
 //                      (framing RFC 9112 forbids, Host, Origin, Expect, auth, route, still
@@ -45,9 +46,14 @@ namespace http = boost::beast::http;
 using RequestParser = http::request_parser<http::string_body>;
 using Response = http::response<http::string_body>;
 
-enum class Route { None, Health, Models, Metrics, Label, Score, Rerank, App /* Routes::answer */ };
+// Rerank is /v1/rerank; RerankV2 (/v2/rerank, Cohere's v2 SDK) and RerankBare (/rerank: Jina,
+// TEI, llama-server) are the same route under the paths other servers give it.
+enum class Route { None, Health, Models, Metrics, Label, Score, Rerank, RerankV2, RerankBare, App /* Routes::answer */ };
 
 Route route_of(http::verb method, std::string_view target);
+// The methods a path takes, as an Allow header lists them ("GET, HEAD", "POST"); empty for a
+// path that is no route.
+std::string_view allowed_methods(std::string_view target);
 // The route's name in metrics: its path, or "other" for Route::None (so random paths cannot
 // grow the metrics without bound).
 std::string_view route_name(Route route);

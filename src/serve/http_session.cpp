@@ -255,6 +255,8 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
       case Route::Label:
       case Route::Score:
       case Route::Rerank:
+      case Route::RerankV2:
+      case Route::RerankBare:
         if (service) return start_job(*service);
         break;
       case Route::App: return answer_app(close);

@@ -53,9 +53,11 @@ Reply error_reply(int status, std::string_view message, std::string_view field) 
   return envelope(status, echoed(message, kMaxMessageBytes), error_type(status), status, echoed(field, kMaxMessageBytes));
 }
 
-Reply model_not_found_reply(std::string_view asked, std::string_view served) {
-  const std::string message = fmt::format("the model \"{}\" is not served here; this server serves \"{}\" (GET "
-                                          "/v1/models), or leave \"model\" out", echoed(asked), served);
+Reply model_not_found_reply(std::string_view asked, const std::vector<std::string>& served) {
+  std::string names;
+  for (const std::string& name : served) names += fmt::format("{}\"{}\"", names.empty() ? "" : ", ", name);
+  const std::string message = fmt::format("the model \"{}\" is not served here; this server serves {} (GET "
+                                          "/v1/models), or leave \"model\" out", echoed(asked), names);
   return envelope(404, message, "invalid_request_error", "model_not_found", "model");
 }
 

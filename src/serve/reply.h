@@ -27,8 +27,8 @@ Reply error_reply(int status, std::string_view message, std::string_view field =
 
 // 404 in the same envelope, as OpenAI answers a model it does not serve: type
 // "invalid_request_error", code "model_not_found", param "model"; the message names both the
-// model asked for (echoed) and the one served.
-Reply model_not_found_reply(std::string_view asked, std::string_view served);
+// model asked for (echoed) and the names served.
+Reply model_not_found_reply(std::string_view asked, const std::vector<std::string>& served);
 
 // error_reply with "Retry-After: <seconds>" (429, 503).
 Reply retry_reply(int status, std::string_view message, int retry_after_seconds = 1);

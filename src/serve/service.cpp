@@ -41,8 +41,10 @@ TokenIds concat(const TokenIds& a, const TokenIds& b) {
   return out;
 }
 
-// The row's prompt: the query once, then every item (mode mis's [query; item_1; ...; item_n]).
+// The row's prompt: the query once, then every item (mode mis's [query; item_1; ...; item_n]);
+// none when it has no items (nothing runs, the query neither).
 int64_t row_prompt_tokens(const Job& job) {
+  if (job.items.empty()) return 0;
   int64_t n = static_cast<int64_t>(job.query.size());
   for (const TokenIds& item : job.items) n += static_cast<int64_t>(item.size());
   return n;
@@ -146,6 +148,40 @@ int64_t truncate_parts(const Tokenizer& tokenizer, const ScoreRequest& request, 
     }
   }
   return cut;
+}
+
+// The rerank list's field as the request named it: TEI's "texts", else "documents".
+const char* rerank_items_field(const RerankRequest& request) {
+  return request.shape == RerankShape::Tei ? "texts" : "documents";
+}
+
+// A finished rerank job's answer, most relevant first (ties keep input order), top_n of them:
+//   Jina, Cohere (v1, v2), vLLM: {"results": [{"index", "relevance_score", "document"?: {"text"}}],
+//                                 "model", "usage": {"prompt_tokens", ..., "total_tokens"},
+//                                 "meta": {"tokens": {"input_tokens", "output_tokens": 0}}}
+//   TEI (the body had "texts"):  [{"index", "score", "text"?}]  (a bare array, as TEI answers)
+json rerank_answer(const RerankRequest& request, const Job& job, const std::string& model) {
+  std::vector<size_t> order(request.documents.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return *job.result.scores[a] > *job.result.scores[b]; });
+  if (request.top_n && static_cast<size_t>(*request.top_n) < order.size()) order.resize(static_cast<size_t>(*request.top_n));
+  const bool tei = request.shape == RerankShape::Tei;
+  std::vector<const ItemWindows*> windows_of(request.documents.size(), nullptr);
+  for (const ItemWindows& item : job.result.windows) windows_of[static_cast<size_t>(item.item)] = &item;
+  json results = json::array();
+  for (size_t index : order) {
+    json result = {{"index", index}, {tei ? "score" : "relevance_score", *job.result.scores[index]}};
+    if (!tei && !job.result.probabilities.empty()) result["probability"] = *job.result.probabilities[index];
+    if (!tei && windows_of[index]) result["windows"] = windows_json(*windows_of[index]);
+    if (request.return_documents && tei) result["text"] = request.documents[index];
+    else if (request.return_documents) result["document"] = {{"text", request.documents[index]}};
+    results.push_back(std::move(result));
+  }
+  if (tei) return results;
+  json usage = usage_of(job);
+  usage["total_tokens"] = usage["prompt_tokens"];
+  json meta = {{"tokens", {{"input_tokens", usage["prompt_tokens"]}, {"output_tokens", 0}}}};
+  return {{"results", std::move(results)}, {"model", model}, {"usage", std::move(usage)}, {"meta", std::move(meta)}};
 }
 
 Started answered(Reply reply) {
@@ -327,8 +363,13 @@ void Service::fit_long_items(Job& job, std::string_view query, std::span<const s
 }
 
 std::optional<Reply> Service::foreign_model(const CommonFields& common) const {
-  if (!common.model || *common.model == options_.model_name) return std::nullopt;
-  return model_not_found_reply(*common.model, options_.model_name);
+  const std::vector<std::string>& names = options_.model_names;
+  if (!common.model || std::find(names.begin(), names.end(), *common.model) != names.end()) return std::nullopt;
+  return model_not_found_reply(*common.model, names);
+}
+
+const std::string& Service::model_named(const CommonFields& common) const {
+  return common.model ? *common.model : options_.model_names.front();
 }
 
 void Service::build_label(Job& job, const LabelRequest& request) const {
@@ -412,11 +453,11 @@ void Service::check_item_first(int64_t query_len, const std::vector<TokenIds>& i
 }
 
 void Service::build_rerank(Job& job, const RerankRequest& request) const {
-  tokenize_row(engine_, job, request.query, request.documents, "documents");
+  tokenize_row(engine_, job, request.query, request.documents, rerank_items_field(request));
   job.readout = Readout::yes_no(engine_.answer_ids());
   job.label_by(engine_.artifact(), engine_.artifact().threshold);
-  fit_long_items(job, request.query, request.documents, request.truncation, LongItems::Chunk, "documents");
-  check_fits(job, "documents");
+  fit_long_items(job, request.query, request.documents, request.truncation, LongItems::Chunk, rerank_items_field(request));
+  check_fits(job, rerank_items_field(request));
 }
 
 Started Service::label(std::string_view body, std::function<void()> on_done) {
@@ -471,7 +512,7 @@ Started Service::score(std::string_view body, std::function<void()> on_done) {
   admit(*request, body.size(), options_.admission);
   auto job = new_job(request->common);
   return prepare(job, body.size(), "items", std::move(on_done), [this, request](Job& j) { build_score(j, *request); },
-                 [this, request, job = job.get(), model = options_.model_name, fingerprint = options_.fingerprint] {
+                 [this, request, job = job.get(), model = model_named(request->common), fingerprint = options_.fingerprint] {
     json usage = usage_of(*job);
     usage["completion_tokens"] = 0;
     usage["total_tokens"] = usage["prompt_tokens"];
@@ -495,29 +536,11 @@ Started Service::rerank(std::string_view body, std::function<void()> on_done) {
   if (std::optional<Reply> refused = foreign_model(request->common)) return answered(std::move(*refused));
   admit(*request, body.size(), options_.admission);
   auto job = new_job(request->common);
-  return prepare(job, body.size(), "documents", std::move(on_done), [this, request](Job& j) { build_rerank(j, *request); },
-                 [request, job = job.get(), model = options_.model_name] {
+  return prepare(job, body.size(), rerank_items_field(*request), std::move(on_done),
+                 [this, request](Job& j) { build_rerank(j, *request); },
+                 [request, job = job.get(), model = model_named(request->common)] {
     fold_windows(job->windows, job->window_tokens, job->window_stride, job->result);
-    std::vector<const ItemWindows*> windows_of(request->documents.size(), nullptr);
-    for (const ItemWindows& item : job->result.windows) windows_of[static_cast<size_t>(item.item)] = &item;
-    // Most relevant first; ties keep input order.
-    std::vector<size_t> order(request->documents.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return *job->result.scores[a] > *job->result.scores[b]; });
-    if (request->top_n && static_cast<size_t>(*request->top_n) < order.size())
-      order.resize(static_cast<size_t>(*request->top_n));
-    json results = json::array();
-    for (size_t index : order) {
-      json result = {{"index", index}, {"relevance_score", *job->result.scores[index]}};
-      if (!job->result.probabilities.empty()) result["probability"] = *job->result.probabilities[index];
-      if (windows_of[index]) result["windows"] = windows_json(*windows_of[index]);
-      if (request->return_documents) result["document"] = {{"text", request->documents[index]}};
-      results.push_back(std::move(result));
-    }
-    json usage = usage_of(*job);
-    usage["total_tokens"] = usage["prompt_tokens"];
-    return Reply{200, {{"results", std::move(results)}, {"model", model}, {"usage", std::move(usage)}}, {}, {}};
+    return Reply{200, rerank_answer(*request, *job, model), {}, {}};
   });
 }
 
@@ -526,16 +549,22 @@ Reply Service::models() const {
   // words with their token ids (the label_token_ids of /v1/score, yes first), the vocabulary
   // size, the fingerprint of its files and how its weights are held, by which a client (sift
   // --engine) knows it scores with the same labeler, bit for bit.
+  // One object per served name (--served-model-name), each the whole description.
   const ScoringArtifact& artifact = engine_.artifact();
   const AnswerTokenIds ids = engine_.answer_ids();
-  json model = {{"id", options_.model_name}, {"object", "model"}, {"owned_by", "sift"},
+  json model = {{"id", ""}, {"object", "model"}, {"owned_by", "sift"},
                 {"version", artifact.version}, {"threshold", artifact.threshold},
                 {"answers", {{"yes", {{"text", artifact.yes}, {"id", ids.yes}}}, {"no", {{"text", artifact.no}, {"id", ids.no}}}}},
                 {"max_model_len", engine_.model().config().max_position_embeddings},
                 {"vocab_size", engine_.model().config().vocab_size}};
   if (!options_.fingerprint.empty()) model["sift_fingerprint"] = options_.fingerprint;
   model["sift_weights"] = options_.weights;
-  return {200, {{"object", "list"}, {"data", json::array({model})}}, {}, {}};
+  json data = json::array();
+  for (const std::string& name : options_.model_names) {
+    model["id"] = name;
+    data.push_back(model);
+  }
+  return {200, {{"object", "list"}, {"data", std::move(data)}}, {}, {}};
 }
 
 }  // namespace sift::serve

@@ -10,7 +10,7 @@
 // the route's JSON.
 //
 //   400 malformed body or field (the field named)    429 queue full (Retry-After)
-//   404 "model" names another model than the one served (model_not_found; absent is fine)
+//   404 "model" names none of the served names (model_not_found; absent is fine)
 //   413 over a size limit (admission.h), or a plan that runs more tokens than the whole queue
 //       holds (--max-queue-tokens)
 //   504 deadline passed before the work started      500 the engine failed on the row
@@ -39,7 +39,9 @@
 namespace sift::serve {
 
 struct ServiceOptions {
-  std::string model_name;        // /v1/models id, echoed as "model"
+  // The /v1/models ids a request may name as "model" (--served-model-name, else the labeler
+  // directory's name), at least one; an answer echoes the name its request gave, else the first.
+  std::vector<std::string> model_names;
   std::string fingerprint;       // /v1/models sift_fingerprint: the labeler's files (io/content_hash.h)
   std::string weights = "auto";  // /v1/models sift_weights: how its matrices are held (--weights)
   int64_t max_batch_tokens = 0;  // one forward call, and one request
@@ -131,8 +133,10 @@ class Service {
   // windows or refused as the long-item rule says (scoring/long_items.h): 400 naming the item.
   void fit_long_items(Job& job, std::string_view query, std::span<const std::string> items,
                       const TruncateFields& truncation, LongItems route_default, const char* items_field) const;
-  // The 404 for a request whose "model" is not options_.model_name (the /v1/models id).
+  // The 404 for a request whose "model" is none of options_.model_names (the /v1/models ids).
   std::optional<Reply> foreign_model(const CommonFields& common) const;
+  // The name an answer gives as "model": the request's, else the first served name.
+  const std::string& model_named(const CommonFields& common) const;
 
   const LoadedLabeler& engine_;
   ServiceOptions options_;

@@ -4,7 +4,8 @@
 # docs/testing.md) wherever a check needs it busy, so no check depends on how fast it runs:
 # 429 + Retry-After past --max-queue-tokens with bounded memory; 504 for a request whose
 # timeout_ms passes while it waits, with no compute spent; a client that disconnects has its
-# queued work dropped; 401 without the key; 413 over --max-body-mb; 404; 400 naming the
+# queued work dropped; 401 without the key; 413 over --max-body-mb; 404 (405 with Allow for a
+# known path's wrong method); 400 naming the
 # field; SIGTERM answers every in-flight request, then exits 0.
 # Usage: bash serve_admission.sh <sift-binary> <source-dir>
 set -euo pipefail
@@ -115,9 +116,13 @@ with Server(sift, model, "--threads", "1", "--api-key-file", f"{work}/key", "--m
     check(server.post("/v1/label", SMALL, headers=AUTH)[0] == 200, "the right key")
     status, _, body = server.post("/v1/label", {"query": "x" * 20000, "items": ["a"]}, headers=AUTH)
     check(status == 413 and body["code"] == 413, f"413: {status} {body}")
-    for method, path in [("GET", "/nope"), ("GET", "/v1/label"), ("POST", "/v1/unknown"), ("DELETE", "/v1/score")]:
+    for method, path in [("GET", "/nope"), ("POST", "/v1/unknown"), ("POST", "/v1/label/")]:
         status, _, body = server.request(method, path, headers=AUTH)
         check(status == 404 and body["type"] == "NotFoundError", f"404 for {method} {path}: {status} {body}")
+    for method, path, allow in [("GET", "/v1/label", "POST"), ("DELETE", "/v1/score", "POST"), ("POST", "/metrics", "GET, HEAD")]:
+        status, h, body = server.request(method, path, headers=AUTH)
+        check(status == 405 and h.get("Allow") == allow and body["type"] == "MethodNotAllowedError",
+              f"405 for {method} {path}: {status} {h} {body}")
     malformed = [
         ("/v1/label", "not json", None), ("/v1/label", "[1, 2]", None), ("/v1/label", "[" * 100 + "]" * 100, None),
         ("/v1/label", {"items": []}, "query"), ("/v1/label", {"query": 1, "items": []}, "query"),

@@ -66,6 +66,27 @@ TEST(Identity, AnotherModelNameOrNoModelListIsRefused) {
     EXPECT_TRUE(check_identity(body, kLocal, "http://a").refusal) << body;
 }
 
+TEST(Identity, ASiftServerWithServedNamesIsFoundByFingerprintAndNamedAsItServesIt) {
+  // sift serve --served-model-name prod --served-model-name v2: the directory's name is not listed.
+  IdentityCheck check = check_identity(R"({"data": [{"id": "other", "sift_fingerprint": "sha256:bb"},
+                                                    {"id": "prod", "sift_fingerprint": "sha256:aa"},
+                                                    {"id": "v2", "sift_fingerprint": "sha256:aa"}]})",
+                                       kLocal, "http://a");
+  EXPECT_FALSE(check.refusal);
+  EXPECT_TRUE(check.exact);
+  EXPECT_EQ(check.served_name, "prod");
+  // The local name, when listed, is the one checked (here another labeler under that name: refused).
+  check = check_identity(R"({"data": [{"id": "prod", "sift_fingerprint": "sha256:aa"},
+                                      {"id": "labeler", "sift_fingerprint": "sha256:bb"}]})", kLocal, "http://a");
+  ASSERT_TRUE(check.refusal);
+  EXPECT_NE(check.refusal->find("sha256:bb"), std::string::npos) << *check.refusal;
+  // No fingerprint of this labeler and no name: refused, naming what is served.
+  check = check_identity(R"({"data": [{"id": "prod", "sift_fingerprint": "sha256:bb"}]})", kLocal, "http://a");
+  ASSERT_TRUE(check.refusal);
+  EXPECT_NE(check.refusal->find("serves prod, not labeler"), std::string::npos) << *check.refusal;
+  EXPECT_EQ(check_identity(models(R"(, "sift_fingerprint": "sha256:aa")"), kLocal, "http://a").served_name, "labeler");
+}
+
 TEST(Identity, DeepNestingIsRefusedAndEngineTextEscaped) {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   IdentityCheck check = check_identity(models(R"(, "vocab_size": )" + deep), kLocal, "http://a");

@@ -54,6 +54,33 @@ TEST(HttpRequest, RoutesByMethodAndPathIgnoringTheQueryString) {
                                 {http::verb::get, "http://x/health"}, {http::verb::get, ""}})
     EXPECT_EQ(route_of(method, target), Route::None) << target;
   EXPECT_EQ(route_name(Route::None), "other");
+  // The rerank route under the paths Cohere's v2 SDK, Jina, TEI and llama-server call.
+  EXPECT_EQ(route_of(http::verb::post, "/v2/rerank"), Route::RerankV2);
+  EXPECT_EQ(route_of(http::verb::post, "/rerank?x"), Route::RerankBare);
+  EXPECT_EQ(route_name(Route::RerankV2), "/v2/rerank");
+  EXPECT_EQ(route_name(Route::RerankBare), "/rerank");
+  EXPECT_TRUE(is_post(Route::RerankV2) && is_post(Route::RerankBare));
+}
+
+TEST(HttpRequest, AKnownPathTakesItsMethodsAndAnotherIsNoRoute) {
+  EXPECT_EQ(allowed_methods("/health"), "GET, HEAD");
+  EXPECT_EQ(allowed_methods("/v1/models?x"), "GET, HEAD");
+  for (const char* path : {"/v1/label", "/v1/score", "/v1/rerank", "/v2/rerank", "/rerank"})
+    EXPECT_EQ(allowed_methods(path), "POST") << path;
+  for (const char* path : {"/v1/label/", "/v2/label", "/", "", "/rerank/x"}) EXPECT_EQ(allowed_methods(path), "") << path;
+
+  HeadVerdict v = verdict_of("GET /v1/label HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  ASSERT_TRUE(v.refusal);
+  EXPECT_EQ(v.refusal->status, 405);
+  EXPECT_EQ(v.refusal->headers, (std::vector<std::pair<std::string, std::string>>{{"Allow", "POST"}}));
+  v = verdict_of("OPTIONS /health HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  ASSERT_TRUE(v.refusal);
+  EXPECT_EQ(v.refusal->status, 405);
+  EXPECT_EQ(v.refusal->headers, (std::vector<std::pair<std::string, std::string>>{{"Allow", "GET, HEAD"}}));
+  v = verdict_of("GET /v1/nothing HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  ASSERT_TRUE(v.refusal);
+  EXPECT_EQ(v.refusal->status, 404);
+  EXPECT_TRUE(v.refusal->headers.empty());
 }
 
 TEST(HttpRequest, AmbiguousFramingIsRefusedAndTheConnectionClosed) {
@@ -96,8 +123,11 @@ TEST(HttpRequest, HeadChecksInOrderAndWhetherTheConnectionCanGoOn) {
   EXPECT_FALSE(verdict_of("POST /v1/label HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAuthorization: Bearer k\r\nContent-Length: 2\r\n\r\n{}", with_key).refusal);
 
   v = verdict_of("DELETE /v1/score HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  EXPECT_EQ(v.refusal->status, 405);
+  EXPECT_THAT(v.refusal->body["message"].get<std::string>(), HasSubstr("/v1/score takes POST, not DELETE"));
+  v = verdict_of("DELETE /v1/scores HTTP/1.1\r\nHost: localhost\r\n\r\n");
   EXPECT_EQ(v.refusal->status, 404);
-  EXPECT_THAT(v.refusal->body["message"].get<std::string>(), HasSubstr("no route for DELETE /v1/score"));
+  EXPECT_THAT(v.refusal->body["message"].get<std::string>(), HasSubstr("no route for DELETE /v1/scores"));
   v = verdict_of("POST /v1/label HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");
   EXPECT_FALSE(v.refusal);
   EXPECT_TRUE(v.send_continue);
