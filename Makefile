@@ -3,14 +3,15 @@
 .PHONY: build python setup test test-all demo bench fuzz sanitize sanitize-e2e clean
 
 JOBS ?= $(shell nproc)
-# What building the sift binary and running the demo need, and what the tests, benchmarks,
+# What building the sift binary and running the demo and the README's Quickstart need (gnuplot
+# draws calibrate's curves, curl waits for serve), and what the tests, benchmarks,
 # trainer, Python package, fuzzers, label-store server and browser tests add to it.
-DEMO_PACKAGES := build-essential cmake ninja-build pkg-config git python3 \
+DEMO_PACKAGES := build-essential cmake ninja-build pkg-config git python3 gnuplot-nox curl \
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libpcre2-dev libutf8proc-dev \
   libsqlite3-dev libpq-dev libssl-dev libcpp-httplib-dev libboost-dev libzstd-dev zlib1g-dev nettle-dev
 TEST_PACKAGES := libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev \
-  libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev gnuplot-nox postgresql \
-  zstd strace curl pybind11-dev python3-dev python3-pytest \
+  libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev postgresql \
+  zstd strace pybind11-dev python3-dev python3-pytest \
   python3-setuptools python3-pip python3-dask python3-distributed python3-pandas \
   chromium python3-websocket
 APT_PACKAGES := $(DEMO_PACKAGES) $(TEST_PACKAGES)
