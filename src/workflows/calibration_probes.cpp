@@ -15,12 +15,12 @@ std::vector<ProbeRow> calibration_probe_rows(std::span<const LabeledRow> rows, s
     double distance = 0;  // |logit(score) - logit(threshold)|
   };
   std::vector<Candidate> by_label[2];
-  const double center = clamped_log_odds(threshold);
+  const double center = probe_log_odds(threshold);
   for (size_t r = 0; r < rows.size() && r < results.size(); ++r) {
     if (!results[r].error.empty()) continue;
     for (size_t i = 0; i < rows[r].labels.size() && i < results[r].scores.size(); ++i)
       if (const std::optional<double>& score = results[r].scores[i]; score && std::isfinite(*score))
-        by_label[rows[r].labels[i] ? 1 : 0].push_back({r, i, std::abs(clamped_log_odds(*score) - center)});
+        by_label[rows[r].labels[i] ? 1 : 0].push_back({r, i, std::abs(probe_log_odds(*score) - center)});
   }
   std::map<size_t, std::vector<size_t>> picked;  // row -> its picked items, rows in input order
   for (std::vector<Candidate>& candidates : by_label) {
