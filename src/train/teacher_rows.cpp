@@ -44,14 +44,14 @@ std::optional<double> raw_threshold(const json& object) {
 // The scores of a line: TeacherScoreError for a value that is not a probability (checked
 // first: a file that holds one is not teacher output), then Error for a null (the teacher
 // did not score the item: the line is left out).
-std::vector<float> read_scores(const json& object, size_t n_items) {
+std::vector<double> read_scores(const json& object, size_t n_items) {
   auto scores = object.find("scores");
   if (scores == object.end())
     fail("missing field \"scores\" (the teacher's P(YES) per item: rows of `sift score --echo` or `sift batch --echo`)");
   if (!scores->is_array()) fail("field \"scores\" must be a list of P(YES), got {}", scores->type_name());
   if (scores->size() != n_items) fail("field \"scores\" has {} scores but the row has {} items", scores->size(), n_items);
   std::optional<size_t> null_item;
-  std::vector<float> out;
+  std::vector<double> out;
   out.reserve(n_items);
   for (size_t i = 0; i < n_items; ++i) {
     const json& s = (*scores)[i];
@@ -65,7 +65,7 @@ std::vector<float> read_scores(const json& object, size_t n_items) {
     const double t = s.get<double>();
     if (!(t >= 0 && t <= 1))  // NaN fails both
       throw TeacherScoreError(fmt::format("scores[{}] (item {}) is {}, not a probability in [0, 1]", i, i, s.dump()));
-    out.push_back(static_cast<float>(t));
+    out.push_back(t);
   }
   if (null_item) fail("scores[{}] is null: the teacher did not score item {}", *null_item, *null_item);
   return out;
@@ -87,7 +87,8 @@ TeacherRow parse_teacher_row(std::string_view line) {
   TeacherRow row;
   row.labeled.row = scoring_row_from_json(object);
   const size_t n = row.labeled.row.items.size();
-  row.scores = read_scores(object, n);
+  const std::vector<double> scores = read_scores(object, n);  // labels compare the scores as written
+  row.scores.assign(scores.begin(), scores.end());
   row.teacher_threshold = raw_threshold(object);
   const double threshold = row.teacher_threshold.value_or(0.5);
   row.labeled.labels.resize(n);
@@ -98,7 +99,7 @@ TeacherRow parse_teacher_row(std::string_view line) {
     if (label && label->is_boolean()) row.labeled.labels[i] = label->get<bool>();
     else if (label && label->is_number_integer() && (label->get<int64_t>() == 0 || label->get<int64_t>() == 1))
       row.labeled.labels[i] = label->get<int64_t>() == 1;
-    else row.labeled.labels[i] = row.scores[i] >= threshold;  // ties go to YES, as scoring's labels
+    else row.labeled.labels[i] = scores[i] >= threshold;  // ties go to YES, as scoring's labels
   }
   return row;
 }
