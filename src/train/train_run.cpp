@@ -112,9 +112,10 @@ auto read_rows(const fs::path& path, const TrainRunOptions& o, Encode encode, in
 
 // Teacher rows (teacher_rows.h) encoded as label rows with their soft targets; every row left
 // out is warned about, file:line, as read_rows does.
-std::vector<EncodedRow> read_teacher_training_rows(const fs::path& path, const TrainRunOptions& o, const PromptEncoder& encoder,
-                                          const AnswerTokenIds& answer, const SequenceLimits& limits,
-                                          int64_t& left_out, std::optional<double>& threshold) {
+std::vector<EncodedRow> read_teacher_training_rows(const fs::path& path, const TrainRunOptions& o,
+                                                   const PromptEncoder& encoder, const AnswerTokenIds& answer,
+                                                   const SequenceLimits& limits, int64_t& left_out,
+                                                   std::optional<double>& threshold) {
   TeacherRows read = read_teacher_rows(path.string(), o.max_line_bytes);
   threshold = common_teacher_threshold(read.rows);
   std::vector<LabeledRow> labeled;
@@ -215,11 +216,12 @@ void read_training_data(const TrainRunOptions& o, const Tokenizer& tokenizer, co
     case Objective::Label: {
       if (o.targets == Targets::Scores) {
         std::optional<double> validation_threshold;
-        data.rows = read_teacher_training_rows(o.train, o, encoder, answer, limits, result.rows_left_out, data.teacher_threshold);
+        data.rows = read_teacher_training_rows(o.train, o, encoder, answer, limits, result.rows_left_out,
+                                               data.teacher_threshold);
         log_token_counts(o.train, data.rows);
         if (!o.validation.empty())
-          data.validation =
-              read_teacher_training_rows(o.validation, o, encoder, answer, limits, result.rows_left_out, validation_threshold);
+          data.validation = read_teacher_training_rows(o.validation, o, encoder, answer, limits,
+                                                       result.rows_left_out, validation_threshold);
         data.examples = label_examples(data.rows, o.training.pack, answer);
         return;
       }
@@ -257,7 +259,8 @@ Validator validator(const TrainRunOptions& o, const TorchModel& model, const Tra
     case Objective::Generate: return [&] { return teacher_forced_agreement(model, data.generate_validation).rate(); };
     case Objective::Label:
       // Scores: teacher agreement at the threshold the student is written with.
-      if (o.targets == Targets::Scores) return [&, threshold] { return agreement(model, data.validation, answer, threshold).rate(); };
+      if (o.targets == Targets::Scores)
+        return [&, threshold] { return agreement(model, data.validation, answer, threshold).rate(); };
       return [&] { return best_threshold_agreement(model, data.validation, answer).agreement; };
     case Objective::Lm: return [&] { return -mean_loss(model, data.validation_examples); };
   }
@@ -309,9 +312,10 @@ TrainRunResult run_training(TrainRunOptions o) {
   const bool soft = o.objective == Objective::Label && o.targets == Targets::Scores;
   if (soft) {
     result.threshold = data.teacher_threshold.value_or(0.5);
-    spdlog::info("distillation: the teacher's P(YES) as soft targets; teacher labels and the student's threshold: {} ({})",
-                 result.threshold,
-                 data.teacher_threshold ? "the threshold the teacher's rows name" : "0.5: the rows name no common threshold");
+    spdlog::info("distillation: the teacher's P(YES) as soft targets; the student's threshold (teacher agreement is "
+                 "read there): {} ({})", result.threshold,
+                 data.teacher_threshold ? "the threshold the teacher's rows name"
+                                        : "0.5: the rows name no common threshold");
     o.training.validation_name = "teacher agreement";
   }
   Trainer trainer(model, std::move(data.examples), o.training, validator(o, model, data, answer, result.threshold));
