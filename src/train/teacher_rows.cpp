@@ -78,8 +78,15 @@ TeacherRow parse_teacher_row(std::string_view line) {
   try {
     object = parse_row_object(line);
   } catch (const Error&) {
+    // A bare NaN among the scores refuses the run (TeacherScoreError); anything else wrong with
+    // the line is its parse error.
     if (const std::optional<json> rewritten = with_bare_non_finite_as_strings(line); rewritten && rewritten->contains("items"))
-      if (auto items = rewritten->find("items"); items->is_array()) read_scores(*rewritten, items->size());  // throws
+      if (auto items = rewritten->find("items"); items->is_array()) try {
+          read_scores(*rewritten, items->size());
+        } catch (const TeacherScoreError&) {
+          throw;
+        } catch (const Error&) {
+        }
     throw;
   }
   if (auto error = object.find("error"); error != object.end())

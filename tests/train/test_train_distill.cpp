@@ -170,6 +170,9 @@ TEST(TeacherRows, LeavesOutErrorLinesNullScoresAndMalformedRows) {
   expect_left_out(R"({"query":"q","items":["a","b"],"scores":[0.1]})", "has 1 scores but the row has 2 items");
   expect_left_out(R"({"query":"q","items":["a"]})", "missing field \"scores\"");
   expect_left_out(R"({"query":"q","items":["a"],"scores":[0.1)", "invalid JSON");
+  // A bare NaN outside the scores is only invalid JSON: the line is left out, as any such line.
+  expect_left_out(R"({"query":"q","items":["a"],"scores":[0.1],"note":NaN})", "invalid JSON");
+  expect_left_out(R"({"query":"q","items":["a","b"],"scores":[0.1,null],"note":NaN})", "invalid JSON");
 }
 
 TEST(TeacherRows, RefusesAScoreThatIsNotAProbabilityNamingTheItem) {
