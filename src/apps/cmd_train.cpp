@@ -41,6 +41,13 @@ SIFT_COMMAND(train) {
                                                         {"generate", sift::train::Objective::Generate},
                                                         {"lm", sift::train::Objective::Lm}}))
       ->default_str("label");
+  cmd->add_option("--targets", o->targets,
+                  "labels: the rows' reference \"labels\" (hard targets); scores: distillation, the teacher's "
+                  "\"scores\" (P(YES)) of `sift score --echo` / `sift batch --echo` rows as soft targets of a "
+                  "cross-entropy, and validation measures agreement with the teacher (--objective label only)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, sift::train::Targets>{
+          {"labels", sift::train::Targets::Labels}, {"scores", sift::train::Targets::Scores}}))
+      ->default_str("labels");
   cmd->add_option("--epochs", t.epochs, "passes over the training data (default 1 unless --steps)");
   cmd->add_option("--steps", t.steps, "optimiser steps (cuts the epochs short; with --early-stopping, the cap)");
   cmd->add_option("--batch-size", t.batch_size, "labeled pairs per step (lm: target tokens per step)")
@@ -84,8 +91,11 @@ SIFT_COMMAND(train) {
     const sift::train::TrainRunResult r = sift::train::run_training(*o);
     const bool generate = o->objective == sift::train::Objective::Generate;
     const bool lm = o->objective == sift::train::Objective::Lm;
+    const bool soft = o->targets == sift::train::Targets::Scores;
     nlohmann::ordered_json report = {{"out", o->out.string()},
                                      {"objective", generate ? "generate" : lm ? "lm" : "label"},
+                                     {"targets", soft ? "scores" : "labels"},
+                                     {"threshold", r.threshold},
                                      {"step", r.summary.step},
                                      {"total_steps", r.total_steps},
                                      {"steps_this_run", r.summary.steps_done},
@@ -103,8 +113,10 @@ SIFT_COMMAND(train) {
       report["validation_pairs"] = r.validation->n_pairs;
       // scored: the MIS scores at threshold 0.5; teacher_forced: the decision token under the
       // reference answer list (train/evaluate.h), an upper bound on greedy decoding's agreement.
-      report["validation_agreement_kind"] = generate ? "teacher_forced" : "scored";
+      // teacher: the student's labels at the written threshold against the teacher's (--targets scores).
+      report["validation_agreement_kind"] = generate ? "teacher_forced" : soft ? "teacher" : "scored";
     }
+    if (r.validation_score_gap) report["validation_score_gap"] = *r.validation_score_gap;
     if (lm) report["train_tokens"] = r.n_train_tokens;
     if (r.validation_loss) report["validation_loss"] = *r.validation_loss;
     if (r.best) {
@@ -114,6 +126,7 @@ SIFT_COMMAND(train) {
       for (const sift::train::Evaluation& e : r.evaluations) history.push_back({e.step, e.value});
       report["early_stopping"] = {{"metric", generate ? "teacher_forced_agreement"
                                              : lm     ? "minus_validation_loss"
+                                             : soft   ? "teacher_agreement"
                                                       : "best_threshold_agreement"},
                                   {"best_step", r.best->step},
                                   {"best", r.best->value},

@@ -15,6 +15,7 @@
 // --batch-size counts the same supervision, pairs, whatever the objective.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct ExampleSet {
   std::string label_unit = "pairs";               // what n_labels counts, for progress lines
   std::vector<ExampleSize> sizes;                 // one per example
   std::function<SequenceLayout(int32_t)> layout;  // example e as the model sees it
+  // --targets scores: the layouts carry the teacher's P(YES) per readout (soft_targets), and the
+  // trainer's loss is soft_label_loss over these two answer rows (loss.h); else label_only_loss.
+  std::optional<AnswerTokenIds> soft_answer;
 };
 
 // The size of a row as one MIS-packed example: {Lq + sum_i Li, N}.
@@ -36,7 +40,9 @@ ExampleSize packed_example_size(const std::vector<int32_t>& query, const std::ve
 
 // Label-only examples of rows (which must outlive the set): single-candidate pairs
 // ({Lq + Li, 1} each), or with pack one MIS-packed row per example (packed_example_size).
-// Rows without items give no example.
-ExampleSet label_examples(const std::vector<EncodedRow>& rows, bool pack);
+// Rows without items give no example. With soft_answer, every row must carry its soft targets
+// (EncodedRow::soft) and the examples train on them (ExampleSet::soft_answer).
+ExampleSet label_examples(const std::vector<EncodedRow>& rows, bool pack,
+                          std::optional<AnswerTokenIds> soft_answer = std::nullopt);
 
 }  // namespace sift::train

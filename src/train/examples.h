@@ -34,6 +34,7 @@ struct EncodedRow {
   std::vector<std::vector<int32_t>> items;
   std::vector<int32_t> targets;  // answer.yes or answer.no
   std::vector<int8_t> labels;
+  std::vector<float> soft;       // --targets scores: the teacher's P(YES) per item (teacher_rows.h); else empty
 };
 
 struct EncodedRows {

@@ -11,7 +11,7 @@ namespace {
 
 SequenceLayout from_call(ForwardCall call, std::vector<int32_t> targets) {
   return {.ids = std::move(call.ids), .positions = std::move(call.positions), .segments = std::move(call.segments),
-          .readout = std::move(call.logit_rows), .targets = std::move(targets)};
+          .readout = std::move(call.logit_rows), .targets = std::move(targets), .soft_targets = {}};
 }
 
 }  // namespace
@@ -35,6 +35,15 @@ SequenceLayout packed_layout(const std::vector<int32_t>& query, const std::vecto
   ForwardCall call;
   append_request(call, query, items, 0, 0);  // the multi-item rule of scoring/plan.h
   return from_call(std::move(call), targets);
+}
+
+SequenceLayout packed_layout(const std::vector<int32_t>& query, const std::vector<std::vector<int32_t>>& items,
+                             const std::vector<int32_t>& targets, const std::vector<float>& soft_targets) {
+  if (!soft_targets.empty() && soft_targets.size() != items.size())
+    fail("packed_layout: {} items but {} soft targets", items.size(), soft_targets.size());
+  SequenceLayout s = packed_layout(query, items, targets);
+  s.soft_targets = soft_targets;
+  return s;
 }
 
 torch::Tensor layout_mask(const std::vector<Segment>& segments, int64_t n_tokens, int64_t padded_len) {
@@ -69,7 +78,11 @@ Batch collate(const std::vector<const SequenceLayout*>& sequences) {
   const auto B = static_cast<int64_t>(sequences.size());
   int64_t T = 0, n_rows = 0;
   Batch batch;
+  const bool soft = !sequences.front()->soft_targets.empty();
   for (const SequenceLayout* s : sequences) {
+    if (!s->soft_targets.empty() && s->soft_targets.size() != s->readout.size())
+      fail("collate: {} soft targets for {} readout rows", s->soft_targets.size(), s->readout.size());
+    if (s->soft_targets.empty() == soft) fail("collate: a batch mixes sequences with soft targets and without");
     T = std::max<int64_t>(T, static_cast<int64_t>(s->ids.size()));
     n_rows += static_cast<int64_t>(s->readout.size());
     batch.n_tokens += static_cast<int64_t>(s->ids.size());
@@ -81,6 +94,7 @@ Batch collate(const std::vector<const SequenceLayout*>& sequences) {
   batch.rows.batch_index = torch::empty({n_rows}, torch::kInt64);
   batch.rows.token_index = torch::empty({n_rows}, torch::kInt64);
   batch.targets = torch::empty({n_rows}, torch::kInt64);
+  if (soft) batch.soft_targets = torch::empty({n_rows}, torch::kFloat32);
   auto ids = batch.ids.accessor<int64_t, 2>();
   auto positions = batch.positions.accessor<int64_t, 2>();
   auto batch_index = batch.rows.batch_index.accessor<int64_t, 1>();
@@ -99,6 +113,7 @@ Batch collate(const std::vector<const SequenceLayout*>& sequences) {
       batch_index[r] = b;
       token_index[r] = s.readout[i];
       targets[r] = s.targets[i];
+      if (soft) batch.soft_targets.data_ptr<float>()[r] = s.soft_targets[i];
     }
   }
   return batch;

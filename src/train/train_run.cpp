@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 
 #include <fmt/format.h>
 #include <torch/torch.h>
@@ -26,6 +27,7 @@
 #include "train/generate_examples.h"
 #include "train/labeler_export.h"
 #include "train/lm_examples.h"
+#include "train/teacher_rows.h"
 #include "train/torch_model.h"
 
 namespace sift::train {
@@ -54,6 +56,8 @@ void check_options(TrainRunOptions& o) {
     fail_option("--weight-decay must be a finite number >= 0, got {}", o.training.weight_decay);
   if (!std::isfinite(o.training.clip)) fail_option("--clip must be a finite number, got {}", o.training.clip);
   if (o.training.save_every < 0) fail_option("--save-every must not be negative");
+  if (o.objective != Objective::Label && o.targets == Targets::Scores)
+    fail_option("--targets scores is for --objective label: it trains the answer token's score on a teacher's P(YES)");
   if (o.objective != Objective::Label && o.training.pack)
     fail_option("--pack is for --objective label: --objective generate and lm train whole sequences already");
   const EarlyStoppingOptions& stopping = o.training.early_stopping;
@@ -99,6 +103,29 @@ template <typename Encode>
 auto read_rows(const fs::path& path, const TrainRunOptions& o, Encode encode, int64_t& left_out) {
   const LabeledRows read = read_labeled_rows(path.string(), o.max_line_bytes);
   auto encoded = encode(read.rows);
+  for (const std::vector<RowError>* errors : std::initializer_list<const std::vector<RowError>*>{&read.errors, &encoded.errors})
+    for (const RowError& e : *errors) spdlog::warn("{}:{}: {} (row left out)", path.string(), e.line, e.message);
+  left_out += static_cast<int64_t>(read.errors.size() + encoded.errors.size());
+  if (encoded.rows.empty()) fail("{}: no row is left to train on", path.string());
+  return std::move(encoded.rows);
+}
+
+// Teacher rows (teacher_rows.h) encoded as label rows with their soft targets; every row left
+// out is warned about, file:line, as read_rows does.
+std::vector<EncodedRow> read_teacher_training_rows(const fs::path& path, const TrainRunOptions& o,
+                                                   const PromptEncoder& encoder, const AnswerTokenIds& answer,
+                                                   const SequenceLimits& limits, int64_t& left_out,
+                                                   std::optional<double>& threshold) {
+  TeacherRows read = read_teacher_rows(path.string(), o.max_line_bytes);
+  threshold = common_teacher_threshold(read.rows);
+  std::vector<LabeledRow> labeled;
+  std::map<int64_t, std::vector<float>> scores;  // by line
+  for (TeacherRow& row : read.rows) {
+    scores[row.labeled.line] = std::move(row.scores);
+    labeled.push_back(std::move(row.labeled));
+  }
+  EncodedRows encoded = encode_rows(labeled, encoder, answer, limits);
+  for (EncodedRow& row : encoded.rows) row.soft = std::move(scores.at(row.line));
   for (const std::vector<RowError>* errors : std::initializer_list<const std::vector<RowError>*>{&read.errors, &encoded.errors})
     for (const RowError& e : *errors) spdlog::warn("{}:{}: {} (row left out)", path.string(), e.line, e.message);
   left_out += static_cast<int64_t>(read.errors.size() + encoded.errors.size());
@@ -166,6 +193,7 @@ struct TrainingData {
   std::vector<GenerateRow> generate_rows, generate_validation;  // generate
   TokenStream text, validation_text;                            // lm
   ExampleSet examples, validation_examples;                     // validation_examples: lm only
+  std::optional<double> teacher_threshold;                      // targets scores: the training rows' (teacher_rows.h)
   TrainingData() = default;
   TrainingData(const TrainingData&) = delete;
 };
@@ -186,6 +214,17 @@ void read_training_data(const TrainRunOptions& o, const Tokenizer& tokenizer, co
       return;
     }
     case Objective::Label: {
+      if (o.targets == Targets::Scores) {
+        std::optional<double> validation_threshold;
+        data.rows = read_teacher_training_rows(o.train, o, encoder, answer, limits, result.rows_left_out,
+                                               data.teacher_threshold);
+        log_token_counts(o.train, data.rows);
+        if (!o.validation.empty())
+          data.validation = read_teacher_training_rows(o.validation, o, encoder, answer, limits,
+                                                       result.rows_left_out, validation_threshold);
+        data.examples = label_examples(data.rows, o.training.pack, answer);
+        return;
+      }
       const auto encode = [&](const std::vector<LabeledRow>& r) { return encode_rows(r, encoder, answer, limits); };
       data.rows = read_rows(o.train, o, encode, result.rows_left_out);
       log_token_counts(o.train, data.rows);
@@ -214,11 +253,15 @@ void read_training_data(const TrainRunOptions& o, const Tokenizer& tokenizer, co
 
 // Early stopping's metric on the model as it is (higher is better); none without validation data.
 Validator validator(const TrainRunOptions& o, const TorchModel& model, const TrainingData& data,
-                    const AnswerTokenIds& answer) {
+                    const AnswerTokenIds& answer, double threshold) {
   if (o.validation.empty()) return {};
   switch (o.objective) {
     case Objective::Generate: return [&] { return teacher_forced_agreement(model, data.generate_validation).rate(); };
-    case Objective::Label: return [&] { return best_threshold_agreement(model, data.validation, answer).agreement; };
+    case Objective::Label:
+      // Scores: teacher agreement at the threshold the student is written with.
+      if (o.targets == Targets::Scores)
+        return [&, threshold] { return agreement(model, data.validation, answer, threshold).rate(); };
+      return [&] { return best_threshold_agreement(model, data.validation, answer).agreement; };
     case Objective::Lm: return [&] { return -mean_loss(model, data.validation_examples); };
   }
   return {};
@@ -266,7 +309,16 @@ TrainRunResult run_training(TrainRunOptions o) {
     fail("{} left out (the warnings above say why); --strict makes that a failed run, before any training",
          result.rows_left_out == 1 ? std::string("1 row was") : fmt::format("{} rows were", result.rows_left_out));
 
-  Trainer trainer(model, std::move(data.examples), o.training, validator(o, model, data, answer));
+  const bool soft = o.objective == Objective::Label && o.targets == Targets::Scores;
+  if (soft) {
+    result.threshold = data.teacher_threshold.value_or(0.5);
+    spdlog::info("distillation: the teacher's P(YES) as soft targets; the student's threshold (teacher agreement is "
+                 "read there): {} ({})", result.threshold,
+                 data.teacher_threshold ? "the threshold the teacher's rows name"
+                                        : "0.5: the rows name no common threshold");
+    o.training.validation_name = "teacher agreement";
+  }
+  Trainer trainer(model, std::move(data.examples), o.training, validator(o, model, data, answer, result.threshold));
   spdlog::info("training {} steps of {} {}{}, {} threads", trainer.total_steps(), o.training.batch_size,
                o.objective == Objective::Lm ? "tokens" : "pairs",
                o.objective == Objective::Generate ? " (packed-generation rows)"
@@ -292,11 +344,22 @@ TrainRunResult run_training(TrainRunOptions o) {
   result.total_steps = trainer.total_steps();
 
   const char* kind = o.objective == Objective::Generate ? "generate-" : o.objective == Objective::Lm ? "lm-" : "";
-  artifact.threshold = 0.5;
+  artifact.threshold = result.threshold;
   artifact.version = fmt::format("trained-{}seed{}-step{}", kind, o.training.seed, result.weights_step);
   write_labeler(o.out, model, o.dtype == "bf16" ? DType::BF16 : DType::F32, tokenizer_path, artifact);
   write_self_test(o.out, o.objective == Objective::Lm ? builtin_probe_rows() : training_probe_rows(o.train));
-  if (!data.validation.empty()) result.validation = agreement(model, data.validation, answer, 0.5);
+  if (!data.validation.empty()) result.validation = agreement(model, data.validation, answer, result.threshold);
+  if (soft && !data.validation.empty()) {
+    const std::vector<std::vector<float>> scores = score_rows(model, data.validation, answer);
+    double gap = 0;
+    int64_t n = 0;
+    for (size_t r = 0; r < scores.size(); ++r)
+      for (size_t i = 0; i < scores[r].size(); ++i, ++n) gap += std::abs(scores[r][i] - data.validation[r].soft[i]);
+    result.validation_score_gap = n > 0 ? gap / static_cast<double>(n) : 0.0;
+    spdlog::info("{}: teacher agreement {:.4f} at threshold {} ({} pairs), mean |student - teacher| P(YES) {:.4f}",
+                 o.validation.string(), result.validation->rate(), result.threshold, result.validation->n_pairs,
+                 *result.validation_score_gap);
+  }
   if (!data.generate_validation.empty()) result.validation = teacher_forced_agreement(model, data.generate_validation);
   if (!data.validation_examples.sizes.empty()) result.validation_loss = mean_loss(model, data.validation_examples);
   return result;

@@ -66,6 +66,8 @@ nlohmann::json Trainer::fingerprint() const {
   // Label runs predate the field: their checkpoints carry none and still resume; a generate
   // checkpoint carries it, so neither objective resumes the other's (train_checkpoint.h).
   if (examples_.objective != "label") run["objective"] = examples_.objective;
+  // Likewise hard-label runs carry no "targets": a soft-label run resumes only a soft-label one.
+  if (examples_.soft_answer) run["targets"] = "scores";
   // Runs without early stopping predate it: their checkpoints carry none of these fields.
   if (const EarlyStoppingOptions& e = early_stopping_.options(); e.enabled())
     run["early_stopping"] = {{"patience", e.patience}, {"eval_every", e.eval_every}, {"min_delta", e.min_delta}};
@@ -81,7 +83,9 @@ Batch Trainer::batch(int64_t s) const {
 void Trainer::train_step(int64_t s, TrainSummary& summary) {
   const Batch b = batch(s);
   optimizer_->zero_grad();
-  const LossOutput out = label_only_loss(model_, b);
+  const LossOutput out = examples_.soft_answer
+                             ? soft_label_loss(model_, b, examples_.soft_answer->yes, examples_.soft_answer->no)
+                             : label_only_loss(model_, b);
   // A non-finite loss or gradient stops the run before it reaches the weights, so the last
   // checkpoint saved holds finite weights.
   const double loss = out.loss.item<double>();
@@ -122,7 +126,7 @@ TrainSummary Trainer::run(int64_t stop_step, ProgressReporter* progress) {
     if (early_stopping_.evaluates_at(step_, total_steps())) {
       early_stopping_.record(step_, validate_(), model_);
       if (progress)
-        progress->message(fmt::format("step {}: validation {:.6g} (best {:.6g} at step {}){}", step_,
+        progress->message(fmt::format("step {}: {} {:.6g} (best {:.6g} at step {}){}", step_, options_.validation_name,
                                       early_stopping_.history().back().value, early_stopping_.best_value(),
                                       early_stopping_.best_step(), early_stopping_.stopped() ? ": stopping" : ""));
     }

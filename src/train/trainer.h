@@ -5,7 +5,10 @@
 //     batch  = collate(layouts of run_batches(...)[s])       (batch_plan.h: fixed by the seed)
 //     loss   = label_only_loss(model, batch)                  (loss.h: mean NLL of the readout rows'
 //                                                              targets; which rows depends on the
-//                                                              objective, example_set.h)
+//                                                              objective, example_set.h), or with
+//                                                              soft targets (--targets scores)
+//                                                              soft_label_loss: the BCE to the
+//                                                              teacher's P(YES)
 //     grads  = d loss / d params;  clip_grad_norm_(params, clip)
 //     lr     = LrSchedule(lr, warmup, total).at(s)            (linear warmup, cosine decay)
 //     AdamW step (decoupled weight decay on matrices only; norms and biases undecayed)
@@ -24,6 +27,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -53,6 +57,7 @@ struct TrainOptions {
   std::filesystem::path checkpoint_dir;   // empty = no checkpoints
   bool resume = false;
   EarlyStoppingOptions early_stopping;    // off unless patience > 0 (needs a Validator)
+  std::string validation_name = "validation";  // what progress lines call the Validator's metric
 };
 
 // The validation metric of early stopping, measured on the model as it is: higher is better.
