@@ -142,14 +142,18 @@ nlohmann::ordered_json self_test_to_json(const SelfTest& self_test) {
            {{"bf16", self_test.tolerance.bf16}, {"q8", self_test.tolerance.q8}, {"engine", self_test.tolerance.engine}}}};
 }
 
-double clamped_log_odds(double p) {
+namespace {
+// Not calibration_map.h's clamped_log_odds (clamped at |logit| <= 40): the self-test's own
+// rule clamps p to [1e-12, 1 - 1e-12]. One name for both was two definitions of one symbol.
+double self_test_log_odds(double p) {
   const double q = std::clamp(p, kLogOddsClamp, 1 - kLogOddsClamp);
   return std::log(q / (1 - q));
 }
+}  // namespace
 
 double log_odds_gap(double measured, double expected) {
   if (!std::isfinite(measured)) return std::numeric_limits<double>::infinity();
-  return std::abs(clamped_log_odds(measured) - clamped_log_odds(expected));
+  return std::abs(self_test_log_odds(measured) - self_test_log_odds(expected));
 }
 
 std::optional<std::string> compare_probes(const SelfTest& self_test, const std::vector<std::vector<double>>& measured,

@@ -80,8 +80,7 @@ std::string_view probe_arithmetic_name(ProbeArithmetic arithmetic);
 std::optional<SelfTest> parse_self_test(const nlohmann::json& artifact, const std::string& where);
 nlohmann::ordered_json self_test_to_json(const SelfTest& self_test);
 
-// logit(p) with p clamped to [1e-12, 1 - 1e-12]; the gap of two probabilities in log-odds.
-double clamped_log_odds(double p);
+// The gap of two probabilities in log-odds, each clamped to [1e-12, 1 - 1e-12] first.
 double log_odds_gap(double measured, double expected);
 
 // The verdict on measured scores (per probe, per item): nullopt when they meet the rule for
