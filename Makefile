@@ -11,25 +11,39 @@ DEMO_PACKAGES := build-essential cmake ninja-build pkg-config git python3 gnuplo
   libsqlite3-dev libpq-dev libssl-dev libcpp-httplib-dev libboost-dev libzstd-dev zlib1g-dev nettle-dev
 TEST_PACKAGES := libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev \
   libtorch-dev python3-torch python3-numpy clang libclang-rt-14-dev postgresql \
-  zstd strace pybind11-dev python3-dev python3-pytest \
+  zstd strace python3-pytest \
   python3-setuptools python3-pip python3-dask python3-distributed python3-pandas \
   chromium python3-websocket
-APT_PACKAGES := $(DEMO_PACKAGES) $(TEST_PACKAGES)
+# What the Python package adds for Debian's python3 (pip's pybind11 serves another interpreter).
+PYTHON_PACKAGES := pybind11-dev python3-dev
+APT_PACKAGES := $(DEMO_PACKAGES) $(PYTHON_PACKAGES) $(TEST_PACKAGES)
 
+# Debian's python3 again after a `make python PYTHON=...`: the tests use its pytest, pandas, dask.
 build: .setup-done
-	cmake --preset release $(ALL_ON) >/dev/null
+	cmake --preset release $(ALL_ON) -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
 	cmake --build build -j $(JOBS)
 
-# The Python package sift, built into build/python: PYTHONPATH=build/python python3 -c "import sift".
-# (`make test` builds it too and runs its pytest tests, CTest label "python".)
-python: .setup-done
-	cmake --preset release $(ALL_ON) >/dev/null
+# The Python package sift, built into build/python for one interpreter, PYTHON (a module built
+# for one Python version loads in no other): PYTHONPATH=build/python $(PYTHON) -c "import sift".
+# It installs and builds only what the package needs (the engine, not the tests, benchmarks or
+# trainer); the configure step says what the interpreter lacks before anything is compiled.
+# (`make test` builds it too, for Debian's python3, and runs its pytest tests, CTest label "python".)
+PYTHON ?= /usr/bin/python3
+PYTHON_ONLY := -DSIFT_BUILD_TESTS=OFF -DSIFT_BUILD_BENCH=OFF -DSIFT_BUILD_TRAIN=OFF -DSIFT_BUILD_PYTHON=ON
+python: .setup-python-done
+	@command -v $(PYTHON) >/dev/null || { echo "make python: no interpreter $(PYTHON) (PYTHON=/path/to/python3)"; exit 1; }
+	cmake --preset release $(PYTHON_ONLY) -DPython3_EXECUTABLE=$(abspath $(shell command -v $(PYTHON))) >/dev/null
 	cmake --build build -j $(JOBS) --target sift_python
+	@PYTHONPATH=build/python $(PYTHON) -c 'import sift, sys; print(f"make python: sift for {sys.executable} (Python {sys.version.split()[0]}) is in build/python: PYTHONPATH=build/python {sys.executable}")'
 
 # Installs what is missing (idempotent: apt-get runs only when a package is absent).
 setup: .setup-done
 .setup-done: Makefile tools/setup.sh package-lock.json
 	bash tools/setup.sh --npm $(APT_PACKAGES)
+	@touch $@
+# The Python package's share: the engine's packages and pybind11, no npm, no test packages.
+.setup-python-done: Makefile tools/setup.sh
+	bash tools/setup.sh $(DEMO_PACKAGES) $(PYTHON_PACKAGES)
 	@touch $@
 # The demo's share only: no npm, no test or trainer packages.
 .setup-demo-done: Makefile tools/setup.sh

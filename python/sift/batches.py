@@ -18,6 +18,7 @@ and, when the labeler has a calibration map (Labeler.calibrated), a fourth:
 The rows of one batch go to Labeler.score_rows together, so short rows share forward calls.
 """
 import collections.abc
+import importlib
 import os
 import sys
 
@@ -25,6 +26,17 @@ from sift.shared import shared_labeler
 
 RESULT_COLUMNS = ("scores", "labels", "error")
 CALIBRATED_COLUMN = "probabilities"  # added too when the labeler has a calibration map
+
+
+def optional_module(name):
+    """numpy or pandas, imported when a batch needs it (import sift works without them), or
+    an ImportError that names it and says how to install it."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as missing:
+        raise ModuleNotFoundError(
+            f"sift.ScoreBatches needs {name}, which this Python ({sys.executable}) cannot import: "
+            f"pip install {name} (Debian's python3: apt-get install python3-{name})", name=name) from missing
 
 
 def added_columns(labeler):
@@ -53,8 +65,7 @@ def result_columns(results, labeler):
 
 def score_frame(labeler, frame):
     """A pandas DataFrame with the result columns added (a new frame; `frame` is not changed)."""
-    import pandas
-
+    pandas = optional_module("pandas")
     check_batch_columns(frame.columns, added_columns(labeler))
     results = labeler.score_rows(zip(frame["query"], frame["items"]))
     scored = frame.copy(deep=False)
@@ -65,8 +76,7 @@ def score_frame(labeler, frame):
 
 def score_columns(labeler, columns):
     """A dict of numpy arrays with the result columns added, as object arrays of lists."""
-    import numpy
-
+    numpy = optional_module("numpy")
     check_batch_columns(columns.keys(), added_columns(labeler))
     if len(columns["query"]) != len(columns["items"]):
         raise ValueError(f"the batch's query and items columns differ in length: "

@@ -1,6 +1,7 @@
-"""`pip install --no-build-isolation --no-index ./python` installs a working package offline:
-into a fresh virtual environment (with Debian's site packages), from a copy of python/, reusing
-this build's CMake directory (setup.py's SIFT_CMAKE_BUILD_DIR) so the engine is not rebuilt."""
+"""`pip install --no-build-isolation --no-index .` installs a working package offline: into a
+fresh virtual environment (with Debian's site packages), from a copy of what the repository
+root's pyproject.toml builds, reusing this build's CMake directory (setup.py's
+SIFT_CMAKE_BUILD_DIR) so the engine is not rebuilt."""
 import json
 import os
 import pathlib
@@ -12,8 +13,11 @@ from conftest import MODEL_DIR, SIFT_BINARY, SOURCE_DIR, bits, reference_outputs
 
 
 def test_pip_installs_the_package_offline(tmp_path):
-    source = tmp_path / "python"
-    shutil.copytree(SOURCE_DIR / "python", source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    source = tmp_path / "source"
+    for name in ("pyproject.toml", "setup.py", "python/README.md"):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(SOURCE_DIR / name, source / name)
+    shutil.copytree(SOURCE_DIR / "python" / "sift", source / "python" / "sift", ignore=shutil.ignore_patterns("__pycache__"))
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
     env = dict(os.environ, SIFT_CMAKE_BUILD_DIR=str(pathlib.Path(SIFT_BINARY).parent))
