@@ -81,7 +81,7 @@ void Fleet::check_engines() {
         if (!checks[e].refusal) {  // its self-test before it counts as checked
           ProbeOutcome probed;
           try {
-            probed = probe(connection, e, checks[e].exact);
+            probed = probe(connection, e, checks[e].exact, checks[e].served_name);
           } catch (const TransportError& error) {
             probed.failure = fmt::format("a self-test probe (POST /v1/score): {}", error.what());
           }
@@ -283,7 +283,7 @@ Fleet::Attempt Fleet::attempt(Link& link, size_t engine, const Task& task, bool 
           result.refusal = check.refusal;
           return result;
         }
-        const ProbeOutcome probed = probe(connection, engine, check.exact);
+        const ProbeOutcome probed = probe(connection, engine, check.exact, check.served_name);
         if (probed.refusal) {
           result.refusal = probed.refusal;
           return result;
@@ -324,14 +324,17 @@ Fleet::Attempt Fleet::attempt(Link& link, size_t engine, const Task& task, bool 
   }
 }
 
-Fleet::ProbeOutcome Fleet::probe(HttpConnection& connection, size_t engine, bool exact) const {
+Fleet::ProbeOutcome Fleet::probe(HttpConnection& connection, size_t engine, bool exact,
+                                 const std::string& served_name) const {
   ProbeOutcome outcome;
   if (probes_.calls.empty()) return outcome;
   const std::string& url = endpoints_[engine].url;
   std::vector<ItemScores> answers;
   for (const ScoreCall& call : probes_.calls) {
-    const HttpAnswer answer =
-        connection.post("/v1/score", call.body, attempt_timeout(), score_answer_bytes(call.items, call.labels));
+    // named as the engine serves the labeler (--served-model-name), as a row's request is
+    const std::string renamed = body_renamed(call.body, identity_.model_name, served_name);
+    const HttpAnswer answer = connection.post("/v1/score", renamed.empty() ? call.body : renamed, attempt_timeout(),
+                                              score_answer_bytes(call.items, call.labels));
     if (answer.status != 200 && answer.status != 408 && answer.status != 429 && answer.status < 500) {
       // the request itself refused, as a row's would be (Fleet::attempt): the probes cannot run there
       outcome.refusal = fmt::format("engine {} refused a /v1/score request ({}): {} (a self-test probe)", url,

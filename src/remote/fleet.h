@@ -113,7 +113,7 @@ class Fleet {
     std::optional<std::string> refusal;
     std::optional<std::string> failure;
   };
-  ProbeOutcome probe(HttpConnection& connection, size_t engine, bool exact) const;
+  ProbeOutcome probe(HttpConnection& connection, size_t engine, bool exact, const std::string& served_name) const;
 
   std::vector<Endpoint> endpoints_;
   std::vector<std::string> urls_;

@@ -73,6 +73,7 @@ check("refused a /v1/score request (400): bad \\x1b[2J\\x1b]0;owned\\x07request\
       f"escape: {error}")
 evil = json.loads(models_body)
 evil["data"][0]["id"] = "labeler\x1b[8m\r\nsift: done"
+evil["data"][0].pop("sift_fingerprint")  # else the labeler is found by its fingerprint under any name
 error = against("error", models=json.dumps(evil))
 check("serves labeler\\x1b[8m\\r\\nsift: done, not labeler" in error, f"an escaping model id: {error}")
 print("serve_engines_answers: ok")

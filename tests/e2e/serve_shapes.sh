@@ -106,14 +106,18 @@ with Server(sift, model, "--threads", "1") as server:
     status, _, answer = server.post("/rerank", {"query": QUERY, "texts": []})
     check(status == 200 and answer == [], f"TEI with no texts: {status} {answer}")
 
-# 6. TEI's "truncate": true cuts a text too long for a request (as "truncate": "items" does).
+# 6. A TEI text too long for a request is scored by windows as a document is (no error, no
+# silent cut); TEI's "truncate": true cuts it instead (as "truncate": "items" does), and then
+# scores it otherwise.
 long_text = " ".join(["python cloud"] * 200)
 with Server(sift, model, "--threads", "1", "--max-batch-tokens", "160") as server:
-    status, _, err = server.post("/rerank", {"query": QUERY, "texts": [long_text, "sql"]})
-    check(status == 400 and err["param"] == "texts", f"a text too long: {status} {err}")
+    status, _, chunked = server.post("/rerank", {"query": QUERY, "texts": [long_text, "sql"]})
+    check(status == 200 and sorted(r["index"] for r in chunked) == [0, 1], f"a text too long: {status} {chunked}")
     status, _, tei = server.post("/rerank", {"query": QUERY, "texts": [long_text, "sql"], "truncate": True,
                                              "truncation_direction": "Left"})
     check(status == 200 and sorted(r["index"] for r in tei) == [0, 1], f"truncate: true: {status} {tei}")
+    long_score = lambda answer: next(r["score"] for r in answer if r["index"] == 0)
+    check(long_score(chunked) != long_score(tei), f"windows and a cut scored alike: {chunked} {tei}")
 
 # 7. --served-model-name: the names replace the directory's, each listed with the labeler's fingerprint.
 for args in (("--served-model-name", "prod", "--served-model-name", "Qwen/Qwen3-Reranker-0.6B"),
