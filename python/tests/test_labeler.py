@@ -306,7 +306,7 @@ def test_results_carry_the_item_ids_given_as_sift_score_writes_them(labeler, tmp
 def test_version_is_the_engines(labeler):
     cli = subprocess.run([SIFT_BINARY, "--version"], capture_output=True, text=True, check=True).stdout
     assert cli.split()[:2] == ["sift", sift.__version__], cli
-    pyproject = (pathlib.Path(MODEL_DIR).parent.parent / "python" / "pyproject.toml").read_text()
+    pyproject = (pathlib.Path(MODEL_DIR).parent.parent / "pyproject.toml").read_text()
     assert f'version = "{sift.__version__}"' in pyproject, "the package's version is the engine's"
 
 
