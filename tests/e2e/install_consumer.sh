@@ -28,7 +28,7 @@ for package in CLI11 OpenSSL SQLite3 ZLIB Boost Torch GTest benchmark BLAS pybin
 done
 PKG_CONFIG_LIBDIR="$WORK/pkgconfig" PKG_CONFIG_PATH="" cmake -S "$SRC" -B "$WORK/engine-build" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release -DSIFT_BUILD_CLI=OFF -DSIFT_BUILD_SERVE=OFF -DSIFT_BUILD_BATCH=OFF \
-  -DSIFT_BUILD_LABEL=OFF -DSIFT_BUILD_TRAIN=OFF -DSIFT_BUILD_PYTHON=OFF -DSIFT_BUILD_TESTS=OFF \
+  -DSIFT_BUILD_LABEL=OFF -DSIFT_BUILD_HUB=OFF -DSIFT_BUILD_TRAIN=OFF -DSIFT_BUILD_PYTHON=OFF -DSIFT_BUILD_TESTS=OFF \
   -DSIFT_BUILD_BENCH=OFF "${DISABLED[@]}" "${LAUNCHER[@]}" > "$WORK/engine-configure.txt" 2>&1 ||
   { cat "$WORK/engine-configure.txt" >&2; echo "FAIL: the engine alone does not configure" >&2; exit 1; }
 cmake --build "$WORK/engine-build" -j 2 > "$WORK/engine-build.txt" 2>&1 ||
