@@ -127,12 +127,67 @@ void export_reviewed(const std::string& store_location, const std::string& outpu
                counts.no_profile);
 }
 
+// The judged pairs as a teacher's rows for `sift train --targets scores` (train/teacher_rows.h),
+// one per member, in the shape of `sift score --echo`:
+// {"id": member, "query": profile, "items": [{"id": qualification, "text": name}...],
+//  "scores": [P(YES)...], "labels": [0/1...], "artifact": {"version", "threshold", "threshold_on"}}.
+// The store keeps the threshold each member was labeled at, not what it was applied to (the raw
+// score, or a calibrated probability when the labeler thresholds on it); a member whose stored
+// labels are all score >= threshold says "score", any other "probability".
+void export_teacher(const std::string& store_location, const std::string& output) {
+  std::unique_ptr<LabelStore> store = LabelStore::open(store_location, LabelStore::Access::read);
+  const std::vector<sift::NamedInput> inputs = {{store_location, "--store"}, {store_location + "-wal", "--store"}};
+  sift::LineOutput out(output, inputs);
+  std::string batch;
+  int64_t members = 0, pairs = 0, no_profile = 0;
+  store->for_each_member([&](const sift::store::MemberLabels& m) {
+    if (!m.profile) {
+      no_profile += 1;
+      return;
+    }
+    ordered_json items = ordered_json::array(), scores = ordered_json::array(), labels = ordered_json::array();
+    bool labels_are_score_thresholded = true;
+    for (const sift::store::Judgment& j : m.judgments) {
+      items.push_back({{"id", j.qualification}, {"text", j.name}});
+      scores.push_back(j.score);
+      labels.push_back(j.label ? 1 : 0);
+      labels_are_score_thresholded = labels_are_score_thresholded && j.label == (j.score >= m.threshold);
+    }
+    ordered_json j;
+    j["id"] = m.member;
+    j["query"] = *m.profile;
+    j["items"] = std::move(items);
+    j["scores"] = std::move(scores);
+    j["labels"] = std::move(labels);
+    j["artifact"] = {{"version", m.artifact_version},
+                     {"threshold", m.threshold},
+                     {"threshold_on", labels_are_score_thresholded ? "score" : "probability"}};
+    batch += dump_line(j);
+    batch += '\n';
+    if (batch.size() >= (1 << 20)) {
+      out.write(batch);
+      batch.clear();
+    }
+    members += 1;
+    pairs += int64_t(m.judgments.size());
+  });
+  out.write(batch);
+  out.commit();
+  fmt::print(stderr, "sift labels export --teacher: {} judged pairs of {} members{}\n", pairs, members,
+             output.empty() || output == "-" ? "" : " to " + output);
+  if (no_profile > 0)
+    fmt::print(stderr,
+               "sift labels export --teacher: {} members left out: labeled by a sift that did not store profile "
+               "texts (label them again with --refresh)\n",
+               no_profile);
+}
+
 }  // namespace
 
 SIFT_COMMAND(labels) {
   struct Args {
     std::string store, member, output;
-    bool reviewed = false;
+    bool reviewed = false, teacher = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("labels", "Read a label store written by `sift label`");
@@ -149,8 +204,13 @@ SIFT_COMMAND(labels) {
   exp->add_flag("--reviewed", args->reviewed,
                 "instead: the pairs people reviewed (sift review) as training rows {id, query, items, labels}, one "
                 "per member, for sift train and sift calibrate");
+  exp->add_flag("--teacher", args->teacher,
+                "instead: every judged pair as a teacher's rows {id, query, items, scores, labels, artifact}, one per "
+                "member, for sift train --targets scores")
+      ->excludes("--reviewed");
   exp->callback([args] {
-    if (args->reviewed) export_reviewed(args->store, args->output);
+    if (args->teacher) export_teacher(args->store, args->output);
+    else if (args->reviewed) export_reviewed(args->store, args->output);
     else export_store(args->store, args->output);
   });
 }

@@ -172,4 +172,29 @@ void LabelStore::for_each_judgment(const std::function<void(const StoredJudgment
              });
 }
 
+void LabelStore::for_each_member(const std::function<void(const MemberLabels&)>& fn) {
+  const char* profile_column = schema_version_ >= 2 ? "m.profile" : "NULL";
+  MemberLabels current;
+  bool any = false;
+  db_->query(fmt::format("SELECT l.member, m.artifact_version, m.threshold, m.run_id, {}, l.qualification, l.name, "
+                         "l.score, l.label, l.round, l.rank FROM labels l JOIN members m ON m.member = l.member "
+                         "ORDER BY l.member {}, l.rank",
+                         profile_column, db_->byte_order_collation()),
+             {}, [&](const SqlRow& row) {
+               std::string member = as_text(row[0], "labels.member");
+               if (!any || member != current.member) {
+                 if (any) fn(current);
+                 any = true;
+                 current = MemberLabels();
+                 current.member = std::move(member);
+                 current.artifact_version = as_text(row[1], "members.artifact_version");
+                 current.threshold = as_double(row[2], "members.threshold");
+                 current.run_id = as_text(row[3], "members.run_id");
+                 if (!is_null(row[4])) current.profile = as_text(row[4], "members.profile");
+               }
+               current.judgments.push_back(judgment_of(row, 5));
+             });
+  if (any) fn(current);
+}
+
 }  // namespace sift::store

@@ -109,6 +109,9 @@ class LabelStore {
   std::optional<MemberLabels> member(const std::string& member);
   // Every stored judgment, by member then rank, streaming.
   void for_each_judgment(const std::function<void(const StoredJudgment&)>& fn);
+  // Every member with its profile and judgments (rank order), by member, streaming; input_hash,
+  // rounds, stop_reason and labeled_at are left empty (what exports of texts need, no more).
+  void for_each_member(const std::function<void(const MemberLabels&)>& fn);
 
   LabelStore(std::unique_ptr<SqlDatabase> db, int schema_version) : db_(std::move(db)), schema_version_(schema_version) {}
 

@@ -40,6 +40,8 @@ reference = sift.export(sqlite_store)
 summary, _ = sift.label(profiles, store_uri("labels"), *OPTS)
 check(summary["judged"] == len(rows) and summary["errors"] == 0, f"PostgreSQL run: {summary}")
 check(without_run(sift.export(store_uri("labels"))) == without_run(reference), "PostgreSQL store != SQLite store")
+teacher_rows = lambda store: sift.run("labels", "export", "--store", store, "--teacher").stdout
+check(teacher_rows(store_uri("labels")) == teacher_rows(sqlite_store) != "", "export --teacher: PostgreSQL != SQLite")
 member = rows[0]["id"]
 check(sift.get(store_uri("labels"), member)["accepted"] == sift.get(sqlite_store, member)["accepted"], "labels get")
 

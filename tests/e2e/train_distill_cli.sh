@@ -7,7 +7,10 @@
 #    the teacher's (mean |student - teacher| below the untrained student's); --pack trains too;
 #  - a teacher's error line and a null score are rows left out, each warned about by line;
 #  - a score outside [0, 1], or a bare NaN, refuses the run naming the line and the item;
-#  - --targets scores is refused for --objective generate.
+#  - --targets scores is refused for --objective generate;
+#  - the label-store route: `sift label` with the teacher fills a store, `sift labels export
+#    --teacher` writes its judged pairs as teacher rows (the profile, the judged names, the
+#    stored scores: those `sift score` gives the same rows), and the student trains on them.
 # Skipped (77) when sift-train is not built.
 # Usage: bash train_distill_cli.sh <sift-binary> <source-dir>
 set -euo pipefail
@@ -93,6 +96,31 @@ for name, value in (("range", "1.5"), ("nan", "NaN")):
     expect = f"{w(name + '.jsonl')}:4: scores[0] (item 0) is {value if value != 'NaN' else chr(34) + 'NaN' + chr(34)}"
     check(expect in out.stderr, f"{name}: expected {expect!r} in {out.stderr[-800:]}")
     check(not os.path.exists(w(name + "_out", "model.safetensors")), f"{name}: a labeler was written")
+
+# The label-store route: the teacher labels profiles into a store; the export is teacher rows.
+with open(w("profiles.jsonl"), "w") as f:
+    for r in rows[:20]:
+        f.write(json.dumps({"id": r["id"], "text": r["query"]}) + "\n")
+run("label", "--model", teacher, "--catalog", w("world", "catalog.jsonl"), "--profiles", w("profiles.jsonl"),
+    "--store", w("teacher.db"), "--k", 8, "--max-rounds", 2)
+out = run("labels", "export", "--store", w("teacher.db"), "--teacher", "--output", w("store_teacher.jsonl"))
+exported = [json.loads(l) for l in open(w("store_teacher.jsonl"))]
+pairs = [json.loads(l) for l in run("labels", "export", "--store", w("teacher.db")).stdout.splitlines()]
+check(len(exported) == 20 and sum(len(r["items"]) for r in exported) == len(pairs), f"{len(exported)} rows, {len(pairs)} pairs")
+check(f"{len(pairs)} judged pairs of 20 members" in out.stderr, out.stderr)
+profile_of = {r["id"]: r["query"] for r in rows[:20]}
+for r in exported:
+    mine = [p for p in pairs if p["member"] == r["id"]]
+    check(r["query"] == profile_of[r["id"]], f"{r['id']}: the query is the profile judged")
+    check([i["text"] for i in r["items"]] == [p["name"] for p in mine] and r["scores"] == [p["score"] for p in mine]
+          and r["labels"] == [p["label"] for p in mine], f"{r['id']}: items, scores and labels are the store's")
+    check(r["artifact"] == {"version": mine[0]["artifact_version"], "threshold": threshold, "threshold_on": "score"},
+          f"{r['id']}: artifact {r['artifact']}")
+rescored = [json.loads(l) for l in run("score", "--model", teacher, "--input", w("store_teacher.jsonl")).stdout.splitlines()]
+check([r["scores"] for r in rescored] == [r["scores"] for r in exported], "stored scores != sift score's on the same rows")
+r = report(run(*student, "--train", w("store_teacher.jsonl"), "--steps", 2, "--out", w("from_store")))
+check(r["targets"] == "scores" and r["threshold"] == threshold and r["rows_left_out"] == 0, f"from the store: {r}")
+run("labels", "export", "--store", w("teacher.db"), "--teacher", "--reviewed", code=2)
 
 out = run(*train, "--objective", "generate", "--steps", 1, "--out", w("gen"), code=2)
 check("--targets scores is for --objective label" in out.stderr, out.stderr)
