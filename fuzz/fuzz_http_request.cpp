@@ -1,5 +1,5 @@
 // libFuzzer target: bytes a client sends `sift serve` on one connection, through Beast's request
-// parser and the glue sift puts around it (src/serve/http_request.h: route_of, check_head,
+// parser and the glue sift puts around it (src/serve/http_request.h: check_head over the route table,
 // refusal_of, to_response), then, for a POST route, the request-to-Service mapping short of
 // the model: the body parser (api_requests.h) and admission by size (admission.h).
 //
@@ -47,11 +47,11 @@ void expect_error_reply(const Reply& reply) {
 }
 
 // What a Service would be asked to do with a complete POST body, short of the model.
-void map_to_service(Route route, std::string_view body) {
+void map_to_service(const ApiRoute& route, std::string_view body) {
   const AdmissionLimits limits{.max_items = 50, .max_scores = 200, .max_response_bytes = 8192};
   try {
-    if (route == Route::Label) admit(parse_label_request(body, limits.max_items), body.size(), limits);
-    else if (route == Route::Score) admit(parse_score_request(body, limits.max_items), body.size(), limits);
+    if (route.path == "/v1/label") admit(parse_label_request(body, limits.max_items), body.size(), limits);
+    else if (route.path == "/v1/score") admit(parse_score_request(body, limits.max_items), body.size(), limits);
     else admit(parse_rerank_request(body, limits.max_items), body.size(), limits);
   } catch (const BadRequest& e) {
     expect(e.status() == 400 || e.status() == 413);
@@ -89,14 +89,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         verdict = check_head(parser, rules);
         const auto target = parser.get().target();
-        expect(verdict->route == route_of(parser.get().method(), std::string_view(target.data(), target.size())));
+        expect(verdict->route ==
+               find_route(scoring_api_routes(), parser.get().method(), std::string_view(target.data(), target.size())));
         if (verdict->refusal) {
           expect_error_reply(*verdict->refusal);
           const bool has_body = parser.chunked() || parser.content_length().value_or(0) > 0;
           expect(verdict->close || !has_body);  // an unread body is never taken for the next request
           if (verdict->close) return 0;
         } else {
-          expect(verdict->route != Route::None);
+          expect(verdict->route != nullptr);
         }
       }
       if (error == boost::beast::http::error::need_more || (!error && used == 0)) {  // (a body: no need_more)
@@ -111,7 +112,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
     expect(verdict.has_value());
-    if (!verdict->refusal && is_post(verdict->route)) map_to_service(verdict->route, parser.get().body());
+    if (!verdict->refusal && verdict->route->method == ApiRoute::Method::Post)
+      map_to_service(*verdict->route, parser.get().body());
     if (!parser.get().keep_alive()) return 0;
     if (consumed == arrived) arrived = bytes.size();
   }

@@ -89,7 +89,7 @@ PlanLimits LoadedLabeler::limits(const ScoringOptions& options) const {
   if (options.truncate != Truncate::None && options.mode == ScoringMode::Generate)
     fail_option("--truncate: mode generate scores one whole prompt per request, not a query and its items; truncation "
                 "is for mis, independent and prefix");
-  long_item_rule(options, std::min(limits.request_limit(), config_.max_position_embeddings));
+  long_item_rule(options, limits.request_limit(config_.max_position_embeddings));
   return limits;
 }
 
@@ -129,7 +129,7 @@ TokenizedRow LoadedLabeler::tokenize(std::string_view query, std::span<const std
   TokenizedRow row = tokenize(query, items);
   if (!row.error.empty() || options.mode == ScoringMode::Generate) return row;
   const PlanLimits plan_limits = limits(options);
-  const int64_t limit = std::min(plan_limits.request_limit(), config_.max_position_embeddings);
+  const int64_t limit = plan_limits.request_limit(config_.max_position_embeddings);
   try {
     if (options.truncate == Truncate::Query)
       truncate_query_to_fit(prompts_, query, limit, options.truncation_direction, row);

@@ -94,6 +94,8 @@ struct PlanLimits {
   int64_t max_call_tokens = 0;     // one forward call: the requests packed into it
   // What one request may hold: a request never exceeds the call limit either.
   int64_t request_limit() const { return std::min(max_request_tokens, max_call_tokens); }
+  // What one [query; item] may hold: also within the model's positions (max_position_embeddings).
+  int64_t request_limit(int64_t max_positions) const { return std::min(request_limit(), max_positions); }
   // The options that set these limits, as errors name them (`sift serve` has one for both).
   const char* flags = "--max-request-tokens / --max-batch-tokens";
 };

@@ -102,4 +102,34 @@ std::string_view truncation_direction_name(TruncationDirection direction) {
   return direction == TruncationDirection::Right ? "right" : "left";
 }
 
+int64_t truncate_parts_to_fit(Truncate truncate, int64_t limit, int64_t bos, TokenIds& query,
+                              std::vector<TokenIds>& items,
+                              const std::function<TokenIds(int part, int64_t target)>& cut) {
+  const int64_t query_len = bos + static_cast<int64_t>(query.size());
+  int64_t cut_tokens = 0;
+  if (truncate == Truncate::Query) {
+    const int64_t longest_item = longest(items);
+    if (query_len + longest_item <= limit) return 0;
+    const int64_t target = limit - longest_item - bos;
+    if (target < 0)
+      fail("truncate query: the longest item ({} tokens) leaves no room for the query within the request limit of {}",
+           longest_item, limit);
+    TokenIds kept = cut(-1, target);
+    cut_tokens = static_cast<int64_t>(query.size() - kept.size());
+    query = std::move(kept);
+  } else if (truncate == Truncate::Items) {
+    const int64_t target = limit - query_len;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (query_len + static_cast<int64_t>(items[i].size()) <= limit) continue;
+      if (target <= 0)
+        fail("truncate items: the query ({} tokens) leaves no tokens of the request limit of {} for an item", query_len,
+             limit);
+      TokenIds kept = cut(static_cast<int>(i), target);
+      cut_tokens += static_cast<int64_t>(items[i].size() - kept.size());
+      items[i] = std::move(kept);
+    }
+  }
+  return cut_tokens;
+}
+
 }  // namespace sift

@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sift/labeler.h"
 #include "scoring/plan.h"
@@ -42,5 +43,15 @@ FittingText longest_fitting_text(std::string_view text, TruncationDirection dire
 // (scoring/long_items.h: LongItems::Truncate, which Truncate::Items spells).
 void truncate_query_to_fit(const PromptEncoder& prompts, std::string_view query, int64_t limit,
                            TruncationDirection direction, TokenizedRow& row);
+
+// The same rule over parts already tokenized (a request that may give token ids, as `sift
+// serve`'s /v1/score does): Lq = bos + |query|, L_i = |items[i]|, and every Lq + L_i <= limit
+// after the cut, whichever order the prompt puts them in. `cut(part, target)` gives the part's
+// ids cut to at most `target` tokens (part -1: the query; i: item i), a text cut as above.
+// Truncate::None cuts nothing. Returns the tokens cut; throws Error when no cut can make them
+// fit, naming the lengths.
+int64_t truncate_parts_to_fit(Truncate truncate, int64_t limit, int64_t bos, TokenIds& query,
+                              std::vector<TokenIds>& items,
+                              const std::function<TokenIds(int part, int64_t target)>& cut);
 
 }  // namespace sift

@@ -15,9 +15,6 @@ namespace {
 
 namespace beast = boost::beast;
 
-// The path of a request target: up to a query string or fragment.
-std::string_view path_of(std::string_view target) { return target.substr(0, target.find_first_of("?#")); }
-
 // The transfer codings of every Transfer-Encoding field, in order, as written.
 std::vector<beast::string_view> transfer_codings(const http::request_header<>& head) {
   std::vector<beast::string_view> codings;
@@ -97,49 +94,6 @@ std::string body_limit_message(int64_t max_body_bytes) {
 
 }  // namespace
 
-Route route_of(http::verb method, std::string_view target) {
-  const std::string_view path = path_of(target);
-  if (method == http::verb::get || method == http::verb::head) {
-    if (path == "/health") return Route::Health;
-    if (path == "/v1/models") return Route::Models;
-    if (path == "/metrics") return Route::Metrics;
-  } else if (method == http::verb::post) {
-    if (path == "/v1/label") return Route::Label;
-    if (path == "/v1/score") return Route::Score;
-    if (path == "/v1/rerank") return Route::Rerank;
-    if (path == "/v2/rerank") return Route::RerankV2;
-    if (path == "/rerank") return Route::RerankBare;
-  }
-  return Route::None;
-}
-
-std::string_view allowed_methods(std::string_view target) {
-  if (route_of(http::verb::get, target) != Route::None) return "GET, HEAD";
-  if (route_of(http::verb::post, target) != Route::None) return "POST";
-  return {};
-}
-
-std::string_view route_name(Route route) {
-  switch (route) {
-    case Route::Health: return "/health";
-    case Route::Models: return "/v1/models";
-    case Route::Metrics: return "/metrics";
-    case Route::Label: return "/v1/label";
-    case Route::Score: return "/v1/score";
-    case Route::Rerank: return "/v1/rerank";
-    case Route::RerankV2: return "/v2/rerank";
-    case Route::RerankBare: return "/rerank";
-    case Route::App: return "app";
-    case Route::None: break;
-  }
-  return "other";
-}
-
-bool is_post(Route route) {
-  return route == Route::Label || route == Route::Score || route == Route::Rerank || route == Route::RerankV2 ||
-         route == Route::RerankBare;
-}
-
 std::optional<Reply> head_bytes_refusal(std::string_view head) {
   for (size_t at = head.find("\r\n"); at != std::string_view::npos; at = head.find("\r\n", at + 2))
     if (at + 2 < head.size() && (head[at + 2] == ' ' || head[at + 2] == '\t'))
@@ -163,8 +117,9 @@ std::optional<Reply> json_body_refusal(const http::request_header<>& head) {
 
 HeadVerdict check_head(RequestParser& parser, const HeadRules& rules) {
   http::request_header<>& head = parser.get().base();
+  const RouteTable& api = rules.api ? *rules.api : scoring_api_routes();
   HeadVerdict verdict;
-  verdict.route = route_of(head.method(), view(head.target()));
+  verdict.route = find_route(api, head.method(), view(head.target()));
   const bool has_body = parser.chunked() || parser.content_length().value_or(0) > 0;
   // An error found in the head leaves the body unread: the connection then cannot go on.
   const auto refuse = [&](Reply reply, bool close) {
@@ -175,36 +130,37 @@ HeadVerdict check_head(RequestParser& parser, const HeadRules& rules) {
 
   if (std::optional<Reply> framing = framing_refusal(head)) return refuse(std::move(*framing), true);
   std::optional<Reply> host = host_refusal(head, rules.hosts);  // first rewrites an absolute-form target
-  verdict.route = route_of(head.method(), view(head.target()));
+  verdict.route = find_route(api, head.method(), view(head.target()));
   if (host) return refuse(std::move(*host), false);
   const auto expect = head.find(http::field::expect);
   const bool expects_continue = expect != head.end() && beast::iequals(expect->value(), "100-continue");
   if (expect != head.end() && !expects_continue)
     return refuse(error_reply(417, "the only Expect this server meets is 100-continue"), true);
   if (rules.routes) {  // an application's routes (routes.h) in place of the scoring API's
-    verdict.route = Route::App;
+    verdict.route = nullptr;
+    verdict.app = true;
     if (std::optional<Reply> refusal = rules.routes->refusal(head, rules.client)) return refuse(std::move(*refusal), false);
     verdict.send_continue = expects_continue && has_body && head.version() >= 11 && !parser.is_done();
     return verdict;
   }
-  if (rules.api_key && verdict.route != Route::Health) {
+  if (rules.api_key && (!verdict.route || verdict.route->needs_key)) {
     const auto authorization = head.find(http::field::authorization);
     const std::string_view given = authorization == head.end() ? std::string_view() : view(authorization->value());
     if (!rules.api_key->accepts(given)) return refuse(unauthorized(), false);
   }
-  if (verdict.route == Route::None) {
+  if (!verdict.route) {
     const std::string_view path = path_of(view(head.target()));
-    const std::string_view allow = allowed_methods(path);
+    const std::string allow = allowed_methods(api, path);
     if (allow.empty())
       return refuse(error_reply(404, fmt::format("no route for {} {}", echoed(view(head.method_string())), echoed(path))),
                     false);
     Reply reply = error_reply(405, fmt::format("{} takes {}, not {}", path, allow, echoed(view(head.method_string()))));
-    reply.headers.emplace_back("Allow", std::string(allow));
+    reply.headers.emplace_back("Allow", allow);
     return refuse(std::move(reply), false);
   }
-  if (!rules.service_ready && (is_post(verdict.route) || verdict.route == Route::Models))
+  if (!rules.service_ready && verdict.route->needs_model)
     return refuse(rules.unhealthy ? error_reply(503, *rules.unhealthy) : retry_reply(503, "the model is loading"), false);
-  if (is_post(verdict.route))
+  if (verdict.route->method == ApiRoute::Method::Post)
     if (std::optional<Reply> type = json_body_refusal(head)) return refuse(std::move(*type), false);
   verdict.send_continue = expects_continue && has_body && head.version() >= 11 && !parser.is_done();
   return verdict;

@@ -2,9 +2,9 @@
 // The HTTP rules of `sift serve` around Beast's request parser, with no I/O (the session,
 // http_session.h, does that; the fuzzer drives these through Beast's parser directly):
 //
-//   route_of           method + path -> the route (GET routes answer HEAD too; a query string
-//                      is ignored); anything else is no route: 405 with Allow for a known path
-//                      (allowed_methods), 404 for an unknown one
+//   check_head finds a request's route in the route table (api_routes.h: GET routes answer
+//   HEAD too; a query string is ignored); anything else is no route: 405 with Allow for a known
+//   path, 404 for an unknown one
 //   head_bytes_refusal what the raw bytes of a head may not hold, seen before Beast parses them
 //   check_head         what a parsed head allows: read the body and answer, or refuse at once
 //                      (framing RFC 9112 forbids, Host, Origin, Expect, auth, route, still
@@ -36,6 +36,7 @@
 #include <string_view>
 
 #include "serve/allowed_hosts.h"
+#include "serve/api_routes.h"
 #include "serve/api_key.h"
 #include "serve/reply.h"
 #include "serve/routes.h"
@@ -46,23 +47,11 @@ namespace http = boost::beast::http;
 using RequestParser = http::request_parser<http::string_body>;
 using Response = http::response<http::string_body>;
 
-// Rerank is /v1/rerank; RerankV2 (/v2/rerank, Cohere's v2 SDK) and RerankBare (/rerank: Jina,
-// TEI, llama-server) are the same route under the paths other servers give it.
-enum class Route { None, Health, Models, Metrics, Label, Score, Rerank, RerankV2, RerankBare, App /* Routes::answer */ };
-
-Route route_of(http::verb method, std::string_view target);
-// The methods a path takes, as an Allow header lists them ("GET, HEAD", "POST"); empty for a
-// path that is no route.
-std::string_view allowed_methods(std::string_view target);
-// The route's name in metrics: its path, or "other" for Route::None (so random paths cannot
-// grow the metrics without bound).
-std::string_view route_name(Route route);
-bool is_post(Route route);
-
 struct HeadRules {
   const ApiKey* api_key = nullptr;  // every route but /health needs it, when set
   bool service_ready = false;       // the model is loaded (else POST routes and /v1/models get 503)
   const std::string* unhealthy = nullptr;  // set: why the labeler is refused (its self-test): the reason of that 503
+  const RouteTable* api = nullptr;  // the scoring API's routes (null: scoring_api_routes())
   const Routes* routes = nullptr;   // an application's routes instead of the scoring API's (its own auth)
   const AllowedHosts* hosts = nullptr;  // set (no key guards the server): Host and Origin must pass it
   std::string_view client = {};         // the peer's address, for the routes
@@ -70,7 +59,8 @@ struct HeadRules {
 
 // What the head of a request allows.
 struct HeadVerdict {
-  Route route = Route::None;
+  const ApiRoute* route = nullptr;  // the scoring API's route (null: none, or an application's)
+  bool app = false;                 // an application's request (HeadRules::routes): Routes::answer
   std::optional<Reply> refusal;  // answer this at once, without reading the body
   bool close = false;            // then close the connection (its framing is unknown, or its body unread)
   bool send_continue = false;    // "Expect: 100-continue": send "100 Continue" before reading the body

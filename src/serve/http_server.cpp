@@ -50,7 +50,8 @@ struct HttpServer::Impl {
         strand(net::make_strand(io)),
         grace(strand),
         app_workers(kAppWorkers),
-        context{options, service, metrics, connections, stopping, hosts, body_budget, nullptr, &app_workers, &unhealthy},
+        api(scoring_api_routes()),
+        context{options, service, metrics, connections, stopping, hosts, body_budget, &api, nullptr, &app_workers, &unhealthy},
         listener(std::make_shared<Listener>(io, context)) {}
 
   // On the strand: the stop once every connection is gone, or at the end of the grace period.
@@ -70,6 +71,7 @@ struct HttpServer::Impl {
   net::steady_timer grace;
   net::thread_pool app_workers;  // joined before io is destroyed: its tasks hold sessions
   Unhealthy unhealthy;
+  RouteTable api;  // the scoring API's routes (api_routes.h)
   SessionContext context;
   std::shared_ptr<Listener> listener;
 };
@@ -91,6 +93,8 @@ void HttpServer::refuse(std::string reason) {
   impl_->unhealthy.reason = std::move(reason);
   impl_->unhealthy.set.store(true, std::memory_order_release);
 }
+
+void HttpServer::add_route(ApiRoute route) { impl_->api.push_back(std::move(route)); }
 
 void HttpServer::serve(Routes& routes) { impl_->context.routes = &routes; }
 

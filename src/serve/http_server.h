@@ -1,12 +1,10 @@
 #pragma once
 // HttpServer: the HTTP side of `sift serve`, on Boost.Beast over Boost.Asio.
 //
-//   GET  /health      200 {"status": "ok"} once the model is loaded, 503 {"status": "loading"}
-//                     before (no key needed); 503 {"status": "unhealthy", "reason": ...} for good
-//                     when the labeler failed its self-test (refuse())
-//   GET  /v1/models   the served labeler
-//   GET  /metrics     Prometheus text (metrics.h)
-//   POST /v1/label, /v1/score, /v1/rerank   (service.h)
+//   the scoring API's routes (api_routes.h): GET /health 200 {"status": "ok"} once the model is
+//   loaded, 503 {"status": "loading"} before (no key needed); 503 {"status": "unhealthy",
+//   "reason": ...} for good when the labeler failed its self-test (refuse()); GET /v1/models,
+//   GET /metrics (metrics.h); POST /v1/label, /v1/score, /v1/rerank (service.h)
 //
 // Every error is JSON (reply.h: "message", "type", "code", "param" = the field): 400 malformed
 // or badly framed, 401 missing or wrong "Authorization: Bearer <key>" (with --api-key-file;
@@ -28,6 +26,7 @@
 #include <memory>
 #include <string>
 
+#include "serve/api_routes.h"
 #include "serve/http_options.h"
 #include "serve/metrics.h"
 #include "serve/routes.h"
@@ -61,6 +60,8 @@ class HttpServer {
   // From now on /health, /v1/models and the scoring routes answer 503 with `reason` (the
   // labeler failed its self-test): the server stays up so an orchestrator sees why. Once.
   void refuse(std::string reason);
+  // One more route of the scoring API (api_routes.h), beside sift serve's. Before listen().
+  void add_route(ApiRoute route);
   // Instead of the scoring API: every request goes to `routes` (routes.h). Before listen().
   void serve(Routes& routes);
 

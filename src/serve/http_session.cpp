@@ -123,7 +123,8 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
   // Head: the request line and fields, within --head-timeout-seconds of the first byte.
   void read_head() {
     phase_ = Phase::Head;
-    route_ = Route::None;
+    route_ = nullptr;
+    app_ = false;
     method_ = http::verb::unknown;
     version_ = 11;
     arrived_ = SteadyClock::now();
@@ -170,11 +171,13 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
                           .unhealthy = context_.unhealthy && context_.unhealthy->set.load(std::memory_order_acquire)
                                            ? &context_.unhealthy->reason
                                            : nullptr,
+                          .api = context_.api,
                           .routes = context_.routes,
                           .hosts = context_.options.api_key ? nullptr : &context_.hosts,
                           .client = address_};
     HeadVerdict verdict = check_head(*parser_, rules);
     route_ = verdict.route;
+    app_ = verdict.app;
     if (verdict.refusal) return respond(std::move(*verdict.refusal), verdict.close || !keep_alive_);
     if (parser_->is_done()) return run();
     if (const auto length = parser_->content_length(); length && !hold_body(*length))
@@ -236,33 +239,19 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
   void run() {
     phase_ = Phase::Working;
     stream_.expires_never();
-    Service* service = context_.service.load();
     const bool close = !keep_alive_;
-    const bool unhealthy = context_.unhealthy && context_.unhealthy->set.load(std::memory_order_acquire);
-    switch (route_) {
-      case Route::Health:
-        if (unhealthy)
-          return respond(Reply{503, {{"status", "unhealthy"}, {"reason", context_.unhealthy->reason}}, {}, {}}, close);
-        return respond(service ? Reply{200, {{"status", "ok"}}, {}, {}} : Reply{503, {{"status", "loading"}}, {}, {}}, close);
-      case Route::Metrics: {
-        Reply reply;
-        reply.text = context_.metrics.render(service ? service->cache_stats() : PrefixCacheStats{});
-        return respond(std::move(reply), close);
-      }
-      case Route::Models:
-        if (service) return respond(service->models(), close);
-        break;
-      case Route::Label:
-      case Route::Score:
-      case Route::Rerank:
-      case Route::RerankV2:
-      case Route::RerankBare:
-        if (service) return start_job(*service);
-        break;
-      case Route::App: return answer_app(close);
-      case Route::None: break;  // refused with the head
-    }
-    respond(unhealthy ? error_reply(503, context_.unhealthy->reason) : retry_reply(503, "the model is loading"), close);
+    if (app_) return answer_app(close);
+    if (!route_) return respond(error_reply(404, "no route"), close);  // refused with the head; never here
+    Service* service = context_.service.load();
+    const std::string* unhealthy = unhealthy_reason();
+    if (route_->needs_model && !service)
+      return respond(unhealthy ? error_reply(503, *unhealthy) : retry_reply(503, "the model is loading"), close);
+    start(*route_, service, unhealthy);
+  }
+
+  const std::string* unhealthy_reason() const {
+    return context_.unhealthy && context_.unhealthy->set.load(std::memory_order_acquire) ? &context_.unhealthy->reason
+                                                                                        : nullptr;
   }
 
   // An application's request (routes.h), answered on the application's workers (it may wait
@@ -283,17 +272,18 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
     });
   }
 
-  void start_job(Service& service) {
+  // The route's handler: its answer at once, or the job it queued, answered by job_done().
+  void start(const ApiRoute& route, Service* service, const std::string* unhealthy) {
     const std::string body = std::move(parser_->get().body());
     parser_.reset();
     // Called on a worker's thread: hand over to this connection's strand, nothing more.
     auto on_done = [self = shared_from_this(), executor = stream_.get_executor()] {
       net::post(executor, [self] { self->job_done(); });
     };
+    RouteCall call{.service = service, .metrics = context_.metrics, .unhealthy = unhealthy, .body = body,
+                   .on_done = std::move(on_done)};
     try {
-      if (route_ == Route::Label) started_ = service.label(body, std::move(on_done));
-      else if (route_ == Route::Score) started_ = service.score(body, std::move(on_done));
-      else started_ = service.rerank(body, std::move(on_done));
+      started_ = route.handler(call);
     } catch (const BadRequest& e) {
       return respond(error_reply(e.status(), e.what(), e.field()), !keep_alive_);
     } catch (const std::exception& e) {
@@ -306,6 +296,7 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
       return respond(std::move(reply), !keep_alive_);
     }
     const std::shared_ptr<Job> job = started_.job;
+    if (!job) return respond(error_reply(500, fmt::format("{} gave no answer", route.path)), !keep_alive_);
     watch_client(job);
     if (job->deadline) {
       timer_.expires_at(*job->deadline);
@@ -365,7 +356,8 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
   void respond(Reply reply, bool close) {
     release_body();
     const double seconds = std::chrono::duration<double>(SteadyClock::now() - arrived_).count();
-    context_.metrics.count_request(route_name(route_), reply.status, seconds);
+    context_.metrics.count_request(route_ ? std::string_view(route_->path) : app_ ? "app" : "other", reply.status,
+                                   seconds);
     send(std::move(reply), close);
   }
 
@@ -431,7 +423,8 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
   bool stopping_ = false;
   bool close_after_ = false;
   // The request being answered.
-  Route route_ = Route::None;
+  const ApiRoute* route_ = nullptr;  // null: no route, or an application's request (app_)
+  bool app_ = false;
   http::verb method_ = http::verb::unknown;
   unsigned version_ = 11;
   bool keep_alive_ = false;

@@ -27,6 +27,7 @@
 #include <string>
 
 #include "serve/allowed_hosts.h"
+#include "serve/api_routes.h"
 #include "serve/body_budget.h"
 #include "serve/connections.h"
 #include "serve/http_options.h"
@@ -54,6 +55,7 @@ struct SessionContext {
   const std::atomic<bool>& stopping;
   const AllowedHosts& hosts;
   BodyBudget& body_budget;
+  const RouteTable* api = nullptr;  // the scoring API's routes (null: scoring_api_routes())
   Routes* routes = nullptr;  // set: every request goes to these (routes.h), not to the scoring API
   boost::asio::thread_pool* app_workers = nullptr;  // where the routes' answers run
   const Unhealthy* unhealthy = nullptr;

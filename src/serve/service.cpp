@@ -115,39 +115,20 @@ TokenIds cut_part(const Tokenizer& tokenizer, const TextOrIds& part, const Token
                                                  : TokenIds(ids.end() - keep, ids.end());
 }
 
-// The /v1/score parts cut to fit `limit` as "truncate" says (scoring/truncation.h's rule over
-// the client's parts: Lq = BOS + query, L_i = item; every Lq + L_i <= limit, whichever order
-// item_first puts them in); returns the tokens cut. 400 when no cut can make them fit.
-int64_t truncate_parts(const Tokenizer& tokenizer, const ScoreRequest& request, int64_t limit, int64_t bos,
-                       TokenIds& query, std::vector<TokenIds>& items) {
-  const Truncate truncate = request.truncation.truncate;
+// The /v1/score parts cut to fit `limit` as "truncate" says (scoring/truncation.h); returns the
+// tokens cut. 400 when no cut can make them fit.
+int64_t cut_parts_to_fit(const Tokenizer& tokenizer, const ScoreRequest& request, int64_t limit, int64_t bos,
+                         TokenIds& query, std::vector<TokenIds>& items) {
   const TruncationDirection direction = request.truncation.direction;
-  const int64_t query_len = bos + static_cast<int64_t>(query.size());
-  int64_t cut = 0;
-  if (truncate == Truncate::Query) {
-    int64_t longest_item = 0;
-    for (const TokenIds& item : items) longest_item = std::max(longest_item, static_cast<int64_t>(item.size()));
-    if (query_len + longest_item <= limit) return 0;
-    const int64_t target = limit - longest_item - bos;
-    if (target < 0)
-      throw BadRequest("truncate", fmt::format("truncate query: the longest item ({} tokens) leaves no room for the query "
-                                               "within the request limit of {}", longest_item, limit));
-    TokenIds kept = cut_part(tokenizer, request.query, query, target, direction, "query");
-    cut = static_cast<int64_t>(query.size() - kept.size());
-    query = std::move(kept);
-  } else if (truncate == Truncate::Items) {
-    const int64_t target = limit - query_len;
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (query_len + static_cast<int64_t>(items[i].size()) <= limit) continue;
-      if (target <= 0)
-        throw BadRequest("truncate", fmt::format("truncate items: the query ({} tokens) leaves no tokens of the request "
-                                                 "limit of {} for an item", query_len, limit));
-      TokenIds kept = cut_part(tokenizer, request.items[i], items[i], target, direction, fmt::format("items[{}]", i));
-      cut += static_cast<int64_t>(items[i].size() - kept.size());
-      items[i] = std::move(kept);
-    }
+  try {
+    return truncate_parts_to_fit(request.truncation.truncate, limit, bos, query, items, [&](int part, int64_t target) {
+      if (part < 0) return cut_part(tokenizer, request.query, query, target, direction, "query");
+      const size_t i = static_cast<size_t>(part);
+      return cut_part(tokenizer, request.items[i], items[i], target, direction, fmt::format("items[{}]", i));
+    });
+  } catch (const Error& e) {
+    throw BadRequest("truncate", e.what());
   }
-  return cut;
 }
 
 // The rerank list's field as the request named it: TEI's "texts", else "documents".
@@ -312,8 +293,7 @@ std::optional<Reply> Service::give_up(Job& job, GiveUp why) {
 }
 
 int64_t Service::request_limit() const {
-  const PlanLimits& limits = pool_.limits();
-  return std::min({limits.max_request_tokens, limits.max_call_tokens, engine_.model().config().max_position_embeddings});
+  return pool_.limits().request_limit(engine_.model().config().max_position_embeddings);
 }
 
 ScoringOptions Service::long_item_options(ScoringMode mode, const TruncateFields& truncation,
@@ -420,7 +400,7 @@ void Service::build_score(Job& job, ScoreRequest& request) const {
     throw BadRequest("long_items", "field \"long_items\": error contradicts \"truncate\": \"items\"; give one of them");
   }
   if (request.truncation.truncate != Truncate::None)
-    job.truncated_tokens = truncate_parts(tokenizer, request, request_limit(), static_cast<int64_t>(bos.size()), query, items);
+    job.truncated_tokens = cut_parts_to_fit(tokenizer, request, request_limit(), static_cast<int64_t>(bos.size()), query, items);
   if (request.item_first) check_item_first(static_cast<int64_t>(bos.size() + query.size()), items);
   job.items.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i) {

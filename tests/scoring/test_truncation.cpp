@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "scoring/loaded_labeler.h"
+#include "scoring/truncation.h"
 #include "sift/error.h"
 
 namespace sift {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 
 const LoadedLabeler& labeler() {
   static const std::unique_ptr<LoadedLabeler> engine =
@@ -132,6 +134,48 @@ TEST(Truncation, IsNotForModeGenerate) {
   ScoringOptions options = limited(200, Truncate::Query);
   options.mode = ScoringMode::Generate;
   EXPECT_THROW(labeler().limits(options), OptionError);
+}
+
+// The rule over parts already tokenized (token ids from a client): the query cut to what its
+// longest item leaves, or only the items over the limit cut, each to the same target.
+TEST(Truncation, PartsAlreadyTokenizedAreCutByTheSameRule) {
+  const auto ids = [](int n, int32_t first) {
+    TokenIds v(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) v[static_cast<size_t>(i)] = first + i;
+    return v;
+  };
+  std::vector<std::pair<int, int64_t>> asked;
+  const auto keep_first = [&](TokenIds& query, std::vector<TokenIds>& items) {
+    return [&](int part, int64_t target) {
+      asked.emplace_back(part, target);
+      const TokenIds& whole = part < 0 ? query : items[static_cast<size_t>(part)];
+      return TokenIds(whole.begin(), whole.begin() + target);
+    };
+  };
+  // Query: bos 1 + query 10, items 4 and 7, limit 12: the query keeps 12 - 7 - 1 = 4.
+  TokenIds query = ids(10, 100);
+  std::vector<TokenIds> items = {ids(4, 200), ids(7, 300)};
+  EXPECT_EQ(truncate_parts_to_fit(Truncate::Query, 12, 1, query, items, keep_first(query, items)), 6);
+  EXPECT_EQ(query, ids(4, 100));
+  EXPECT_EQ(asked, (std::vector<std::pair<int, int64_t>>{{-1, 4}}));
+  // Items: bos 1 + query 5, items 4, 9 and 6, limit 10: items 1 and 2 cut to 4, item 0 kept.
+  asked.clear();
+  query = ids(5, 100);
+  items = {ids(4, 200), ids(9, 300), ids(6, 400)};
+  EXPECT_EQ(truncate_parts_to_fit(Truncate::Items, 10, 1, query, items, keep_first(query, items)), 7);
+  EXPECT_EQ(items, (std::vector<TokenIds>{ids(4, 200), ids(4, 300), ids(4, 400)}));
+  EXPECT_EQ(asked, (std::vector<std::pair<int, int64_t>>{{1, 4}, {2, 4}}));
+  // What fits is not cut; None cuts nothing.
+  EXPECT_EQ(truncate_parts_to_fit(Truncate::Query, 10, 1, query, items, keep_first(query, items)), 0);
+  items.push_back(ids(20, 500));
+  EXPECT_EQ(truncate_parts_to_fit(Truncate::None, 10, 1, query, items, keep_first(query, items)), 0);
+  EXPECT_EQ(items.back().size(), 20u);
+  // No cut can make them fit: the error names the lengths.
+  EXPECT_THAT([&] { truncate_parts_to_fit(Truncate::Query, 10, 1, query, items, keep_first(query, items)); },
+              ThrowsMessage<Error>(HasSubstr("the longest item (20 tokens) leaves no room for the query within the "
+                                             "request limit of 10")));
+  EXPECT_THAT([&] { truncate_parts_to_fit(Truncate::Items, 6, 1, query, items, keep_first(query, items)); },
+              ThrowsMessage<Error>(HasSubstr("the query (6 tokens) leaves no tokens of the request limit of 6")));
 }
 
 TEST(Truncation, NamesReadBack) {
