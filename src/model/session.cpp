@@ -45,6 +45,23 @@ void Session::truncate(int64_t n_keys) {
   n_cached_ = n_keys;
 }
 
+void Session::extend_keys(int64_t n_keys) {
+  if (n_keys < n_cached_) fail("cannot extend a KV cache of {} keys to {}", n_cached_, n_keys);
+  reserve_keys(n_keys);
+  n_cached_ = n_keys;
+}
+
+void Session::move_keys(KeyRange from, int64_t to) {
+  if (from.begin < 0 || from.begin > from.end || from.end > n_cached_ || to < 0 || to + from.size() > n_cached_)
+    fail("cannot move keys [{}, {}) to {} in a KV cache of {} keys", from.begin, from.end, to, n_cached_);
+  const int64_t kv_dim = model_.config().kv_dim();
+  const size_t bytes = static_cast<size_t>(from.size() * kv_dim) * sizeof(float);
+  for (size_t l = 0; l < k_.size(); ++l) {
+    std::memmove(k_[l].data() + to * kv_dim, k_[l].data() + from.begin * kv_dim, bytes);
+    std::memmove(v_[l].data() + to * kv_dim, v_[l].data() + from.begin * kv_dim, bytes);
+  }
+}
+
 void Session::reserve_keys(int64_t n_keys) {
   if (n_keys <= key_capacity_) return;
   const int64_t kv_dim = model_.config().kv_dim();

@@ -41,6 +41,13 @@ class Session {
 
   virtual int64_t n_cached() const { return n_cached_; }
   virtual void truncate(int64_t n_keys);  // keeps keys [0, n_keys)
+  // Grows the cache to n_keys >= n_cached() keys; keys past the old end hold anything until a
+  // call or move_keys writes them (no token may see them before). Batched decoding
+  // (scoring/batched_decode.h) reserves each row's region of the key space this way.
+  virtual void extend_keys(int64_t n_keys);
+  // Copies the K/V of cached keys `from` to [to, to + from.size()) in every layer (the ranges
+  // may overlap; `to + size` must lie within the cache).
+  virtual void move_keys(KeyRange from, int64_t to);
 
   KvBlock copy_keys(KeyRange range) const;  // K/V of cached keys [begin, end)
   void append_keys(const KvBlock& block);   // appends them after the cached keys

@@ -46,7 +46,7 @@ OfferedKeys RemoteEngine::run(const PlannedCall& call, std::span<ScoringJob* con
   return OfferedKeys(call.requests.size());
 }
 
-void RemoteEngine::generate(ScoringJob&, const GenerateSetup&) {
+void RemoteEngine::generate(std::span<ScoringJob* const>, const GenerateSetup&, int64_t) {
   fail("mode generate runs this machine's model; the engines (--engine) score modes mis, independent and prefix");
 }
 

@@ -26,7 +26,7 @@ class RemoteEngine final : public Engine {
 
   OfferedKeys run(const PlannedCall& call, std::span<ScoringJob* const> jobs) override;
   bool holds(std::span<const int32_t>) const override { return false; }
-  void generate(ScoringJob& job, const GenerateSetup& setup) override;
+  void generate(std::span<ScoringJob* const> jobs, const GenerateSetup& setup, int64_t call_tokens) override;
 
  private:
   std::shared_ptr<Fleet> fleet_;

@@ -1,6 +1,8 @@
 #include "scoring/engine.h"
 
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -110,14 +112,12 @@ OfferedKeys LocalEngine::run(const PlannedCall& call, std::span<ScoringJob* cons
   return offered;
 }
 
-void LocalEngine::generate(ScoringJob& job, const GenerateSetup& setup) {
-  use_threads();
-  resident_.clear();  // decoding uses the whole cache
-  RowResult& result = job.result;
-  const std::vector<int32_t> query_ids = setup.prompts->query_tokens(job.query_text);
-  GenerateDecisions generated = generate_decisions(session_, *setup.prompts, *setup.artifact, query_ids,
-                                                   job.item_texts, setup.max_request_tokens);
-  for (size_t i = 0; i < job.item_texts.size(); ++i) {
+namespace {
+
+// A row's generation as its result: 1 or 0 per parsed item, null and listed in `unparsed`
+// where the answer could not be read.
+void write_generation(GenerateDecisions generated, RowResult& result) {
+  for (size_t i = 0; i < generated.decisions.size(); ++i) {
     const std::optional<bool>& decision = generated.decisions[i];
     if (!decision) result.unparsed.push_back(static_cast<int64_t>(i));
     result.scores.push_back(decision ? std::optional<double>(*decision ? 1.0 : 0.0) : std::nullopt);
@@ -127,6 +127,55 @@ void LocalEngine::generate(ScoringJob& job, const GenerateSetup& setup) {
   result.generated_tokens = generated.generated_tokens;
   result.requests = generated.requests;
   result.generated_texts = std::move(generated.answer_texts);
+}
+
+void fail_job(ScoringJob& job, const Error& e) {
+  job.result = RowResult{};
+  job.result.error = e.what();
+}
+
+}  // namespace
+
+bool one_row_decoding_from_environment() {
+  const char* value = std::getenv("SIFT_GENERATE_DECODER");
+  if (!value || std::string_view(value).empty() || std::string_view(value) == "batched") return false;
+  if (std::string_view(value) == "one-row") return true;
+  fail("SIFT_GENERATE_DECODER={}: expected batched (the default) or one-row", value);
+}
+
+void LocalEngine::generate(std::span<ScoringJob* const> jobs, const GenerateSetup& setup, int64_t call_tokens) {
+  use_threads();
+  resident_.clear();  // decoding uses the whole cache
+  const int64_t max_positions = session_.model().config().max_position_embeddings;
+  if (setup.one_row_decoding || one_row_decoding_from_environment()) {
+    for (ScoringJob* job : jobs) try {
+        const std::vector<int32_t> query = setup.prompts->query_tokens(job->query_text);
+        write_generation(generate_decisions(session_, *setup.prompts, *setup.artifact, query, job->item_texts,
+                                            setup.max_request_tokens),
+                         job->result);
+      } catch (const Error& e) {
+        fail_job(*job, e);
+      }
+    return;
+  }
+  std::vector<GenerationRequests> rows;
+  std::vector<ScoringJob*> planned;
+  for (ScoringJob* job : jobs) try {
+      const std::vector<int32_t> query = setup.prompts->query_tokens(job->query_text);
+      rows.push_back(generation_requests(*setup.prompts, *setup.artifact, query, job->item_texts,
+                                         setup.max_request_tokens, max_positions));
+      planned.push_back(job);
+    } catch (const Error& e) {
+      fail_job(*job, e);  // this row cannot be planned; the others go on
+    }
+  std::vector<GenerateDecisions> generated;
+  try {
+    generated = generate_decisions_batched(session_, *setup.prompts, *setup.artifact, rows, call_tokens);
+  } catch (const Error& e) {
+    for (ScoringJob* job : planned) fail_job(*job, e);
+    return;
+  }
+  for (size_t r = 0; r < planned.size(); ++r) write_generation(std::move(generated[r]), planned[r]->result);
 }
 
 }  // namespace sift

@@ -55,11 +55,20 @@ using OfferedKeys = std::vector<std::shared_ptr<const KvBlock>>;
 
 // What packed generation (mode generate) needs beside the model: the prompt assembly, the
 // artifact's answer words (scoring/generate_mode.h) and the longest request (--max-request-tokens).
+// one_row_decoding (or SIFT_GENERATE_DECODER=one-row) decodes each request alone, one token per
+// call (the plain reference, kept for benchmarks); otherwise the requests of all the jobs in
+// hand are decoded together (scoring/batched_decode.h). Both give the same bytes.
 struct GenerateSetup {
   const PromptEncoder* prompts = nullptr;
   const ScoringArtifact* artifact = nullptr;
   int64_t max_request_tokens = 0;
+  bool one_row_decoding = false;
 };
+
+// SIFT_GENERATE_DECODER: unset or "batched" decodes rows together, "one-row" one at a time (for
+// benchmarks); another value is an Error naming the two (each generate row's error: the
+// variable is read only where rows are generated).
+bool one_row_decoding_from_environment();
 
 class Engine {
  public:
@@ -69,8 +78,10 @@ class Engine {
   virtual OfferedKeys run(const PlannedCall& call, std::span<ScoringJob* const> jobs) = 0;
   // Whether the keys of `query` are in place for the next call without a copy.
   virtual bool holds(std::span<const int32_t> query) const = 0;
-  // Mode generate: one job's packed generation on its text, into job.result.
-  virtual void generate(ScoringJob& job, const GenerateSetup& setup) = 0;
+  // Mode generate: the jobs' packed generation on their text, into each job.result (a job
+  // whose row cannot be planned gets its error there), decoding at most `call_tokens` keys
+  // of requests at once.
+  virtual void generate(std::span<ScoringJob* const> jobs, const GenerateSetup& setup, int64_t call_tokens) = 0;
 };
 
 // How many compute threads each of the contexts running at once gets: `total` split evenly
@@ -114,7 +125,7 @@ class LocalEngine final : public Engine {
 
   OfferedKeys run(const PlannedCall& call, std::span<ScoringJob* const> jobs) override;
   bool holds(std::span<const int32_t> query) const override;
-  void generate(ScoringJob& job, const GenerateSetup& setup) override;
+  void generate(std::span<ScoringJob* const> jobs, const GenerateSetup& setup, int64_t call_tokens) override;
 
   Session& session() { return session_; }
 

@@ -8,16 +8,9 @@
 #include "scoring/request_sizing.h"
 
 namespace sift {
-namespace {
-
-int32_t argmax(std::span<const float> logits) {
-  return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-}
-
-}  // namespace
 
 std::vector<int32_t> greedy_decode(Session& session, std::span<const int32_t> prompt, int64_t budget,
-                                   const std::function<bool(int32_t)>& stop_after) {
+                                   const std::function<bool(int32_t)>& stop_after, const DecodeLogitsHook& on_logits) {
   const int64_t eos = session.model().config().eos_token_id;
   std::vector<int32_t> generated;
   if (prompt.empty()) fail("packed generation: the prompt has no tokens");
@@ -28,7 +21,8 @@ std::vector<int32_t> greedy_decode(Session& session, std::span<const int32_t> pr
   call.logit_rows = {static_cast<int32_t>(prompt_keys.end - 1)};
   LogitsView logits = session.forward(call.request({}));  // full vocabulary
   while (true) {
-    const int32_t next = argmax(logits.row(0));
+    if (on_logits) on_logits(0, logits.row(0));
+    const int32_t next = greedy_token(logits.row(0));
     if (next == eos) break;
     generated.push_back(next);
     if (stop_after(next) || static_cast<int64_t>(generated.size()) == budget) break;
@@ -80,43 +74,84 @@ GenerationPlan plan_generation(const PromptEncoder& prompts, const ScoringArtifa
   return plan;
 }
 
+GenerationRequests generation_requests(const PromptEncoder& prompts, const ScoringArtifact& artifact,
+                                       std::span<const int32_t> query, const std::vector<std::string>& items,
+                                       int64_t max_request_tokens, int64_t max_positions) {
+  // A request holds the shared part, its item lines and room for their answers; it must fit
+  // both the request limit and the model's positions.
+  GenerationRequests out;
+  out.plan = plan_generation(prompts, artifact, static_cast<int64_t>(query.size()), items,
+                             std::min(max_request_tokens, max_positions));
+  const GenerateItemCosts& costs = out.plan.items;
+  for (const ItemRange& range : out.plan.requests) {
+    const auto lines =
+        std::span(costs.item_lines).subspan(static_cast<size_t>(range.begin), static_cast<size_t>(range.size()));
+    out.prompts.push_back(prompts.generate_prompt(query, lines));
+    int64_t budget = 0;
+    for (int64_t i = range.begin; i < range.end; ++i) budget += costs.answer_budgets[i];
+    out.budgets.push_back(budget);
+  }
+  return out;
+}
+
+std::function<bool(int32_t)> stop_after_lines(const Tokenizer& tokenizer, int64_t n_items) {
+  return [&tokenizer, n_items, newlines = int64_t{0}](int32_t token) mutable {
+    const std::string piece = tokenizer.decode({token});
+    newlines += std::count(piece.begin(), piece.end(), '\n');
+    return newlines >= n_items;
+  };
+}
+
+namespace {
+
+// Request k's generated tokens into the row's decisions and usage. Numbers are row positions,
+// so the text is parsed for items 1..range.end and this range's are kept.
+void read_request(const PromptEncoder& prompts, const ScoringArtifact& artifact, const GenerationRequests& row,
+                  size_t k, const std::vector<int32_t>& generated, GenerateDecisions& out) {
+  const ItemRange range = row.plan.requests[k];
+  std::string text = prompts.tokenizer().decode(generated, /*skip_special_tokens=*/true);
+  std::vector<std::optional<bool>> parsed = parse_answer_list(text, range.end, artifact.yes, artifact.no);
+  for (int64_t i = range.begin; i < range.end; ++i) out.decisions[i] = parsed[i];
+  out.answer_texts.push_back(std::move(text));
+  out.prompt_tokens += static_cast<int64_t>(row.prompts[k].size());
+  out.generated_tokens += static_cast<int64_t>(generated.size());
+  out.requests += 1;
+}
+
+}  // namespace
+
 GenerateDecisions generate_decisions(Session& session, const PromptEncoder& prompts,
                                      const ScoringArtifact& artifact, std::span<const int32_t> query,
                                      const std::vector<std::string>& items, int64_t max_request_tokens) {
   GenerateDecisions out;
   out.decisions.resize(items.size());
   if (items.empty()) return out;
+  const GenerationRequests row = generation_requests(prompts, artifact, query, items, max_request_tokens,
+                                                     session.model().config().max_position_embeddings);
+  for (size_t k = 0; k < row.prompts.size(); ++k) {
+    const std::vector<int32_t> generated = greedy_decode(
+        session, row.prompts[k], row.budgets[k], stop_after_lines(prompts.tokenizer(), row.plan.requests[k].size()));
+    read_request(prompts, artifact, row, k, generated, out);
+  }
+  return out;
+}
 
-  // A request holds the shared part, its item lines and room for their answers; it must fit
-  // both the request limit and the model's positions.
-  const int64_t limit = std::min(max_request_tokens, session.model().config().max_position_embeddings);
-  const GenerationPlan plan = plan_generation(prompts, artifact, static_cast<int64_t>(query.size()), items, limit);
-  const GenerateItemCosts& costs = plan.items;
-  for (const ItemRange& range : plan.requests) {
-    const auto lines =
-        std::span(costs.item_lines).subspan(static_cast<size_t>(range.begin), static_cast<size_t>(range.size()));
-    const std::vector<int32_t> prompt = prompts.generate_prompt(query, lines);
-    int64_t budget = 0;
-    for (int64_t i = range.begin; i < range.end; ++i) budget += costs.answer_budgets[i];
+std::vector<GenerateDecisions> generate_decisions_batched(Session& session, const PromptEncoder& prompts,
+                                                          const ScoringArtifact& artifact,
+                                                          std::span<const GenerationRequests> rows,
+                                                          int64_t max_batch_tokens) {
+  // Every request of every row, in row order, as one batch of decode rows.
+  std::vector<DecodeRow> decode;
+  for (const GenerationRequests& row : rows)
+    for (size_t k = 0; k < row.prompts.size(); ++k)
+      decode.push_back({row.prompts[k], row.budgets[k], stop_after_lines(prompts.tokenizer(), row.plan.requests[k].size())});
+  const std::vector<std::vector<int32_t>> generated = greedy_decode_batched(session, decode, max_batch_tokens);
 
-    // Stop once the model has written as many lines as the request has items.
-    const Tokenizer& tokenizer = prompts.tokenizer();
-    int64_t newlines = 0;
-    auto enough_lines = [&](int32_t token) {
-      const std::string piece = tokenizer.decode({token});
-      newlines += std::count(piece.begin(), piece.end(), '\n');
-      return newlines >= range.size();
-    };
-    const std::vector<int32_t> generated = greedy_decode(session, prompt, budget, enough_lines);
-    std::string text = tokenizer.decode(generated, /*skip_special_tokens=*/true);
-    // Numbers are row positions, so parse for items 1..range.end and keep this range's.
-    std::vector<std::optional<bool>> parsed = parse_answer_list(text, range.end, artifact.yes, artifact.no);
-    for (int64_t i = range.begin; i < range.end; ++i) out.decisions[i] = parsed[i];
-
-    out.answer_texts.push_back(std::move(text));
-    out.prompt_tokens += static_cast<int64_t>(prompt.size());
-    out.generated_tokens += static_cast<int64_t>(generated.size());
-    out.requests += 1;
+  std::vector<GenerateDecisions> out(rows.size());
+  size_t next = 0;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    out[r].decisions.resize(rows[r].plan.items.item_lines.size());
+    for (size_t k = 0; k < rows[r].prompts.size(); ++k) read_request(prompts, artifact, rows[r], k, generated[next++], out[r]);
   }
   return out;
 }

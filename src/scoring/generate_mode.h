@@ -13,10 +13,12 @@
 // assembled by PromptEncoder::generate_prompt, the same call `sift train --objective
 // generate` builds its training prompts with.
 //
-// Decoding on a Session: the prompt is prefilled ({0, P, [0,0)}), then one token per step
-// ({0, 1, [0, C)} at position C), argmax over the full vocabulary (ties to the lowest id). It
-// stops at the model's EOS, after as many newlines as items, or at the answer budget: the
-// tokens of "k: <longer of yes/no>\n" for each item k, plus kAnswerSlackTokens per item.
+// Decoding, one row at a time on a Session (greedy_decode, the plain reference): the prompt is
+// prefilled ({0, P, [0,0)}), then one token per step ({0, 1, [0, C)} at position C), argmax
+// over the full vocabulary (ties to the lowest id). It stops at the model's EOS, after as many
+// newlines as items, or at the answer budget: the tokens of "k: <longer of yes/no>\n" for each
+// item k, plus kAnswerSlackTokens per item. generate_decisions_batched decodes the requests of
+// many rows together (scoring/batched_decode.h) and gives each row the same bytes.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "model/session.h"
+#include "scoring/batched_decode.h"
 #include "scoring/plan.h"
 #include "scoring/plan_cost.h"
 #include "scoring/prompt.h"
@@ -65,12 +68,37 @@ GenerationPlan plan_generation(const PromptEncoder& prompts, const ScoringArtifa
 
 // Greedy decoding after `prompt` (prefill, then one-token steps); at most `budget` tokens;
 // stops early at the model's EOS (not included) or once stop_after(token) is true for a
-// generated token (included). The session's cache is used and left empty.
+// generated token (included). The session's cache is used and left empty. on_logits sees the
+// logits each token is chosen from (tests compare them with batched decoding's).
 std::vector<int32_t> greedy_decode(Session& session, std::span<const int32_t> prompt, int64_t budget,
-                                   const std::function<bool(int32_t)>& stop_after);
+                                   const std::function<bool(int32_t)>& stop_after,
+                                   const DecodeLogitsHook& on_logits = {});
 
+// A row's requests as decoding takes them: per request of its plan (limit: the smaller of
+// max_request_tokens and the model's positions), the prompt and its answer budget.
+struct GenerationRequests {
+  GenerationPlan plan;
+  std::vector<TokenIds> prompts;
+  std::vector<int64_t> budgets;
+};
+GenerationRequests generation_requests(const PromptEncoder& prompts, const ScoringArtifact& artifact,
+                                       std::span<const int32_t> query, const std::vector<std::string>& items,
+                                       int64_t max_request_tokens, int64_t max_positions);
+
+// The stop rule of a request listing n_items items: true once the tokens seen so far hold
+// n_items newlines (a fresh count per call of this function).
+std::function<bool(int32_t)> stop_after_lines(const Tokenizer& tokenizer, int64_t n_items);
+
+// One row, request after request, each decoded alone (greedy_decode): the plain reference.
 GenerateDecisions generate_decisions(Session& session, const PromptEncoder& prompts,
                                      const ScoringArtifact& artifact, std::span<const int32_t> query,
                                      const std::vector<std::string>& items, int64_t max_request_tokens);
+
+// Many rows' requests decoded together (greedy_decode_batched, at most max_batch_tokens keys
+// in flight): result[r] is, byte for byte, what generate_decisions gives row r.
+std::vector<GenerateDecisions> generate_decisions_batched(Session& session, const PromptEncoder& prompts,
+                                                          const ScoringArtifact& artifact,
+                                                          std::span<const GenerationRequests> rows,
+                                                          int64_t max_batch_tokens);
 
 }  // namespace sift

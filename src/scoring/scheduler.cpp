@@ -50,6 +50,7 @@ class JobRun {
 
   void run() {
     for (size_t j = 0; j < jobs_.size(); ++j) prepare(static_cast<int32_t>(j));
+    if (!generating_.empty()) generate();
     for (size_t next = 0; next < pending_.size();) next = run_call(next);
   }
 
@@ -71,7 +72,7 @@ class JobRun {
     ScoringJob& job = *jobs_[j];
     job.result = RowResult{};
     job.label_scores.clear();
-    if (job.mode == ScoringMode::Generate) return generate(job);
+    if (job.mode == ScoringMode::Generate) return generating_.push_back(&job);
     try {
       check_row_fits(settings_.max_positions, {job.query, job.items}, settings_.request_tokens);
     } catch (const Error& e) {
@@ -109,17 +110,23 @@ class JobRun {
     }
   }
 
-  void generate(ScoringJob& job) {
+  // The generate jobs, together: the engine decodes their requests side by side under the call
+  // budget (a row it cannot plan gets its error; a failed decode fails them all).
+  void generate() {
     try {
       if (!settings_.generate) fail("mode generate scores text with a labeler's prompts; none was given here");
-      engine_.generate(job, *settings_.generate);
+      engine_.generate(generating_, *settings_.generate, settings_.call_tokens);
     } catch (const Error& e) {
-      job.result = RowResult{};
-      job.result.error = e.what();
+      for (ScoringJob* job : generating_) {
+        job->result = RowResult{};
+        job->result.error = e.what();
+      }
     }
-    if (settings_.observer)
-      settings_.observer->work_done(job.result.prefill_tokens, static_cast<int64_t>(job.result.scores.size()));
-    job.finish();
+    for (ScoringJob* job : generating_) {
+      if (settings_.observer)
+        settings_.observer->work_done(job->result.prefill_tokens, static_cast<int64_t>(job->result.scores.size()));
+      job->finish();
+    }
   }
 
   // The query's keys kept from an earlier call: the prefix cache's copy (looked up once per
@@ -257,6 +264,7 @@ class JobRun {
   const SchedulerSettings& settings_;
   std::vector<int64_t> items_left_;
   std::vector<PendingRequest> pending_;
+  std::vector<ScoringJob*> generating_;  // the generate jobs, in order
   std::vector<std::shared_ptr<const KvBlock>> prefix_keys_;  // per job: its kept query keys (prefix mode)
   std::unordered_map<std::string, std::shared_ptr<const KvBlock>> known_;  // by query ids; null = not cached
 };

@@ -18,7 +18,9 @@
 //   independent  one request [q; c_i] per item, its query run in it: nothing reused (the baseline)
 //   prefix       the query's keys once (kept, or run alone and held), then each item alone in
 //                a call of its own against them (prefix caching, the other baseline)
-//   generate     each job alone through the engine's packed generation (scoring/generate_mode.h)
+//   generate     the jobs' packed generation through the engine (scoring/generate_mode.h): the
+//                requests of all the generate jobs in hand decoded together, at most call_tokens
+//                keys (prompts and answer room) in flight (scoring/batched_decode.h)
 //
 // Requests (at most request_tokens each) are packed in order into calls of at most
 // call_tokens new tokens (a shared or kept query costs none; a longer request runs alone, and

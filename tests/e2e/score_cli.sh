@@ -23,12 +23,12 @@ not json at all
 JSON
 
 python3 - "$SIFT" "$MODEL" "$IN" <<'PY'
-import json, subprocess, sys
+import json, os, subprocess, sys
 sift, model, rows = sys.argv[1:4]
 
-def score(*args, input_path=rows):
+def score(*args, input_path=rows, env=None):
     out = subprocess.run([sift, "score", "--model", model, "--input", input_path, *args],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, env=env)
     assert out.returncode == 0, f"sift score {args} failed: {out.stderr}"
     return [json.loads(line) for line in out.stdout.splitlines()]
 
@@ -89,6 +89,15 @@ for i, (s, l) in enumerate(zip(g["scores"], g["labels"])):
         check(s is None and l is None, f"unparsed item {i} must have null score and label: {g}")
     else:
         check(s in (0, 1) and l == (s == 1), f"parsed item {i} must be a hard decision: {g}")
+
+# The batched decoder (the default) writes the bytes of one-row decoding, under any budget.
+one_row = score("--mode", "generate", env=dict(os.environ, SIFT_GENERATE_DECODER="one-row"))
+check(json.dumps(one_row) == json.dumps(gen), f"one-row decoding differs: {one_row} vs {gen}")
+check(json.dumps(score("--mode", "generate", "--max-batch-tokens", "64")) == json.dumps(gen),
+      "a budget of one row at a time changed the generations")
+bad = subprocess.run([sift, "score", "--model", model, "--input", rows, "--mode", "generate"], capture_output=True,
+                     text=True, env=dict(os.environ, SIFT_GENERATE_DECODER="fast"))
+check("SIFT_GENERATE_DECODER=fast: expected batched" in bad.stdout + bad.stderr, f"a bad decoder name: {bad}")
 
 # sift cost: per-label prefill tokens of each mode.
 out = subprocess.run([sift, "cost", "--model", model, "--input", rows], capture_output=True, text=True)

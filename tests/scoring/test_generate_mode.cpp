@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_tokenizer.h"
+#include "generate_artifact.h"
 #include "model/session.h"
 #include "scoring/generate_mode.h"
 
@@ -11,6 +12,7 @@ namespace {
 
 using testing::byte_ids;
 using testing::FakeTokenizer;
+using testing::generate_test_artifact;
 
 ModelConfig scripted_config() {
   ModelConfig config;
@@ -44,6 +46,8 @@ class ScriptedSession : public Session {
   }
   int64_t n_cached() const override { return cached_; }
   void truncate(int64_t n_keys) override { cached_ = n_keys; }
+  void extend_keys(int64_t n_keys) override { cached_ = n_keys; }
+  void move_keys(KeyRange, int64_t) override {}  // no keys are kept: the script ignores them
 
   struct Call {
     std::vector<int32_t> positions;
@@ -60,19 +64,9 @@ class ScriptedSession : public Session {
   int64_t cached_ = 0;
 };
 
-ScoringArtifact artifact() {
-  ScoringArtifact a;
-  a.version = "1";
-  a.query_template = "Q:{query}\n";
-  a.item_template = "I:{item}";
-  a.generate_item_template = "{index}. {item}\n";
-  a.generate_answer_template = "A:\n";
-  return a;
-}
-
 TEST(GenerateMode, DecodesAndParsesTheAnswerList) {
   FakeTokenizer tokenizer;
-  const ScoringArtifact a = artifact();
+  const ScoringArtifact a = generate_test_artifact();
   PromptEncoder prompts(tokenizer, a);
   ScriptedSession model(tokenizer.encode("1: YES\n2: NO\n3: YES\n", {.add_special_tokens = false}));
   const std::vector<int32_t> query = prompts.query_tokens("q");
@@ -100,7 +94,7 @@ TEST(GenerateMode, DecodesAndParsesTheAnswerList) {
 
 TEST(GenerateMode, UnparsableAnswersAreReportedNotGuessed) {
   FakeTokenizer tokenizer;
-  const ScoringArtifact a = artifact();
+  const ScoringArtifact a = generate_test_artifact();
   PromptEncoder prompts(tokenizer, a);
   // Item 2 gets "maybe", item 3 nothing before EOS.
   ScriptedSession model(tokenizer.encode("1: NO\n2: maybe\n", {.add_special_tokens = false}));
@@ -108,9 +102,36 @@ TEST(GenerateMode, UnparsableAnswersAreReportedNotGuessed) {
   EXPECT_EQ(out.decisions, (std::vector<std::optional<bool>>{false, std::nullopt, std::nullopt}));
 }
 
+TEST(GenerateMode, TheBatchedDecoderReportsUnparsableAnswersAsOneRowDecodingDoes) {
+  FakeTokenizer tokenizer;
+  const ScoringArtifact a = generate_test_artifact();
+  PromptEncoder prompts(tokenizer, a);
+  const std::vector<int32_t> answer = tokenizer.encode("1: NO\n2: maybe\n", {.add_special_tokens = false});
+  const std::vector<int32_t> query = prompts.query_tokens("q");
+  const std::vector<std::string> items = {"a", "b", "c"};
+  ScriptedSession one(answer), batched(answer);
+  const GenerateDecisions want = generate_decisions(one, prompts, a, query, items, 1 << 20);
+  const GenerationRequests row = generation_requests(prompts, a, query, items, 1 << 20, 4096);
+  const std::vector<GenerateDecisions> got = generate_decisions_batched(batched, prompts, a, {&row, 1}, 1 << 20);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].decisions, (std::vector<std::optional<bool>>{false, std::nullopt, std::nullopt}));
+  EXPECT_EQ(got[0].answer_texts, want.answer_texts);
+  EXPECT_EQ(got[0].generated_tokens, want.generated_tokens);
+  // The same calls, the row's keys in its region at [0, P + budget): the prompt, then each step
+  // at position C seeing the row's C keys (after the region, where its key goes before it moves in).
+  ASSERT_EQ(batched.calls.size(), one.calls.size());
+  const int64_t region = static_cast<int64_t>(row.prompts[0].size()) + row.budgets[0];
+  for (size_t step = 1; step < batched.calls.size(); ++step) {
+    EXPECT_EQ(batched.calls[step].cached, region);
+    EXPECT_EQ(batched.calls[step].positions, one.calls[step].positions);
+    EXPECT_EQ(batched.calls[step].segments[0].context_begin, 0);
+    EXPECT_EQ(batched.calls[step].segments[0].context_end, one.calls[step].segments[0].context_end);
+  }
+}
+
 TEST(GenerateMode, StopsAtTheAnswerBudget) {
   FakeTokenizer tokenizer;
-  const ScoringArtifact a = artifact();
+  const ScoringArtifact a = generate_test_artifact();
   PromptEncoder prompts(tokenizer, a);
   ScriptedSession model(std::vector<int32_t>(1000, 'x' + 16));  // never a newline, never EOS
   GenerateDecisions out = generate_decisions(model, prompts, a, prompts.query_tokens("q"), {"a", "b"}, 1 << 20);
@@ -121,7 +142,7 @@ TEST(GenerateMode, StopsAtTheAnswerBudget) {
 
 TEST(GenerateMode, SplitRequestsKeepRowNumbers) {
   FakeTokenizer tokenizer;
-  const ScoringArtifact a = artifact();
+  const ScoringArtifact a = generate_test_artifact();
   PromptEncoder prompts(tokenizer, a);
   // The second request lists item 3 as "3. c": its answer line is "3: ...". The script
   // answers the first request "1/2", the second "3".
@@ -136,7 +157,7 @@ TEST(GenerateMode, SplitRequestsKeepRowNumbers) {
 
 TEST(GenerateMode, ThePlanCountsThePromptsItRunsAndBoundsWhatItDecodes) {
   FakeTokenizer tokenizer;
-  const ScoringArtifact a = artifact();
+  const ScoringArtifact a = generate_test_artifact();
   PromptEncoder prompts(tokenizer, a);
   const std::vector<int32_t> query = prompts.query_tokens("q");
   const int64_t shared = static_cast<int64_t>(query.size() + prompts.generate_answer_tokens().size());

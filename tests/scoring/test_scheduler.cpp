@@ -38,7 +38,7 @@ class RecordingEngine final : public Engine {
   bool holds(std::span<const int32_t> query) const override {
     return !query.empty() && Ids(query.begin(), query.end()) == held;
   }
-  void generate(ScoringJob&, const GenerateSetup&) override { FAIL() << "not asked"; }
+  void generate(std::span<ScoringJob* const>, const GenerateSetup&, int64_t) override { FAIL() << "not asked"; }
 
   std::vector<PlannedCall> calls;
   Ids held;
