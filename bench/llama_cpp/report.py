@@ -260,8 +260,11 @@ def table(results_path, meta_path, config_path, threads):
             cpu_rate = sift_cpu_rate(tag)
             if cpu_rate:
                 gflops = cpu_rate * flops_per_label / 1e9
+                kind = instruction("sift", *sift_configs[tag][:2])
+                own = [p[kind] for p in core_peaks if kind in p]
                 shares.append(f"{sift_configs[tag][0]} ({sift_configs[tag][1]}) {gflops:.1f} GFLOP per CPU-second, "
-                              f"{100 * gflops / core_peak:.0f}%")
+                              f"{100 * gflops / core_peak:.0f}%" +
+                              (f" ({100 * gflops / median(own):.0f}% of {kind}'s {median(own):.1f})" if own else ""))
         print(f"By CPU time (one core's FMA peak {core_peak:.1f} GFLOP per CPU-second): " + "; ".join(shares))
     # BF16 against F32 within each engine: sift's BF16 compute against sift's F32 scores;
     # llama.cpp's BF16 GGUF against its F32 GGUF, configuration by configuration.
