@@ -12,6 +12,10 @@
 //   fma-zmm   16 chains of vfmadd231ps on 512-bit registers: 32 FLOP per instruction
 //   fma-ymm   12 chains of vfmadd231ps on 256-bit registers: 16 FLOP per instruction
 //   bf16-zmm  16 chains of vdpbf16ps (AVX512_BF16): 16 lanes x 2 products, 64 FLOP each
+//   vnni-zmm  16 chains of vpdpbusd on 512-bit registers (AVX-512 VNNI): 16 lanes x 4 int8
+//             products, 128 operations each (a multiply and an add apiece, counted as FLOP are,
+//             so the Q8 gemm's rate divides by it like the float kernels' by theirs)
+//   vnni-ymm  12 chains of the VEX vpdpbusd on 256-bit registers (AVX-VNNI): 64 operations each
 //   amx-bf16  4 chains of tdpbf16ps on 16 x 16 tiles (AMX-BF16, where Linux grants the tile
 //             state): 16 x 16 x 32 products, 16384 FLOP each; operands in tiles, not loaded
 //
@@ -74,28 +78,37 @@ SIFT_ZMM_CHAINS(fma_zmm, "vfmadd231ps", "avx512f")
 // halves of 1.0 and 1e-7: normal numbers or zeros).
 SIFT_ZMM_CHAINS(dpbf16_zmm, "vdpbf16ps", "avx512f,avx512bf16")
 
-// 12 x 8 lanes x 2 FLOP per iteration (VEX encoding: ymm0..11 accumulate, ymm12, ymm13 operands).
-__attribute__((target("avx2,fma"))) void fma_ymm(long n) {
-  const float x = 1.0f, y = 1e-7f;
-  asm volatile(
-      "vxorps %%ymm0, %%ymm0, %%ymm0\n\t vmovaps %%ymm0, %%ymm1\n\t vmovaps %%ymm0, %%ymm2\n\t"
-      "vmovaps %%ymm0, %%ymm3\n\t vmovaps %%ymm0, %%ymm4\n\t vmovaps %%ymm0, %%ymm5\n\t"
-      "vmovaps %%ymm0, %%ymm6\n\t vmovaps %%ymm0, %%ymm7\n\t vmovaps %%ymm0, %%ymm8\n\t"
-      "vmovaps %%ymm0, %%ymm9\n\t vmovaps %%ymm0, %%ymm10\n\t vmovaps %%ymm0, %%ymm11\n\t"
-      "vbroadcastss %[x], %%ymm12\n\t vbroadcastss %[y], %%ymm13\n\t"
-      "1:\n\t"
-      "vfmadd231ps %%ymm12, %%ymm13, %%ymm0\n\t vfmadd231ps %%ymm12, %%ymm13, %%ymm1\n\t"
-      "vfmadd231ps %%ymm12, %%ymm13, %%ymm2\n\t vfmadd231ps %%ymm12, %%ymm13, %%ymm3\n\t"
-      "vfmadd231ps %%ymm12, %%ymm13, %%ymm4\n\t vfmadd231ps %%ymm12, %%ymm13, %%ymm5\n\t"
-      "vfmadd231ps %%ymm12, %%ymm13, %%ymm6\n\t vfmadd231ps %%ymm12, %%ymm13, %%ymm7\n\t"
-      "vfmadd231ps %%ymm12, %%ymm13, %%ymm8\n\t vfmadd231ps %%ymm12, %%ymm13, %%ymm9\n\t"
-      "vfmadd231ps %%ymm12, %%ymm13, %%ymm10\n\t vfmadd231ps %%ymm12, %%ymm13, %%ymm11\n\t"
-      "dec %[n]\n\t jnz 1b\n\t"
-      : [n] "+r"(n)
-      : [x] "m"(x), [y] "m"(y)
-      : "ymm0", "ymm1", "ymm2", "ymm3", "ymm4", "ymm5", "ymm6", "ymm7", "ymm8", "ymm9", "ymm10", "ymm11", "ymm12",
-        "ymm13", "cc");
-}
+// 16 x 16 lanes x 4 products x 2 operations per iteration (the integers wrap; their values
+// do not matter to the rate).
+SIFT_ZMM_CHAINS(vnni_zmm, "vpdpbusd", "avx512f,avx512vnni")
+
+#define SIFT_FMA12_YMM(op)                                                                              \
+  op " %%ymm12, %%ymm13, %%ymm0\n\t" op " %%ymm12, %%ymm13, %%ymm1\n\t" op " %%ymm12, %%ymm13, %%ymm2\n\t" \
+  op " %%ymm12, %%ymm13, %%ymm3\n\t" op " %%ymm12, %%ymm13, %%ymm4\n\t" op " %%ymm12, %%ymm13, %%ymm5\n\t" \
+  op " %%ymm12, %%ymm13, %%ymm6\n\t" op " %%ymm12, %%ymm13, %%ymm7\n\t" op " %%ymm12, %%ymm13, %%ymm8\n\t" \
+  op " %%ymm12, %%ymm13, %%ymm9\n\t" op " %%ymm12, %%ymm13, %%ymm10\n\t" op " %%ymm12, %%ymm13, %%ymm11\n\t"
+
+// 12 chains on 256-bit registers, VEX encoding: ymm0..11 accumulate, ymm12, ymm13 operands.
+#define SIFT_YMM_CHAINS(name, op, isa)                                                                      \
+  __attribute__((target(isa))) void name(long n) {                                                          \
+    const float x = 1.0f, y = 1e-7f;                                                                        \
+    asm volatile(                                                                                           \
+        "vxorps %%ymm0, %%ymm0, %%ymm0\n\t vmovaps %%ymm0, %%ymm1\n\t vmovaps %%ymm0, %%ymm2\n\t"           \
+        "vmovaps %%ymm0, %%ymm3\n\t vmovaps %%ymm0, %%ymm4\n\t vmovaps %%ymm0, %%ymm5\n\t"                 \
+        "vmovaps %%ymm0, %%ymm6\n\t vmovaps %%ymm0, %%ymm7\n\t vmovaps %%ymm0, %%ymm8\n\t"                 \
+        "vmovaps %%ymm0, %%ymm9\n\t vmovaps %%ymm0, %%ymm10\n\t vmovaps %%ymm0, %%ymm11\n\t"               \
+        "vbroadcastss %[x], %%ymm12\n\t vbroadcastss %[y], %%ymm13\n\t"                                    \
+        "1:\n\t" SIFT_FMA12_YMM(op) "dec %[n]\n\t jnz 1b\n\t"                                               \
+        : [n] "+r"(n)                                                                                       \
+        : [x] "m"(x), [y] "m"(y)                                                                            \
+        : "ymm0", "ymm1", "ymm2", "ymm3", "ymm4", "ymm5", "ymm6", "ymm7", "ymm8", "ymm9", "ymm10", "ymm11", \
+          "ymm12", "ymm13", "cc");                                                                          \
+  }
+// 12 x 8 lanes x 2 FLOP per iteration.
+SIFT_YMM_CHAINS(fma_ymm, "vfmadd231ps", "avx2,fma")
+// 12 x 8 lanes x 4 products x 2 operations per iteration: the VEX form ({vex}), which the
+// AVX-VNNI kernel of kernels/gemm_q8.cpp runs.
+SIFT_YMM_CHAINS(vnni_ymm, "%{vex%} vpdpbusd", "avx2,avxvnni")
 
 // 4 x 16384 FLOP per iteration: C tiles tmm0..3 += A (tmm4, tmm5) x B (tmm6, tmm7), all zeros.
 struct alignas(64) TileConfig {
@@ -189,6 +202,8 @@ int main(int argc, char** argv) {
       {"fma-zmm", fma_zmm, 16 * 16 * 2, sift::cpu_has_avx512f()},
       {"fma-ymm", fma_ymm, 12 * 8 * 2, sift::cpu_has_avx2_fma()},
       {"bf16-zmm", dpbf16_zmm, 16 * 16 * 4, sift::cpu_has_avx512_bf16()},
+      {"vnni-zmm", vnni_zmm, 16 * 16 * 4 * 2, sift::cpu_has_avx512_vnni()},
+      {"vnni-ymm", vnni_ymm, 12 * 8 * 4 * 2, sift::cpu_has_avx_vnni()},
       {"amx-bf16", amx_bf16, 4 * 16 * 16 * 32 * 2, amx_granted()},
   };
   const int threads = omp_get_max_threads();

@@ -12,6 +12,12 @@
 // FLOPs of a prefill of T tokens (causal): 2 T (matmul weights of all layers) for the
 // projections + per layer and head 2 * 2 * head_dim * T(T+1)/2 for scores and values
 // + 2 H V for the one logit row.
+//
+// Beside each prefill it times the narrow GEMMs alone: every layer's four projections (qkv,
+// o, gate_up, down) with the model's own packed weights at M = T, as the forward pass calls
+// them; "outside" is the rest of the prefill's time (attention, norms, RoPE, activations,
+// residuals; the activation rounding or quantization happens inside the GEMM calls, so it
+// counts as theirs). bench/vs_llama_cpp.sh reads the GEMMs' time at the row's token count.
 #include <cblas.h>
 #include <sys/resource.h>
 
@@ -161,7 +167,8 @@ int main(int argc, char** argv) {
               model->weights().bytes() / double(1 << 30), peak_rss_gib(),
               (layer_weights * cfg.n_layers + double(cfg.vocab_size) * cfg.hidden_size * (cfg.tie_word_embeddings ? 1 : 2)) *
                   4 / (1 << 30));
-  std::printf("| tokens | median s | tokens/s | GFLOP/s | %% of sgemm |\n|---|---|---|---|---|\n");
+  std::printf("| tokens | median s | tokens/s | GFLOP/s | %% of sgemm | narrow GEMMs s | outside the GEMMs |\n"
+              "|---|---|---|---|---|---|---|\n");
   for (int T : token_counts) {
     std::vector<int32_t> ids(T), positions(T);
     for (int t = 0; t < T; ++t) ids[t] = static_cast<int32_t>(rng() % cfg.vocab_size);
@@ -177,7 +184,18 @@ int main(int argc, char** argv) {
     const double flops = 2.0 * T * layer_weights * cfg.n_layers +
                          4.0 * cfg.head_dim * (double(T) * (T + 1) / 2) * cfg.n_heads * cfg.n_layers +
                          2.0 * cfg.hidden_size * cfg.vocab_size;
-    std::printf("| %d | %.3f | %.0f | %.1f | %.0f%% |\n", T, s, T / s, flops / s / 1e9, 100.0 * flops / s / 1e9 / blas_gflops);
+    // The projections alone, in the forward pass's order, on activations of the right shape.
+    const int64_t widest_in = std::max({cfg.hidden_size, cfg.q_dim(), cfg.intermediate_size});
+    const int64_t widest_out = std::max(cfg.q_dim() + 2 * cfg.kv_dim(), 2 * cfg.intermediate_size);
+    std::vector<float> x(size_t(T) * widest_in), y(size_t(T) * widest_out);
+    for (float& v : x) v = normal(rng);
+    const double gemm_s = median_seconds(repeats, [&] {
+      for (const sift::LayerWeights& layer : model->weights().layers)
+        for (const sift::PackedMatrix* w : {&layer.qkv, &layer.o, &layer.gate_up, &layer.down})
+          sift::gemm(x.data(), T, w->cols(), *w, y.data(), w->rows());
+    });
+    std::printf("| %d | %.3f | %.0f | %.1f | %.0f%% | %.3f | %.0f%% |\n", T, s, T / s, flops / s / 1e9,
+                100.0 * flops / s / 1e9 / blas_gflops, gemm_s, 100.0 * (1.0 - gemm_s / s));
     std::fflush(stdout);
   }
   std::printf("peak RSS %.2f GiB\n", peak_rss_gib());

@@ -21,9 +21,12 @@
 #    the first items) and by llama.cpp (seq-id MIS and batched prefix caching; flash attention on
 #    and off with an F32 KV cache as sift's, and flash attention on with llama.cpp's default F16
 #    KV cache; F32, BF16 and Q8_0 weights; micro-batches of 512), interleaved, --reps times,
-#    with the OpenBLAS sgemm rate and the FMA peak (bench_fma_peak) of the same run. Prints
+#    with the OpenBLAS sgemm rate and the peaks (bench_fma_peak) of the same run. Prints
 #    labels/s (median), sift / llama.cpp ratios, every configuration's GFLOP/s (the workload's
-#    arithmetic as sift does it, the same count for every row) and its share of the FMA peak,
+#    arithmetic as sift does it, the same count for every row), its share of the FMA peak and of
+#    its own instruction's peak (vfmadd231ps, vdpbf16ps, vpdpbusd), the share of sift's F32,
+#    BF16-compute and q8 scoring time spent outside the narrow GEMMs (bench_prefill's GEMMs at
+#    the row's token count against the scoring time),
 #    sift's peak RSS per weight type, and how far the scores agree.
 #
 # Everything lands in build-llama/ (ignored by git); a re-run rebuilds nothing that is current.
@@ -327,12 +330,15 @@ run_llama() {
     >> "$RUN/results.jsonl"
 }
 
-# The yardsticks of this run: bench_prefill with no prefill lengths measures only the OpenBLAS
-# sgemm 2048^3 (and sift's gemms) on $THREADS threads; bench_fma_peak the arithmetic peak of
-# independent FMA chains (and BF16 dot products) on as many.
+# The yardsticks of this run: bench_prefill measures the OpenBLAS sgemm 2048^3 (and sift's gemms)
+# on $THREADS threads, and a prefill of the row's tokens with its narrow GEMMs alone, per weight
+# type; bench_fma_peak the arithmetic peak of independent chains of every instruction the
+# kernels use (FMA, BF16 and int8 dot products) on as many.
 run_yardsticks() {
   local rep=$1 out
-  out=$("$BENCH_PREFILL" "$LABELER" --tokens "" --repeats 3 2>> "$RUN/stderr.log") || die "bench_prefill failed"
+  out=$("$BENCH_PREFILL" "$LABELER" --tokens "$ROW_TOKENS" --repeats 3 --weights f32 2>> "$RUN/stderr.log") \
+    || die "bench_prefill failed"
+  record_gemm_share f32 "$out" "$rep"
   local blas gemm q8 bf16
   blas=$(echo "$out" | awk '/openblas sgemm/ {print $(NF-1)}')
   gemm=$(echo "$out" | awk '/sift gemm/ {print $4}')
@@ -345,6 +351,26 @@ run_yardsticks() {
   core_peaks=$(echo "$out" | awk '$3 == "GFLOP/s" {printf "%s\"%s\": %s", sep, $1, $(NF-2); sep = ", "}')
   case $peaks in *fma-ymm*) ;; *) die "bench_fma_peak printed no FMA rate: $out" ;; esac
   echo "{\"engine\": \"sgemm\", \"rep\": $rep, \"openblas_gflops\": $blas, \"sift_gemm_gflops\": $gemm, \"sift_q8_gemm_gflops\": $q8, \"sift_bf16_gemm_gflops\": ${bf16:-null}, \"peak_gflops\": {$peaks}, \"peak_cpu_gflops\": {$core_peaks}, \"load_average\": $(cut -d' ' -f1 /proc/loadavg)}" >> "$RUN/results.jsonl"
+  local weights
+  for weights in bf16 q8; do
+    out=$("$BENCH_PREFILL" "$LABELER" --tokens "$ROW_TOKENS" --repeats 3 --weights "$weights" 2>> "$RUN/stderr.log") \
+      || die "bench_prefill --weights $weights failed"
+    record_gemm_share "$weights" "$out" "$rep"
+  done
+}
+
+# bench_prefill's last table row (a causal prefill of the row's token count): the forward pass's
+# seconds and those of its narrow GEMMs alone (every layer's projections at the row's M, the
+# activations' rounding or quantization included), for report.py's share of the scoring time
+# spent outside the GEMMs: 1 - repeat x GEMM seconds / sift's scoring seconds.
+record_gemm_share() {
+  local weights=$1 out=$2 rep=$3 row forward gemms
+  row=$(echo "$out" | grep "^| $ROW_TOKENS |" | tail -1)
+  forward=$(echo "$row" | awk -F'|' '{gsub(/ /, "", $3); print $3}')
+  gemms=$(echo "$row" | awk -F'|' '{gsub(/ /, "", $7); print $7}')
+  [ -n "$forward" ] && [ -n "$gemms" ] || die "bench_prefill --weights $weights printed no prefill row for $ROW_TOKENS tokens: $out"
+  echo "{\"engine\": \"gemms\", \"weights\": \"$weights\", \"rep\": $rep, \"tokens\": $ROW_TOKENS, \"prefill_seconds\": $forward, \"gemm_seconds\": $gemms}" \
+    >> "$RUN/results.jsonl"
 }
 
 # llama.cpp's six configurations on one GGUF: seq-id MIS and batched prefix, each with flash

@@ -8,7 +8,8 @@
         max |sift - llama| <= 1e-4 * max(1, max |sift|).
     report.py table RESULTS.jsonl META.json --config config.json --threads T
         The markdown table: labels/s (median over repetitions) per configuration, sift mis /
-        each, GFLOP/s and its share of the FMA peak, agreement of the scores with sift mis
+        each, GFLOP/s and its share of the FMA peak and of its own instruction's peak, the share
+        of sift's scoring time outside the narrow GEMMs, agreement of the scores with sift mis
         (F32), sift's peak RSS per weight type, the yardsticks of the run, and the ratios the
         targets name. META.json's folder holds prompts.txt (the query's ids, then each item's).
 """
@@ -99,6 +100,8 @@ def table(results_path, meta_path, config_path, threads):
     llama = [r for r in records if r["engine"] == "llama.cpp"]
     peaks = {kind: median([r["peak_gflops"][kind] for r in yardsticks]) for kind in yardsticks[0]["peak_gflops"]}
     fma_peak = max(peaks.get("fma-zmm", 0), peaks["fma-ymm"])
+    fma_kind = "fma-zmm" if "fma-zmm" in peaks else "fma-ymm"
+    vnni_kind = next((k for k in ("vnni-zmm", "vnni-ymm") if k in peaks), None)
     flops_per_label = workload_flops(config, len(prompts[0]), [len(p) for p in prompts[1:]]) / meta["items"]
     # The model load of each weight type alone (a run on no rows): the weights' resident size.
     load_rss = {w: median([r["peak_rss_kb"] for r in sift if r["config"] == f"load-{w}"]) / 2**20
@@ -143,6 +146,16 @@ def table(results_path, meta_path, config_path, threads):
                          runs[-1]["run"]["scores"], None, llama_cpu_rate(runs)))
         return rows
 
+    # The instruction whose peak bounds a row: F32 products (and BF16 weights widened to F32) run
+    # vfmadd231ps, BF16 compute vdpbf16ps (or AMX's tdpbf16ps), Q8 vpdpbusd; llama.cpp's rows
+    # are held to the same instruction as sift's on the same weights.
+    def instruction(engine, name, weights):
+        if weights == "bf16" and (engine == "llama.cpp" or "BF16 compute" in name):
+            return "amx-bf16" if engine == "sift" and kernel == "amx" else "bf16-zmm"
+        if weights in ("q8", "q8_0"):
+            return vnni_kind
+        return fma_kind
+
     # rows: (engine, configuration, weights, labels/s, scores of the last repetition, peak RSS KiB,
     # labels per CPU-second of all threads or None)
     # A run cut short has no record of some configurations: those rows are left out (sift mis
@@ -178,14 +191,17 @@ def table(results_path, meta_path, config_path, threads):
           f"({fma_peak:.1f} GFLOP/s).")
     print()
     print("| engine | configuration | weights | labels/s | sift mis (f32) / this | GFLOP/s | % of FMA peak "
-          "| labels per CPU-second | sift mis (f32) / this, by CPU time | max abs. diff of P(yes) vs sift mis (f32) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| % of its instruction's peak | labels per CPU-second | sift mis (f32) / this, by CPU time "
+          "| max abs. diff of P(yes) vs sift mis (f32) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for engine, name, weights, rate, scores, _, cpu_rate in rows:
         gap = max_gap(scores, sift_mis[4][:len(scores)])
         gflops = rate * flops_per_label / 1e9
         by_cpu = (f"{cpu_rate:.2f} | {sift_mis[6] / cpu_rate:.2f}x" if cpu_rate and sift_mis[6] else "- | -")
+        kind = instruction(engine, name, weights)
+        own = f"{100 * gflops / peaks[kind]:.0f}% ({kind})" if kind in peaks else "-"
         print(f"| {engine} | {name} | {weights} | {rate:.2f} | {sift_mis[3] / rate:.2f}x | {gflops:.1f} "
-              f"| {100 * gflops / fma_peak:.0f}% | {by_cpu} | {gap:.1e} |")
+              f"| {100 * gflops / fma_peak:.0f}% | {own} | {by_cpu} | {gap:.1e} |")
     print()
     print("sift peak RSS, GiB (after load / scoring the workload): " +
           "; ".join(f"{w} {load_rss[w]:.2f} / {mis_rss[w]:.2f}" for w in ("f32", "bf16", "q8") if w in mis_rss))
@@ -211,6 +227,29 @@ def table(results_path, meta_path, config_path, threads):
             print(f"By CPU time: sift {row[1]} ({row[2]}) / sift mis (f32): **{row[6] / sift_mis[6]:.2f}x**")
     print(f"sift mis (f32): {sift_mis[3] * flops_per_label / 1e9:.1f} GFLOP/s, "
           f"**{100 * sift_mis[3] * flops_per_label / 1e9 / fma_peak:.0f}%** of the FMA peak")
+    # Each sift configuration against its own instruction's peak, and the share of its scoring
+    # time outside the narrow GEMMs: bench_prefill timed the forward pass's projections alone at
+    # the row's token count (one row per forward call here), so the GEMMs of a run take `repeat`
+    # times that; the rest is attention, norms, RoPE, activations.
+    gemm_runs = [r for r in records if r["engine"] == "gemms"]
+    for tag, weights in (("mis", "f32"), ("mis-bf16-compute", "bf16"), ("mis-q8", "q8")):
+        if tag not in measured:
+            continue
+        row = by_name[("sift", *sift_configs[tag][:2])]
+        gflops = row[3] * flops_per_label / 1e9
+        kind = instruction("sift", row[1], row[2])
+        line = f"sift {row[1]} ({row[2]}): {gflops:.1f} GFLOP/s"
+        if kind in peaks:
+            line += f", **{100 * gflops / peaks[kind]:.0f}%** of its instruction's peak ({kind} {peaks[kind]:.1f})"
+        gemm_s = [r["gemm_seconds"] for r in gemm_runs if r["weights"] == weights]
+        seconds = [r["seconds"] for r in sift if r["config"] == tag]
+        if gemm_s and seconds:
+            outside = 1 - meta["repeat"] * median(gemm_s) / median(seconds)
+            prefill = [r["prefill_seconds"] for r in gemm_runs if r["weights"] == weights]
+            line += (f"; outside the narrow GEMMs: **{100 * outside:.0f}%** of the scoring time "
+                     f"(GEMMs {median(gemm_s):.3f} s per row; a causal prefill of the row "
+                     f"{100 * (1 - median(gemm_s) / median(prefill)):.0f}% outside)")
+        print(line)
     # By CPU time, which other load on a shared machine does not dilute: the work per CPU-second
     # of sift's threads against the FMA peak per CPU-second of one thread.
     core_peaks = [r["peak_cpu_gflops"] for r in yardsticks if r.get("peak_cpu_gflops")]
@@ -221,8 +260,11 @@ def table(results_path, meta_path, config_path, threads):
             cpu_rate = sift_cpu_rate(tag)
             if cpu_rate:
                 gflops = cpu_rate * flops_per_label / 1e9
+                kind = instruction("sift", *sift_configs[tag][:2])
+                own = [p[kind] for p in core_peaks if kind in p]
                 shares.append(f"{sift_configs[tag][0]} ({sift_configs[tag][1]}) {gflops:.1f} GFLOP per CPU-second, "
-                              f"{100 * gflops / core_peak:.0f}%")
+                              f"{100 * gflops / core_peak:.0f}%" +
+                              (f" ({100 * gflops / median(own):.0f}% of {kind}'s {median(own):.1f})" if own else ""))
         print(f"By CPU time (one core's FMA peak {core_peak:.1f} GFLOP per CPU-second): " + "; ".join(shares))
     # BF16 against F32 within each engine: sift's BF16 compute against sift's F32 scores;
     # llama.cpp's BF16 GGUF against its F32 GGUF, configuration by configuration.

@@ -218,29 +218,39 @@ void gemm(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, float* 
   // panels, whose K-block slices stay in L2; then each micro-panel pair of A (12 rows, 24 KB,
   // in L1) passes over the column block, tile_panels() panels at a time, so A's broadcasts
   // come from L1 and only the weight slices stream from L2. Each thread owns a static range
-  // of panels and packs its own copy of A: no barriers, and nothing about the split depends on m.
+  // of panels; the threads pack each block of A together, a share of its micro-panels each,
+  // into one of two buffers in turn (packed whole by every thread, the same work was done once
+  // per thread). Nothing about the split depends on m.
   const int64_t step = tile_panels(), tile_rows = sift::tile_rows(), nc = column_block_panels();
+  const int64_t block_rows = std::min(kRowBlockRows, (m + kMr - 1) / kMr * kMr);
+  thread_local std::vector<float> a_packed;  // kept: a fresh block (up to 4 MB) per call would be an mmap
+  if (a_packed.size() < static_cast<size_t>(2 * block_rows * kKc)) a_packed.resize(static_cast<size_t>(2 * block_rows * kKc));
+  float* const buffers[2] = {a_packed.data(), a_packed.data() + block_rows * kKc};
 #pragma omp parallel if (team_allowed(w.worth_threads(m)))
   {
     const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
     const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;
-    thread_local std::vector<float> a_packed;  // kept: a fresh block (up to 4 MB) per call would be an mmap
-    thread_local std::vector<float> b_wide;    // 16-bit panel slices widened: nc x (kKc, 16), 32 KB each
-    const int64_t block_rows = std::min(kRowBlockRows, (m + kMr - 1) / kMr * kMr);
-    if (a_packed.size() < static_cast<size_t>(block_rows * kKc)) a_packed.resize(static_cast<size_t>(block_rows * kKc));
+    thread_local std::vector<float> b_wide;  // 16-bit panel slices widened: nc x (kKc, 16), 32 KB each
     if (widen) b_wide.resize(static_cast<size_t>(nc * kKc * kNr));
-    for (int64_t k0 = 0; k0 < k_total && p_begin < p_end; k0 += kKc) {
+    int64_t blocks = 0;  // blocks of A packed so far: block t goes to buffers[t % 2]
+    for (int64_t k0 = 0; k0 < k_total; k0 += kKc) {  // every thread, with panels or not: the packing is shared
       const int64_t k1 = std::min(k_total, k0 + kKc);
       for (int64_t i0 = 0; i0 < m; i0 += block_rows) {
         const int64_t rows = std::min(block_rows, m - i0);
-        pack_tile_rows(a + i0 * lda + k0, rows, k1 - k0, lda, a_packed.data());
+        float* const a_block = buffers[blocks++ % 2];
+#pragma omp for schedule(static)
+        for (int64_t t = 0; t < (rows + kMr - 1) / kMr; ++t)  // micro-panel t of the block
+          pack_tile_rows(a + (i0 + t * kMr) * lda + k0, std::min(kMr, rows - t * kMr), k1 - k0, lda,
+                         a_block + t * kMr * (k1 - k0));
+        // (the loop's implicit barrier: the block is packed before any thread reads it, and every
+        // thread is done with the block before it, whose buffer the next block's packing reuses)
         for (int64_t n0 = p_begin; n0 < p_end; n0 += nc) {
           const int64_t n1 = std::min(p_end, n0 + nc);
           if (widen)
             for (int64_t p = n0; p < n1; ++p) widen_slice(w, p, k0, k1, b_wide.data() + (p - n0) * kKc * kNr);
           const int64_t b_next = widen ? kKc * kNr : k_total * kNr;  // panel p + 1's slice
           for (int64_t i = 0; i < rows; i += tile_rows) {
-            const float* a_tile = a_packed.data() + (i / kMr) * (k1 - k0) * kMr;
+            const float* a_tile = a_block + (i / kMr) * (k1 - k0) * kMr;
             const int64_t tile_m = std::min(tile_rows, rows - i);
             float* c_rows = c + (i0 + i) * ldc;
             for (int64_t p = n0; p < n1; p += step) {

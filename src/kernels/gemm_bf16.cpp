@@ -21,6 +21,7 @@
 #include "kernels/cache_sizes.h"
 #include "kernels/cpu_features.h"
 #include "kernels/tile_target.h"
+#include "kernels/transpose8x8.h"
 
 namespace sift {
 namespace {
@@ -81,15 +82,53 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) void round_row_avx512(con
   for (; i < k2; i += 16) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_setzero_si256());
 }
 
-// ---- AVX512_BF16: a register tile of 6 rows x 16 V columns ----------------------------------
+// ---- AVX512_BF16: a register tile of 12 rows x 16 V columns --------------------------------
+//
+// A is rounded and packed once per call, shared by the threads, into micro-panels of 12 rows,
+// k-pair-major: word (j, r) of micro-panel u (the BF16 pair a[2j], a[2j+1] of row 12u + r, the
+// even k in the low half) at packed[((u * n_pairs + j) * 12 + r) * 2]. A tile's 12 broadcasts
+// per pair then read 48 consecutive bytes, one stream (row-major A made 12 streams and 12 row
+// addresses, more than the integer registers hold). Rows past M are zeros.
+//
+// The tile: 12 rows x 32 columns (V = 2) in 24 zmm accumulators, per k pair 2 loads of B,
+// 12 broadcasts of A and 24 vdpbf16ps: enough independent chains to cover the instruction's
+// latency on both FMA pipes (6 x 32, 12 chains, left Zen 5 at ~55% of its vdpbf16ps rate).
+// Per element the chain is the same in either tile (pairs in order, from C), so the tile's
+// shape changes no bit.
 
-constexpr int64_t kMr = 6;            // rows per tile: 6 x 2 zmm = 12 accumulators, as the F32 tile
-constexpr int64_t kSlicePairs = 128;  // k pairs per K slice: a panel pair's slice (16 KB) stays in L1
+constexpr int64_t kMr = 12;           // rows per micro-panel and tile
+constexpr int64_t kSlicePairs = 256;  // k pairs per K slice: a micro-panel's slice (12 KB) stays in L1
+                                      // while the column block's panel slices (16 KB each) stream from L2
 
 int32_t load_word(const uint16_t* p) {
   int32_t word;
   std::memcpy(&word, p, 4);
   return word;
+}
+
+// Rows 0..rows-1 of a (row stride lda floats, k floats each; rows past `rows` and k past `k`
+// zero) rounded into one micro-panel of n_pairs = k2 / 2 pairs at out. Per 8 pairs (16 k),
+// the rows' rounded pairs are 8 words each; two 8 x 8 transposes of words (rows 0-7, rows 8-11
+// and 4 zero rows) turn them into the pairs' 12-word groups.
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) void pack_micro_panel(const float* a, int64_t lda, int64_t rows,
+                                                                              int64_t k, int64_t k2, uint16_t* out) {
+  for (int64_t k0 = 0; k0 < k2; k0 += 16) {
+    const __mmask16 mask = k0 + 16 <= k ? __mmask16(0xFFFF) : k0 >= k ? __mmask16(0) : __mmask16((1u << (k - k0)) - 1);
+    __m256 words[2][8];  // [half][row % 8]: 8 pairs of a row as 8 floats' bits
+    for (int64_t r = 0; r < 16; ++r) {
+      const __m512 x = r < rows ? _mm512_maskz_loadu_ps(mask, a + r * lda + k0) : _mm512_setzero_ps();
+      words[r / 8][r % 8] = r < kMr ? _mm256_castsi256_ps(reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(x)))
+                                    : _mm256_setzero_ps();
+    }
+    __m256 lo[8], hi[8];  // lo[j]: pair k0/2 + j of rows 0-7; hi[j]: of rows 8-15 (12-15 unused)
+    transpose8x8(words[0], lo);
+    transpose8x8(words[1], hi);
+    uint16_t* dst = out + (k0 / 2) * kMr * 2;
+    for (int j = 0; j < 8; ++j, dst += kMr * 2) {
+      _mm256_storeu_ps(reinterpret_cast<float*>(dst), lo[j]);
+      _mm_storeu_ps(reinterpret_cast<float*>(dst + 16), _mm256_castps256_ps128(hi[j]));
+    }
+  }
 }
 
 // GCC 12's AVX-512 headers start some results from _mm512_undefined and then warn that they
@@ -98,33 +137,34 @@ int32_t load_word(const uint16_t* p) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-// C[0..rows)[0..n_valid) (+)= the chains over n_pairs k pairs: a is the rows' first pair (row
-// stride lda bf16), b panel p's first pair, b + b_next panel p + 1's. Per pair, lane j of
-// vdpbf16ps adds a's odd product and then its even one to column j's chain.
+// C[0..rows)[0..n_valid) (+)= the chains over n_pairs k pairs: a is the micro-panel's first
+// pair of the slice (pair j's 12 words at a + 24 j), b panel p's first pair, b + b_next panel
+// p + 1's. Per pair, lane j of vdpbf16ps adds a's odd product and then its even one to column
+// j's chain.
 template <int V>
-__attribute__((target("avx512f,avx512bw,avx512bf16"))) void tile_dpbf16(const uint16_t* a, int64_t lda,
-                                                                         const uint16_t* b, int64_t b_next,
-                                                                         int64_t n_pairs, bool first, float* c,
-                                                                         int64_t ldc, int64_t rows, int64_t n_valid) {
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) void tile_dpbf16(const uint16_t* a, const uint16_t* b,
+                                                                         int64_t b_next, int64_t n_pairs, bool first,
+                                                                         float* c, int64_t ldc, int64_t rows,
+                                                                         int64_t n_valid) {
   TileTarget<kMr, V * kNr> target(c, ldc, rows, n_valid, first);
   __m512 acc[kMr][V];
-#pragma GCC unroll 6
+#pragma GCC unroll 12
   for (int r = 0; r < kMr; ++r)
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) acc[r][v] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(target.row(r) + v * kNr);
-  for (int64_t j = 0; j < n_pairs; ++j, a += 2, b += kPairRow) {
+  for (int64_t j = 0; j < n_pairs; ++j, a += 2 * kMr, b += kPairRow) {
     __m512i bj[V];
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) bj[v] = _mm512_loadu_si512(b + v * b_next);
-#pragma GCC unroll 6
+#pragma GCC unroll 12
     for (int r = 0; r < kMr; ++r) {
-      const __m512i ar = _mm512_set1_epi32(load_word(a + r * lda));
+      const __m512i ar = _mm512_set1_epi32(load_word(a + 2 * r));
 #pragma GCC unroll 2
       for (int v = 0; v < V; ++v)
         acc[r][v] = _mm512_dpbf16_ps(acc[r][v], reinterpret_cast<__m512bh>(ar), reinterpret_cast<__m512bh>(bj[v]));
     }
   }
-#pragma GCC unroll 6
+#pragma GCC unroll 12
   for (int r = 0; r < kMr; ++r)
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) _mm512_storeu_ps(target.row(r) + v * kNr, acc[r][v]);
@@ -132,6 +172,25 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) void tile_dpbf16(const ui
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+// The next tile's rows of C into L1 while this one computes (C is wider than L2 at the
+// MLP's shapes, and every K slice reads it again).
+void prefetch_c(const float* c, int64_t ldc, int64_t rows) {
+  for (int64_t r = 0; r < rows; ++r) {
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + kNr), _MM_HINT_T0);
+  }
+}
+
+// Panels per column block: their slices (kSlicePairs pairs x 64 bytes = 16 KB each) fill a
+// quarter of L2, where they stay while every micro-panel of the row block passes over them.
+int64_t column_block_panels() {
+  static const int64_t panels = [] {
+    const int64_t l2 = cache_sizes().l2, slice = kSlicePairs * kPairRow * 2;
+    return l2 <= 0 ? 16 : std::clamp(l2 / 4 / slice / 2 * 2, int64_t{2}, int64_t{64});  // whole panel pairs
+  }();
+  return panels;
+}
 
 // ---- AMX: 2 x 2 tiles of 16 x 16 floats ------------------------------------------------------
 //
@@ -288,26 +347,38 @@ void gemm_bf16(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, fl
   const int64_t k_total = w.cols(), k2 = w.panel_depth(), n_panels = w.n_panels();
   const int64_t panel_elements = k2 * kNr;  // panel p to p + 1
   const int64_t m_padded = (m + kRowPadding - 1) / kRowPadding * kRowPadding;
-  // A rounded once per call, shared by the threads; kept across calls (a session's forward
-  // call allocates nothing once grown).
+  // A rounded once per call, shared by the threads (AMX: row-major; AVX512_BF16: micro-panels);
+  // kept across calls (a session's forward call allocates nothing once grown).
   thread_local std::vector<uint16_t> rounded;
   rounded.resize(static_cast<size_t>(m_padded * k2));
   uint16_t* const a16 = rounded.data();
-  // As gemm: each thread owns a static range of panels (tile pairs at a time); K slices, then
-  // row blocks whose rounded rows stay in L2, then the panels, then the block's row tiles.
-  // Rows are rounded alone, and nothing about the split depends on m.
+  const bool amx = kernel == Bf16Kernel::Amx;
+  const int64_t n_pairs = k2 / 2, n_micro_panels = (m + kMr - 1) / kMr;
+  const int64_t nc = column_block_panels();
+  // Each thread owns a static range of panels (tile pairs at a time). Rows are rounded alone,
+  // and nothing about the split depends on m.
 #pragma omp parallel if (team_allowed(w.worth_threads(m)))
   {
+    if (amx) {
 #pragma omp for schedule(static)
-    for (int64_t i = 0; i < m_padded; ++i) {
-      if (i >= m) std::fill(a16 + i * k2, a16 + (i + 1) * k2, uint16_t{0});
-      else round_row_avx512(a + i * lda, k_total, k2, a16 + i * k2);
+      for (int64_t i = 0; i < m_padded; ++i) {
+        if (i >= m) std::fill(a16 + i * k2, a16 + (i + 1) * k2, uint16_t{0});
+        else round_row_avx512(a + i * lda, k_total, k2, a16 + i * k2);
+      }
+    } else {
+#pragma omp for schedule(static)
+      for (int64_t u = 0; u < n_micro_panels; ++u)
+        pack_micro_panel(a + u * kMr * lda, lda, std::min(kMr, m - u * kMr), k_total, k2, a16 + u * kMr * k2);
     }
     // (the loop's implicit barrier: every row is rounded before any is used)
     const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
     const int64_t p_begin = n_panels * thread / n_threads, p_end = n_panels * (thread + 1) / n_threads;
-    const auto n_valid_of = [&](int64_t p) { return std::min(std::min<int64_t>(2, p_end - p) * kNr, w.rows() - p * kNr); };
-    if (kernel == Bf16Kernel::Amx && p_begin < p_end) {
+    const auto n_valid_of = [&](int64_t p, int64_t end) {
+      return std::min(std::min<int64_t>(2, end - p) * kNr, w.rows() - p * kNr);
+    };
+    if (amx && p_begin < p_end) {
+      // K slices, then row blocks whose rounded rows stay in L2, then the panels, then the
+      // block's row tiles.
       load_tile_config();
       const int64_t n_blocks = k2 / kBlock;
       for (int64_t b0 = 0; b0 < n_blocks; b0 += kAmxSliceBlocks) {
@@ -317,7 +388,7 @@ void gemm_bf16(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, fl
           const int64_t i1 = std::min(m, i0 + block_rows);
           for (int64_t p = p_begin; p < p_end; p += 2) {
             const uint16_t* b = w.bf16_panel(p) + b0 * kBlockElements;
-            const int64_t n_valid = n_valid_of(p);
+            const int64_t n_valid = n_valid_of(p, p_end);
             for (int64_t i = i0; i < i1; i += kAmxRows) {
               const auto run = n_valid > kNr ? amx_block<2> : amx_block<1>;
               run(a16 + i * k2 + b0 * kBlock, k2 * 2, b, panel_elements, nb, b0 == 0, c + i * ldc + p * kNr, ldc,
@@ -327,20 +398,24 @@ void gemm_bf16(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, fl
         }
       }
       release_tiles();
-    } else if (kernel == Bf16Kernel::Avx512Bf16) {
-      const int64_t n_pairs = k2 / 2;
-      const int64_t block_rows = rows_in_half_l2(kSlicePairs * 4, kMr, 48, 1020, 144);
+    } else if (!amx) {
+      // BLIS order, as gemm: K slices; column blocks of this thread's panels, whose slices stay
+      // in L2; each micro-panel's slice (in L1) passes over the column block, a panel pair at a
+      // time, the next tile's C prefetched.
       for (int64_t j0 = 0; j0 < n_pairs && p_begin < p_end; j0 += kSlicePairs) {
         const int64_t nj = std::min(kSlicePairs, n_pairs - j0);
-        for (int64_t i0 = 0; i0 < m; i0 += block_rows) {
-          const int64_t i1 = std::min(m, i0 + block_rows);
-          for (int64_t p = p_begin; p < p_end; p += 2) {
-            const uint16_t* b = w.bf16_panel(p) + j0 * kPairRow;
-            const int64_t n_valid = n_valid_of(p);
-            for (int64_t i = i0; i < i1; i += kMr) {
+        for (int64_t n0 = p_begin; n0 < p_end; n0 += nc) {
+          const int64_t n1 = std::min(p_end, n0 + nc);
+          for (int64_t u = 0; u < n_micro_panels; ++u) {
+            const int64_t i = u * kMr, rows = std::min(kMr, m - i);
+            const uint16_t* a_tile = a16 + u * kMr * k2 + j0 * kMr * 2;
+            for (int64_t p = n0; p < n1; p += 2) {
+              if (p + 2 < n1) prefetch_c(c + i * ldc + (p + 2) * kNr, ldc, rows);
+              else if (u + 1 < n_micro_panels) prefetch_c(c + (i + kMr) * ldc + n0 * kNr, ldc, std::min(kMr, m - i - kMr));
+              const int64_t n_valid = n_valid_of(p, n1);
               const auto run = n_valid > kNr ? tile_dpbf16<2> : tile_dpbf16<1>;
-              run(a16 + i * k2 + 2 * j0, k2, b, panel_elements, nj, j0 == 0, c + i * ldc + p * kNr, ldc,
-                  std::min(kMr, i1 - i), n_valid);
+              run(a_tile, w.bf16_panel(p) + j0 * kPairRow, panel_elements, nj, j0 == 0, c + i * ldc + p * kNr, ldc, rows,
+                  n_valid);
             }
           }
         }

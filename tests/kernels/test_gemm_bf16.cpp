@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "kernels/cpu_features.h"
 #include "kernels/gemm.h"
 #include "kernels/gemm_bf16.h"
 #include "random_vectors.h"
@@ -71,9 +72,14 @@ void expect_kernel_equals_reference(const std::vector<float>& a, const std::vect
 
 // Shapes with row tails (M % 6, M % 32), column tails (N % 16, one panel vs two), K tails
 // inside a block (K % 32, odd K), K past an AVX512_BF16 slice (256) and an AMX slice (4096),
-// M past a row block (more than 512 rows at K = 1024 on a 2 MiB L2).
-const std::tuple<int, int, int> kShapes[] = {{1, 1, 1},     {7, 33, 300},  {13, 16, 256},  {64, 70, 513}, {5, 250, 64},
-                                             {150, 20, 96}, {3, 17, 31},   {33, 40, 4200}, {40, 48, 1031}, {600, 20, 1024}};
+// M past a row block (more than 512 rows at K = 1024 on a 2 MiB L2); for the AVX512_BF16
+// kernel's 12-row micro-panels, M % 12 from 1 to 11 and whole, K tails inside its 16-k
+// packing steps, K past two of its 512-k slices, and a thread's panels past one column block
+// (more than 16 panels each on 2 threads).
+const std::tuple<int, int, int> kShapes[] = {{1, 1, 1},     {7, 33, 300},   {13, 16, 256},  {64, 70, 513},
+                                             {5, 250, 64},  {150, 20, 96},  {3, 17, 31},    {33, 40, 4200},
+                                             {40, 48, 1031}, {600, 20, 1024}, {25, 600, 1100}, {12, 40, 520},
+                                             {24, 17, 40},  {11, 48, 1030}};
 
 TEST(GemmBf16, KernelsEqualTheirReferenceBitwise) {
   for_each_kernel([](Bf16Kernel kernel) {
@@ -229,6 +235,17 @@ TEST(GemmBf16, RoundsActivationsAsTheInstructionDoes) {
   const uint16_t nan = bf16_round(std::bit_cast<float>(0x7F800001u));  // a signalling NaN: quieted
   EXPECT_EQ(nan & 0x7FC0, 0x7FC0);
   EXPECT_NE(bits(value(nan)), 0x7F800000u);
+}
+
+// ctest runs this program again with SIFT_CPU_WITHOUT=avx512_bf16 (kernels/cpu_features.h), as
+// on a CPU without the instruction: then no BF16 kernel is offered (the engine keeps BF16
+// weights multiplied in F32), and asking for one fails.
+TEST(Bf16Kernel, NoneWhereTheInstructionIsWithheld) {
+  if (!cpu_feature_withheld("avx512_bf16")) GTEST_SKIP() << "SIFT_CPU_WITHOUT does not list avx512_bf16";
+  EXPECT_FALSE(bf16_kernel_available(Bf16Kernel::Avx512Bf16));
+  EXPECT_FALSE(bf16_kernel_available(Bf16Kernel::Amx));
+  EXPECT_EQ(bf16_kernel(), Bf16Kernel::None);
+  EXPECT_THROW(set_bf16_kernel(Bf16Kernel::Avx512Bf16), Error);
 }
 
 TEST(Bf16Kernel, AKernelCanBeChosenWhereAvailable) {

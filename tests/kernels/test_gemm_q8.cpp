@@ -9,6 +9,7 @@
 #include <string>
 #include <tuple>
 
+#include "core/error.h"
 #include "core/parallel.h"
 #include "kernels/cpu_features.h"
 #include "kernels/gemm.h"
@@ -33,9 +34,10 @@ std::vector<std::pair<Q8Kernel, std::string>> q8_kernels() {
 }
 
 // Shapes with row tails (M % 4), column tails (N % 16), K tails inside a block (K % 32) and
-// K past one slice of 4096; and one M past a 144-row block.
-const std::tuple<int, int, int> kShapes[] = {{1, 1, 1}, {7, 33, 300}, {13, 16, 256}, {64, 70, 513},   {5, 250, 64},
-                                             {150, 20, 96}, {3, 17, 31}, {6, 40, 4100}, {9, 33, 8300}};
+// K past one slice of 4096; and one M past a 144-row block; N past 4 panels per thread.
+const std::tuple<int, int, int> kShapes[] = {{1, 1, 1},    {7, 33, 300},  {13, 16, 256}, {64, 70, 513},
+                                             {5, 250, 64}, {150, 20, 96}, {3, 17, 31},   {6, 40, 4100},
+                                             {9, 33, 8300}, {12, 150, 64}};
 
 TEST(GemmQ8, FastKernelsEqualReferenceBitwise) {
   for (auto [m, n, k] : kShapes) {
@@ -52,6 +54,24 @@ TEST(GemmQ8, FastKernelsEqualReferenceBitwise) {
       gemm_q8(a.data(), m, k, packed, fast.data(), n, kernel);
       EXPECT_TRUE(bitwise_equal(fast, reference)) << shape << ", " << name;
     }
+  }
+}
+
+// ctest runs this program again with SIFT_CPU_WITHOUT=avx512_vnni and with
+// SIFT_CPU_WITHOUT=avx512_vnni,avx_vnni (kernels/cpu_features.h), as on CPUs without them: the
+// best kernel is then the next one down (its products checked above against the reference),
+// and asking for a withheld one fails.
+TEST(GemmQ8, WithheldInstructionsFallBack) {
+  if (!cpu_feature_withheld("avx512_vnni")) GTEST_SKIP() << "SIFT_CPU_WITHOUT does not list avx512_vnni";
+  EXPECT_FALSE(cpu_has_avx512_vnni());
+  const auto a = random_vector(size_t(5) * 64, 1);
+  const auto w = random_vector(size_t(20) * 64, 2, 0.05f);
+  const PackedMatrix packed = PackedMatrix::from_row_major(w.data(), 20, 64, PackedType::Q8);
+  std::vector<float> c(size_t(5) * 20);
+  EXPECT_THROW(gemm_q8(a.data(), 5, 64, packed, c.data(), 20, Q8Kernel::Avx512Vnni), Error);
+  if (cpu_feature_withheld("avx_vnni")) {
+    EXPECT_FALSE(cpu_has_avx_vnni());
+    EXPECT_THROW(gemm_q8(a.data(), 5, 64, packed, c.data(), 20, Q8Kernel::AvxVnni), Error);
   }
 }
 
