@@ -102,7 +102,7 @@ def sign_text(eff):
         return f"{at} scoring is more data-efficient (generation needs more pairs to match it)"
     if eff["sign"] == "generation":
         return f"{at} generation is more data-efficient (it matches scoring with fewer pairs)"
-    return f"{at} neither is shown more data-efficient (the ratio's interval spans 1x)"
+    return f"{at} neither is shown more data-efficient (the ratio is not clearly away from 1x)"
 
 
 def summary_sentence(effs):
@@ -121,13 +121,15 @@ def data_limited(method, small, large, train):
     m_small, h_small = stats.mean_ci(test_small)
     m_large, h_large = stats.mean_ci(test_large)
     gain = m_large - m_small
-    gain_clear = m_large - h_large > m_small + h_small
+    seeds = min(len(test_small), len(test_large))
+    gain_clear = seeds > 1 and m_large - h_large > m_small + h_small  # one seed: no interval to clear
     gaps = {p: statistics.fmean(train[p]) - m for p, m in ((p_small, m_small), (p_large, m_large)) if p in train}
     gap_large = gaps.get(p_large)
     name = "scoring" if method == "scoring" else "generation"
     text = (f"{name}: {p_large:,} pairs {'lift' if gain >= 0 else 'move'} test agreement by {100 * gain:+.2f} points "
             f"over {p_small:,}")
-    text += " (beyond both 95% intervals)" if gain_clear else " (within the seeds' intervals)"
+    text += (" (beyond both 95% intervals)" if gain_clear else " (one seed: no interval, not shown clear)"
+             if seeds < 2 else " (within the seeds' intervals)")
     if gap_large is not None:
         text += (f"; at {p_large:,} it agrees {100 * gap_large:+.2f} points more on its training rows than on test rows")
     fits_better = gap_large is not None and gap_large >= FIT_GAP_POINTS / 100

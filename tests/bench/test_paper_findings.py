@@ -92,7 +92,7 @@ class Sign(unittest.TestCase):
         effs = [findings.efficiency_at(SCORING, generate, 4000, 3)]
         self.assertEqual(effs[0]["sign"], "neither")
         self.assertEqual(findings.summary_sentence(effs),
-                         "at 4,000 pairs neither is shown more data-efficient (the ratio's interval spans 1x).")
+                         "at 4,000 pairs neither is shown more data-efficient (the ratio is not clearly away from 1x).")
 
     def test_one_seed_takes_the_sign_of_the_ratio(self):
         scoring = {p: v[:1] for p, v in SCORING.items()}
@@ -137,6 +137,11 @@ class DataLimited(unittest.TestCase):
         self.assertFalse(v["limited"])
         self.assertIn("**not data-limited**", v["text"])
         self.assertTrue(v["text"].startswith("generation:"))
+
+    def test_one_seed_is_never_clear(self):
+        v = findings.data_limited("scoring", (4000, [0.71]), (16000, [0.72]), {4000: [0.72], 16000: [0.73]})
+        self.assertFalse(v["gain_clear"])
+        self.assertIn("(one seed: no interval, not shown clear)", v["text"])
 
     def test_the_report_puts_train_and_test_side_by_side(self):
         res = results(SCORING, GENERATE, [4000])
