@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import findings  # noqa: E402  (bench/paper/findings.py)
 import stats  # noqa: E402  (bench/paper/stats.py)
 
 # The paper's figures (§6.2-6.5), quoted beside sift's, never mixed into sift's columns.
@@ -29,8 +30,8 @@ PAPER = {
     "split": "two of 100: 4.1K labels/s, -14%",
     "rq4": "0.6B labeler ~10.9K labels/s serving, quality unreported; the smallest quality-preserving scorer left open",
 }
-VALIDITY_POINTS = 5   # a labeler this close to a candidate-blind baseline has not learned the task
-TARGET_POINTS = 10    # what a labeler that reads the candidates should clear at the largest size
+VALIDITY_POINTS = findings.VALIDITY_POINTS
+TARGET_POINTS = findings.TARGET_POINTS
 SCORING_TARGET = 0.90
 PLOT_STYLE = "set terminal pngcairo size 900,520 noenhanced font 'sans,11'\nset grid\nset key top left\n"
 
@@ -106,8 +107,16 @@ def header(res):
     missing = left_out(res)
     scope = ([f"**This is not the study's full run.** It ran `bench/paper/run.sh{command(res)}`, a smaller run "
               f"for a busy machine, and leaves out {'; '.join(missing)}. Its numbers answer only what they "
-              "measure, at this size; the full run (`bash bench/paper/run.sh` on an idle machine, about 4 hours) "
+              "measure, at this size; the full run (`bash bench/paper/run.sh` on an idle machine, about 6-7 hours) "
               "remains to be done.", ""] if missing else [])
+    if "reference_sizes" not in cfg:  # results of a run made before the protocol listed its references
+        scope += ["**These numbers come from a full run under an earlier protocol**, rendered by the current "
+                  "report.py. That run did not measure what study.json's protocol now holds: sizes up to twice the "
+                  "largest reference size (240,000 pairs) with a step cap every cell stops under, generation's "
+                  "agreement on shuffled candidates, the (rank, qualification) baseline, train-split agreement (is it "
+                  "data-limited?), the corpus without its skills sections, 3 seeds per ladder rung, offline rates "
+                  "after the model load with tokens per label. The sections below say where a number is missing; "
+                  "`bash bench/paper/run.sh` (6-7 hours on 2 idle cores) measures them.", ""]
     return ["# sift reproduces the paper's research questions", ""] + scope + [
             f"Output of `bench/paper/run.sh{command(res)}`: commit `{res['commit']}`"
             f"{' (with uncommitted changes)' if res['dirty'] else ''}"
@@ -121,9 +130,10 @@ def header(res):
             f"World: `sift synth --members {cfg['members']} --seed 11` ({res['world']['train_pairs']:,} training pairs, "
             "K = 20 BM25 candidates per profile, 5% label noise). Pretraining corpus from the same command "
             f"(`--pretraining-corpus --tokens {cfg['corpus_tokens']:,}`): {corpus['documents']:,} documents "
-            f"({corpus['profiles']:,} profiles of a population disjoint from every split, {corpus['catalog_descriptions']:,} "
-            f"catalog descriptions, {corpus['lists']:,} lists), {corpus['bytes'] / 1e6:.1f} MB; a 3,000-token BPE "
-            "trained on it.", "",
+            f"({corpus['profiles']:,} profiles of a population disjoint from every split, most ending with a skills "
+            "section that lists some of what the member holds by the world's clean truth; "
+            f"{corpus['catalog_descriptions']:,} catalog descriptions, {corpus['lists']:,} lists), "
+            f"{corpus['bytes'] / 1e6:.1f} MB; a 3,000-token BPE trained on it.", "",
             f"Base: the Qwen3 shape of tools/default_labeler/config.json ({base['parameters'] / 1e6:.2f}M parameters), "
             f"`sift train --objective lm` on the corpus ({base['train_tokens']:,} tokens, {cfg['pretrain_epochs']} "
             f"epoch(s), sequences of {res['pretrain_recipe']['sequence_tokens']} tokens, "
@@ -144,26 +154,32 @@ def quality_section(res, out_dir):
     by = cells(res)
     sizes = sorted({p for _, p in by})
     cfg = res["config"]
+    n_seeds = len(cfg["seeds"])
     n_items = res["quality"][0]["n_items"]
+    shuffled = any(r.get("shuffled_agreement") is not None for r in res["quality"])
     lines = ["## RQ1: quality and order consistency", "",
              f"Agreement with the reference labels on the held-out test split (member-disjoint), {n_items:,} pairs per "
-             "labeler; " + (f"mean over {len(cfg['seeds'])} seeds ± the 95% t-interval" if len(cfg["seeds"]) > 1
-                            else "one seed, so no interval") + ". Truth = agreement with the synthetic "
-             "world's clean labels (the reference flips 5% of them). Generation makes hard decisions (an unparsed "
-             "answer counts as a disagreement). Steps: where early stopping kept the weights (best evaluation) / "
-             "where it stopped, per seed. Order inconsistency: labels that change when a row's candidates are "
-             f"re-scored in 3 random orders ({res['quality'][0]['order_compared']:,} labels compared per labeler), "
-             "summed over the seeds.", "",
-             "| training pairs | scoring agreement | generation agreement | scoring truth | generation truth "
-             "| scoring steps (best/stop) | generation steps (best/stop) | scoring threshold | generation unparsed "
-             "| scoring inconsistency | generation inconsistency |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "labeler; " + (f"mean over {n_seeds} seeds ± the 95% t-interval" if n_seeds > 1 else "one seed, so no interval")
+             + ". Truth = agreement with the synthetic world's clean labels (the reference flips 5% of them). "
+             "Generation makes hard decisions (an unparsed answer counts as a disagreement); it is trained and tested "
+             "on candidates in BM25 order, where most top-ranked candidates are YES, so *generation shuffled* is its "
+             "agreement with each row's candidates in 3 fixed random orders (labels matched back by candidate): what "
+             "it reaches without the order. Steps: where early stopping kept the weights (best evaluation) / where it "
+             "stopped, per seed. Order inconsistency: labels that change when a row's candidates are re-scored in 3 "
+             f"random orders ({res['quality'][0]['order_compared']:,} labels compared per labeler), summed over the "
+             "seeds.", "",
+             "| training pairs | scoring agreement | generation agreement | generation shuffled | scoring truth "
+             "| generation truth | scoring steps (best/stop) | generation steps (best/stop) | scoring threshold "
+             "| generation unparsed | scoring inconsistency | generation inconsistency |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for p in sizes:
         s, g = by[("scoring", p)], by[("generate", p)]
         steps = lambda rows: ", ".join(f"{r['best_step']}/{r['steps']}" for r in rows)  # noqa: E731
         changed = lambda rows: sum(r["order_changed"] for r in rows)  # noqa: E731
         compared = lambda rows: sum(r["order_compared"] for r in rows)  # noqa: E731
+        g_shuffled = ([r["shuffled_agreement"] for r in g if r.get("shuffled_agreement") is not None])
         lines.append(f"| {p:,} | {mean_pm([r['agreement'] for r in s])} | {mean_pm([r['agreement'] for r in g])} | "
+                     f"{mean_pm(g_shuffled) if g_shuffled else 'not measured'} | "
                      f"{mean_pm([r['truth_agreement'] for r in s])} | {mean_pm([r['truth_agreement'] for r in g])} | "
                      f"{steps(s)} | {steps(g)} | {', '.join('%.3f' % r['threshold'] for r in s)} | "
                      f"{sum(r['n_unparsed'] for r in g):,} | {pct(changed(s) / compared(s), 3)} ({changed(s)}) | "
@@ -171,57 +187,10 @@ def quality_section(res, out_dir):
     lines += ["", f"Paper: {PAPER['agreement_small']}; {PAPER['agreement_large']}; generation needed "
               f"{PAPER['data_ratio']}x the pairs to match; inconsistency {PAPER['inconsistency_scoring']} (scoring) "
               f"vs {PAPER['inconsistency_generate']} (generation).", ""]
-
-    # The reference size: the smallest at which scoring has learned the task (its mean clears the
-    # best candidate-blind answer by the validity margin), as the paper's 45K pairs are where its
-    # scoring labeler is good. Below it both curves compare how fast each finds the blind answer.
-    blind = best_blind(res)
-    scoring_at = {p: [r["agreement"] for r in by[("scoring", p)]] for p in sizes}
-    generate_at = {p: [r["agreement"] for r in by[("generate", p)]] for p in sizes}
-    learned = [p for p in sizes if statistics.fmean(scoring_at[p]) >= blind + VALIDITY_POINTS / 100]
-    bound = lambda x: "not reached" if math.isinf(x) else f"{x:.2f}x"  # noqa: E731
-
-    def efficiency(ref):
-        eff = stats.data_efficiency(scoring_at, generate_at, ref)
-        interval = (f"95% bootstrap interval over the seeds {bound(eff['low'])} to {bound(eff['high'])}"
-                    if len(cfg["seeds"]) > 1 else "one seed: no interval")
-        if eff["kind"] == "never":
-            return eff, (f"generation's mean curve never reaches it up to {sizes[-1]:,} pairs (its best mean, "
-                         f"{pct(max(statistics.fmean(generate_at[p]) for p in sizes))}): **more than "
-                         f"{sizes[-1] / ref:.1f}x** the data ({interval})")
-        if eff["kind"] == "at_smallest":
-            return eff, (f"generation's mean curve is already there at the smallest size, {sizes[0]:,} pairs: "
-                         f"**at most {eff['ratio']:.2f}x** the data")
-        return eff, (f"generation's mean curve reaches it at about {eff['pairs']:,.0f} pairs: **{eff['ratio']:.2f}x** "
-                     f"the data ({interval})")
-
-    if learned:
-        ref = learned[0]
-        eff, verdict = efficiency(ref)
-        lines.append(f"**Data efficiency** (the paper's definition, §6.2): the reference size is the smallest at which "
-                     f"scoring has learned the task (mean at least {VALIDITY_POINTS} points above the best candidate-blind "
-                     f"answer), {ref:,} pairs, where its mean agreement is {pct(eff['target'])}; {verdict}. Paper: "
-                     f"{PAPER['data_ratio']}x. (Pairs are read off the curve by linear interpolation in log(pairs) "
-                     "between the two sizes that bracket the target; the interval redraws each cell's seeds with "
-                     "replacement 2,000 times.)")
-    else:
-        lines.append(f"**Data efficiency** (the paper's definition, §6.2): **not measured**: at no size does scoring's "
-                     f"mean clear the best candidate-blind answer by {VALIDITY_POINTS} points, so the curves compare how "
-                     "fast each objective finds the candidate-blind answer, not the task.")
-    lines += ["", "The same reading at every size as the reference (below the reference size above, both labelers "
-              "are near the candidate-blind answer, which generation's list positions find first):", "",
-              "| reference size | scoring mean | generation reaches it at | ratio |", "|---|---|---|---|"]
-    for p in sizes:
-        eff, _ = efficiency(p)
-        if eff["kind"] == "never":
-            at, ratio = f"not up to {sizes[-1]:,}", f"> {sizes[-1] / p:.1f}x"
-        elif eff["kind"] == "at_smallest":
-            at, ratio = f"at most {sizes[0]:,}", f"<= {eff['ratio']:.2f}x"
-        else:
-            at, ratio = f"{eff['pairs']:,.0f}", f"{eff['ratio']:.2f}x"
-        interval = (f" ({bound(eff['low'])} to {bound(eff['high'])})"
-                    if len(cfg["seeds"]) > 1 and eff["kind"] == "interpolated" else "")
-        lines.append(f"| {p:,} | {pct(eff['target'])} | {at} | {ratio}{interval} |")
+    if not shuffled:
+        lines += ["This run predates the shuffled measurement (`sift eval --shuffles` reporting the shuffled labels' "
+                  "agreement): generation's agreement without the BM25 order is not measured here.", ""]
+    lines += efficiency_lines(res, by, sizes)
     worst_scoring = max(r["inconsistency"] for r in res["quality"] if r["method"] == "scoring")
     least_generate = min(r["inconsistency"] for r in res["quality"] if r["method"] == "generate")
     lines.append(f"\n**Order inconsistency**: scoring at most {pct(worst_scoring, 3)} for any labeler (MIS isolates each "
@@ -236,8 +205,10 @@ def quality_section(res, out_dir):
                        "set ylabel 'agreement with reference labels (mean, 95% interval)'\n"
                        "plot 'quality.tsv' u 1:2:3 w yerrorlines lw 2 t 'scoring (MIS)', "
                        "'' u 1:4:5 w yerrorlines lw 2 t 'packed generation', "
-                       f"{max(res['baselines']['all_no'], res['baselines']['by_position'])} w l dt 2 lc 'gray' "
-                       "t 'best candidate-blind answer'\n", data),
+                       f"{findings.best_blind(res['baselines'], 'scoring')[0]} w l dt 2 lc 'gray' "
+                       "t 'best profile-blind answer (scoring)', "
+                       f"{findings.best_blind(res['baselines'], 'generate')[0]} w l dt 3 lc 'black' "
+                       "t 'best profile-blind answer (generation)'\n", data),
               plot(out_dir, "inconsistency", "set logscale x\nset xlabel 'training pairs'\n"
                    "set ylabel 'labels changed by reordering (%, mean over seeds)'\n"
                    "plot 'quality.tsv' u 1:($6*100) w lp lw 2 t 'scoring (MIS)', '' u 1:($7*100) w lp lw 2 "
@@ -245,57 +216,174 @@ def quality_section(res, out_dir):
     return lines
 
 
-def best_blind(res):
-    """The best candidate-blind answer's agreement (every label NO, or the best fixed answer per
-    list position): what the validity check and the data-efficiency reference measure from."""
-    base = res["baselines"]
-    return max(base["all_no"], base["by_position"])
+def efficiency_lines(res, by, sizes):
+    """Data efficiency at the protocol's reference sizes, its sign at each, then the same
+    reading at every size for context."""
+    n_seeds = len(res["config"]["seeds"])
+    scoring_at = {p: [r["agreement"] for r in by[("scoring", p)]] for p in sizes}
+    generate_at = {p: [r["agreement"] for r in by[("generate", p)]] for p in sizes}
+    refs, preregistered = findings.reference_sizes(res)
+    effs = [findings.efficiency_at(scoring_at, generate_at, ref, n_seeds) for ref in refs]
+    when = ("listed in study.json's protocol before the run" if preregistered else
+            "read from study.json's protocol, which was set after this run's numbers were seen (this run's "
+            "configuration predates the list)")
+    lines = [f"**Data efficiency** (the paper's definition, §6.2) at the reference sizes {when}: "
+             f"{', '.join(f'{r:,}' for r in refs)} pairs. Scoring's mean agreement at a reference size is the target; "
+             "the pairs generation needs to reach it are read off its mean curve (linear interpolation in log(pairs) "
+             "between the two sizes that bracket the target; the interval redraws each cell's seeds with replacement "
+             "2,000 times).", "",
+             "| reference size | scoring mean (target) | generation reaches it at | ratio (generation / scoring pairs) |",
+             "|---|---|---|---|"]
+    for e in effs:
+        if not e["measured"]:
+            lines.append(f"| {e['ref']:,} | - | - | {findings.ratio_text(e, n_seeds)} |")
+            continue
+        at = (f"not up to {e['largest']:,}" if e["kind"] == "never" else f"at most {sizes[0]:,}"
+              if e["kind"] == "at_smallest" else f"{e['pairs']:,.0f}")
+        lines.append(f"| {e['ref']:,} | {pct(e['target'])} | {at} | {findings.ratio_text(e, n_seeds)} |")
+    blind = findings.best_blind(res["baselines"], "scoring")[0]
+    unlearned = [e["ref"] for e in effs if e["measured"] and e["target"] - blind < VALIDITY_POINTS / 100]
+    caveat = (f" At {', '.join(f'{r:,}' for r in unlearned)} pairs scoring itself is within {VALIDITY_POINTS} points "
+              "of its best profile-blind answer (the validity table below): the target there is an answer that has "
+              "not learned the task." if unlearned else "")
+    lines += ["", f"**In sum: {findings.summary_sentence(effs)}** Paper: {PAPER['data_ratio']}x at its reference "
+              f"(scoring more data-efficient).{caveat}", "",
+              "For context, not pre-registered, the same reading with every size as the reference (at the smaller "
+              "sizes both objectives are near their profile-blind answers, the validity table below says which):", "",
+              "| reference size | scoring mean | ratio |", "|---|---|---|"]
+    for p in sizes:
+        e = findings.efficiency_at(scoring_at, generate_at, p, n_seeds)
+        lines.append(f"| {p:,} | {pct(e['target'])} | {findings.ratio_text(e, n_seeds)} |")
+    return lines + [""]
 
 
 def validity_section(res):
-    """The validity check at the largest size; returns (lines, failures)."""
+    """The validity check at every size, each objective against the best profile-blind answer it
+    could give; returns (lines, failures): failures are the largest size's (the script's exit
+    status), a smaller size that did not learn is a finding."""
     by = cells(res)
-    largest = max(p for _, p in by)
-    base, blind = res["baselines"], best_blind(res)
-    lines = ["## Validity: do the labelers read the candidates?", "",
-             f"Candidate-blind answers on the same test pairs: every label NO agrees {pct(base['all_no'])}; the best fixed "
-             f"answer per list position (YES where most training rows are YES at that BM25 rank) {pct(base['by_position'])}. "
-             f"For context, an answer that reads the candidate but not the profile (each qualification's majority "
-             f"label in the training split) agrees {pct(base['by_qualification'])}. A labeler within "
-             f"{VALIDITY_POINTS} points of the best candidate-blind answer has not learned the task (the script then "
-             f"exits with an error); the target is {TARGET_POINTS} points above it, and scoring "
+    sizes = sorted({p for _, p in by})
+    largest = sizes[-1]
+    base = res["baselines"]
+    measured = [f"{findings.BASELINE_NAMES[n]} {pct(base[n])}" for n in findings.BASELINE_NAMES if n in base]
+    blind = {m: findings.best_blind(base, m) for m in ("scoring", "generate")}
+    lines = ["## Validity: do the labelers read the profile?", "",
+             "Answers that never read the profile, learned from the training split's reference labels and measured "
+             f"on the same test pairs: {'; '.join(measured)}. Each objective is held to the best answer it could give "
+             "without the profile: scoring scores each candidate alone, so it cannot see the BM25 rank (its best: "
+             f"{findings.BASELINE_NAMES[blind['scoring'][1]]}, {pct(blind['scoring'][0])}); generation reads the "
+             f"candidates in rank order (its best: {findings.BASELINE_NAMES[blind['generate'][1]]}, "
+             f"{pct(blind['generate'][0])})." + ("" if "by_rank_qualification" in base else
+                                                  " (This run predates the (rank, qualification) table.)")
+             + f" A labeler within {VALIDITY_POINTS} points of its baseline has not learned the task; at the largest "
+             f"size the script then exits with an error. The target is {TARGET_POINTS} points above it, and scoring "
              f"{pct(SCORING_TARGET, 0)} agreement.", "",
-             f"| labeler at {largest:,} pairs | agreement (mean) | vs best candidate-blind ({pct(blind)}) | steps (best/stop) "
-             "| verdict |", "|---|---|---|---|---|"]
+             "| training pairs | labeler | agreement (mean) | its best profile-blind answer | gap | steps (best/stop) "
+             "| verdict |", "|---|---|---|---|---|---|---|"]
     failures, why, short = [], [], False
-    for method, name in (("scoring", "scoring"), ("generate", "generation")):
-        rows = by[(method, largest)]
-        mean = sum(r["agreement"] for r in rows) / len(rows)
-        steps = ", ".join(f"{r['best_step']}/{r['steps']}" for r in rows)
-        capped = sum(not r["stopped_early"] for r in rows)
-        if capped:  # the --steps cap ended the run before the plateau
-            steps += f" ({capped} of {len(rows)} at the --steps cap, not at a plateau)"
-        gap = mean - blind
-        if gap < VALIDITY_POINTS / 100:
-            verdict = red(f"did not learn the task: within {VALIDITY_POINTS} points, stopped at steps {steps}")
-            failures.append(f"{name} at {largest:,} pairs is {100 * gap:+.2f} points from the candidate-blind baseline")
-        elif gap < TARGET_POINTS / 100:
-            verdict = f"reads the candidates, but {100 * gap:.1f} points is short of the {TARGET_POINTS}-point target"
-            short = short or not capped
-        else:
-            verdict = f"meets the target ({TARGET_POINTS} points above)"
-        if method == "scoring":
-            verdict += (f"; {pct(mean)} {'meets' if mean >= SCORING_TARGET else 'is below'} the "
-                        f"{pct(SCORING_TARGET, 0)} scoring target")
-            short = short or (mean < SCORING_TARGET and not capped)
-        lines.append(f"| {name} | {pct(mean)} | {points(gap)} points | {steps} | {verdict} |")
-        if gap < VALIDITY_POINTS / 100:
-            why.append(plateau_note(name, method, rows, res))
+    for p in sizes:
+        for method, name in (("scoring", "scoring"), ("generate", "generation")):
+            rows = by[(method, p)]
+            mean = statistics.fmean(r["agreement"] for r in rows)
+            steps = ", ".join(f"{r['best_step']}/{r['steps']}" for r in rows)
+            capped = sum(not r["stopped_early"] for r in rows)
+            if capped:  # the --steps cap ended the run before the plateau
+                steps += f" ({capped} of {len(rows)} at the --steps cap, not at a plateau)"
+            value, baseline = blind[method]
+            gap = mean - value
+            if gap < VALIDITY_POINTS / 100:
+                verdict = red(f"did not learn the task: within {VALIDITY_POINTS} points")
+                if p == largest:
+                    failures.append(f"{name} at {p:,} pairs is {100 * gap:+.2f} points from its best profile-blind answer")
+                    why.append(plateau_note(name, method, rows, res))
+            elif gap < TARGET_POINTS / 100:
+                verdict = f"reads the profile, {100 * gap:.1f} points short of the {TARGET_POINTS}-point target"
+                short = short or (p == largest and not capped)
+            else:
+                verdict = f"meets the target ({TARGET_POINTS} points above)"
+            if method == "scoring" and p == largest:
+                verdict += (f"; {pct(mean)} {'meets' if mean >= SCORING_TARGET else 'is below'} the "
+                            f"{pct(SCORING_TARGET, 0)} scoring target")
+                short = short or (mean < SCORING_TARGET and not capped)
+            lines.append(f"| {p:,} | {name} | {pct(mean)} | {findings.BASELINE_NAMES[baseline]} ({pct(value)}) | "
+                         f"{points(gap)} points | {steps} | {verdict} |")
     if short:
-        why.append("Where a labeler is short of a target, its runs stopped at their plateau of validation agreement "
-                   "(early stopping), not at the step cap: the shortfall is what this recipe reaches with this shape "
-                   "and this much data, not a run cut short.\n")
+        why.append("Where a labeler at the largest size is short of a target, its runs stopped at their plateau of "
+                   "validation agreement (early stopping), not at the step cap: the shortfall is what this recipe "
+                   "reaches with this shape and this much data, not a run cut short.\n")
     return lines + [""] + why, failures
+
+
+def data_limited_section(res):
+    """Train-split against test agreement at the protocol's data_limited_sizes, and whether each
+    objective is data-limited (bench/paper/findings.py decides)."""
+    by = cells(res)
+    sizes = [p for p in res["config"].get("data_limited_sizes", []) if ("scoring", p) in by]
+    lines = ["## Is the study data-limited?", ""]
+    fitted = [r for r in res["quality"] if r.get("train_agreement") is not None and r["pairs"] in sizes]
+    if len(sizes) < 2 or not fitted:
+        return lines + ["Not measured in this run: it has no train-split agreement at two sizes (the protocol's "
+                        "`data_limited_sizes`, the largest reference and twice it).", ""]
+    lines += [f"Agreement on training rows the labeler was fine-tuned on (the first {res['config']['train_eval_rows']:,} "
+              "rows of the training split, inside every size below) beside its test agreement, mean over the seeds. "
+              "A labeler whose test agreement rises clearly with twice the pairs is data-limited at the smaller size; "
+              f"one that agrees {findings.FIT_GAP_POINTS} or more points better on rows it saw than on unseen ones "
+              "still fits what it saw better than what it did not.", "",
+              "| labeler | training pairs | train-split agreement | test agreement | train - test | steps (best/stop) |",
+              "|---|---|---|---|---|---|"]
+    verdicts = []
+    for method, name in (("scoring", "scoring"), ("generate", "generation")):
+        train, test = {}, {}
+        for p in sizes:
+            rows = by[(method, p)]
+            train[p] = [r["train_agreement"] for r in rows if r.get("train_agreement") is not None]
+            test[p] = [r["agreement"] for r in rows]
+            steps = ", ".join(f"{r['best_step']}/{r['steps']}" + ("" if r["stopped_early"] else " (cap)") for r in rows)
+            gap = statistics.fmean(train[p]) - statistics.fmean(test[p]) if train[p] else None
+            lines.append(f"| {name} | {p:,} | {pct(statistics.fmean(train[p])) if train[p] else '-'} | {mean_pm(test[p])} | "
+                         f"{'-' if gap is None else points(gap) + ' points'} | {steps} |")
+        verdict = findings.data_limited(method, (sizes[0], test[sizes[0]]), (sizes[-1], test[sizes[-1]]),
+                                        {p: v for p, v in train.items() if v})
+        verdicts.append(verdict["text"])
+    return lines + [""] + [f"- {v}." for v in verdicts] + [""]
+
+
+def ablation_section(res):
+    """The base pretrained without the corpus's skills sections against the study's base."""
+    ab = res.get("ablation")
+    lines = ["## The pretraining corpus's skills sections", "",
+             "The corpus's profiles (members outside every split) mostly end with a skills section that lists some of "
+             "what the member holds by the world's clean truth: it pairs a profile with qualifications it supports, "
+             "the positive half of a label, though of no member of any split."]
+    if not ab:
+        return lines[:-1] + [lines[-1] + " The ablation (a base pretrained without those sections, `sift synth --no-skills-sections`) is "
+                        "not in this run.", ""]
+    by = cells(res)
+    nb = ab["base"]
+    lines[-1] += (" The ablation pretrains the same shape with the same recipe and tokenizer on the corpus written "
+                  f"with `--no-skills-sections` (the same tokens, other documents filling them; validation loss "
+                  f"{nb['validation_loss']:.3f} on its own held-out text, against {res['base']['validation_loss']:.3f}) "
+                  "and fine-tunes both objectives on it as in RQ1.")
+    lines += ["", "| labeler | training pairs | seed | base with skills sections | base without | change | RQ1 seeds "
+              "with skills (range) |", "|---|---|---|---|---|---|---|"]
+    changes = []
+    for r in sorted(ab["cells"], key=lambda r: (r["method"], r["pairs"], r["seed"])):
+        rq1 = by.get((r["method"], r["pairs"]), [])
+        same = next((q for q in rq1 if q["seed"] == r["seed"]), None)
+        name = "scoring" if r["method"] == "scoring" else "generation"
+        spread = f"{pct(min(q['agreement'] for q in rq1))} to {pct(max(q['agreement'] for q in rq1))}" if rq1 else "-"
+        change = r["agreement"] - same["agreement"] if same else None
+        if change is not None:
+            outside = not (min(q["agreement"] for q in rq1) <= r["agreement"] <= max(q["agreement"] for q in rq1))
+            changes.append((name, r["pairs"], change, outside and len(rq1) > 1))
+        lines.append(f"| {name} | {r['pairs']:,} | {r['seed']} | {pct(same['agreement']) if same else '-'} | "
+                     f"{pct(r['agreement'])} | {'-' if change is None else points(change) + ' points'} | {spread} |")
+    if changes:
+        parts = [f"{n} at {p:,} pairs {100 * c:+.2f} points" + (" (outside RQ1's seeds)" if out else "")
+                 for n, p, c, out in changes]
+        lines += ["", "Without the skills sections: " + "; ".join(parts) + ". One seed per cell: a change inside the "
+                  "range of RQ1's seeds is not told apart from the seed."]
+    return lines + [""]
 
 
 def plateau_note(name, method, rows, res):
@@ -304,14 +392,14 @@ def plateau_note(name, method, rows, res):
     cfg = res["config"]
     if any(not r["stopped_early"] for r in rows):
         return (f"**Why {name} did not learn the task**: the --steps cap ({cfg['max_steps']:,}) ended a run before "
-                "its plateau; a larger cap may let it leave the candidate-blind answer.\n")
+                "its plateau; a larger cap may let it leave the profile-blind answer.\n")
     best = ", ".join(f"{pct(r['validation_best'])} at step {r['best_step']:,}" for r in rows)
     signal = "teacher-forced validation agreement" if method == "generate" else "validation agreement"
     text = (f"**Why {name} did not learn the task**: it reached its plateau, not the step cap: its best {signal} "
             f"was {best}, and {cfg['patience'] * cfg['eval_every']:,} more steps brought no gain of "
             f"{100 * float(res['finetune_recipe']['min_delta']):.1f} point. More steps of this recipe would not change "
             "the verdict: at this labeler shape and data size, the recipe leaves this objective near the "
-            "candidate-blind answer.")
+            "profile-blind answer.")
     if method == "generate":
         text += (" Teacher-forced, each answer is predicted after the reference's earlier answers; decoding "
                  "feeds it its own, and the test agreement above is the decoded one.")
@@ -321,18 +409,29 @@ def plateau_note(name, method, rows, res):
 def throughput_section(res, out_dir):
     off = res["offline"]
     load = lambda step: "-".join(f"{x:.1f}" for x in res["step_times"][step]["load"])  # noqa: E731
+    after_load = "labels_per_s_with_load" in off["mis"]  # earlier runs timed the whole command, load included
     lines = ["## RQ2: throughput, offline and served", "",
-             f"Offline: `sift --threads 2 score` over test rows ({off['labels']:,} labels), 3 interleaved repetitions, "
-             "median wall time including load; mis and independent with a largest-size scoring labeler (seed 1), "
-             "generate with the largest-size generation labeler (seed 1), same shape. Load average at the start and "
+             f"Offline: `sift --threads 2 score` over {off.get('rows', 0) or 'the'} test rows ({off['labels']:,} labels), "
+             "3 interleaved repetitions; " + (
+                 "labels/s is the median of what `sift score` reports for the scoring itself, after the model load "
+                 f"({rows_per_call_note(res, off)}), and the wall time of the whole command (the load included) is "
+                 "beside it" if after_load else "labels/s from the median wall time, the model load included (this run "
+                 "predates timing the scoring alone)") +
+             "; mis and independent with a largest-size scoring labeler (seed 1), generate with the largest-size "
+             "generation labeler (seed 1), same shape. Prompt tokens are those the forward calls ran, decoded tokens "
+             "those generation wrote, per label, from the output's usage. Load average at the start and "
              f"end of the measurement: {load('offline')} on 2 cores" + (
                  " (above 2: other work shared the machine and the numbers are not valid; `bash bench/paper/run.sh "
                  "--throughput` re-measures these steps alone)." if max(res["step_times"]["offline"]["load"]) > 2
                  else ", nothing else running."), "",
-             "| mode | labels/s | vs packed generation |", "|---|---|---|"]
+             "| mode | labels/s | vs packed generation | prompt tokens per label | decoded tokens per label "
+             "| labels/s with the model load |", "|---|---|---|---|---|---|"]
     for mode in ("mis", "generate", "independent"):
-        lines.append(f"| {mode} | {rate(off[mode]['labels_per_s'])} | "
-                     f"{off[mode]['labels_per_s'] / off['generate']['labels_per_s']:.2f}x |")
+        m = off[mode]
+        tokens = lambda key: "-" if m.get(key) is None else f"{m[key]:.1f}"  # noqa: E731
+        lines.append(f"| {mode} | {rate(m['labels_per_s'])} | {m['labels_per_s'] / off['generate']['labels_per_s']:.2f}x | "
+                     f"{tokens('prefill_tokens_per_label')} | {tokens('decoded_tokens_per_label')} | "
+                     f"{rate(m.get('labels_per_s_with_load'))} |")
     lines += ["", f"Paper: {PAPER['offline']}.", ""]
 
     served = res["serving"]["results"]
@@ -365,6 +464,24 @@ def throughput_section(res, out_dir):
     return lines + [""]
 
 
+def rows_per_call_note(res, off):
+    """How many forward calls the offline rows make at least: a call holds at most the model's
+    positions of prompt tokens (config.json's max_position_embeddings), a row in mis its prompt
+    tokens."""
+    labeler = next((r["dir"] for r in res["quality"] if r["method"] == "scoring"), None)
+    config = os.path.join(labeler or "", "config.json")
+    tokens_per_label = off["mis"].get("prefill_tokens_per_label")
+    if not os.path.exists(config) or not tokens_per_label or not off.get("rows"):
+        return "the rows are many forward calls"
+    positions = json.load(open(config)).get("max_position_embeddings")
+    row_tokens = tokens_per_label * off["labels"] / off["rows"]
+    per_call = max(1, int(positions // row_tokens)) if positions else None
+    if not per_call:
+        return "the rows are many forward calls"
+    return (f"{off['rows']:,} rows of about {row_tokens:.0f} prompt tokens in mis, at most {per_call} to a forward call "
+            f"of at most {positions:,} tokens: at least {off['rows'] / per_call:.0f} calls' worth")
+
+
 def request_size_section(res):
     split = res["serving"]["split"]
     keys = list(split)
@@ -389,44 +506,87 @@ def request_size_section(res):
     return lines
 
 
+def shape_of(pretraining):
+    """{"hidden_size", "num_hidden_layers"} of a base: its record's, its config.json's, or the
+    study's table of shapes (a run whose bases are gone)."""
+    if "hidden_size" in pretraining:
+        return pretraining
+    config = os.path.join(pretraining.get("dir", ""), "config.json")
+    if os.path.exists(config):
+        return json.load(open(config))
+    try:
+        import study  # noqa: E402  (bench/paper/study.py: LADDER, BASE_CONFIG)
+        return {**json.load(open(study.BASE_CONFIG)), **study.LADDER.get(pretraining.get("shape"), {})}
+    except (ImportError, OSError, KeyError):
+        return {}
+
+
 def ladder_section(res, out_dir):
+    """RQ4: every rung's seeds (mean ± interval), whether it learned the task (VALIDITY_POINTS
+    above scoring's best profile-blind answer), its speed against the base shape's, and the
+    smallest rung within 1 point of the best, a conclusion that holds at this data size."""
     ladder, off = res["ladder"], res["ladder_offline"]
-    largest = ladder[0]["pairs"]
-    rows = sorted(ladder, key=lambda r: r["pretraining"]["parameters"])
-    for r in rows:
-        r["labels_per_s"] = off[r["shape"]]["labels_per_s"]
-    smallest = stats.smallest_within(rows, "agreement", 0.01)
-    best = max(rows, key=lambda r: r["agreement"])
+    pairs = ladder[0]["pairs"]
+    by_shape = collections.defaultdict(list)
+    for r in ladder:
+        by_shape[r["shape"]].append(r)
+    shapes = sorted(by_shape, key=lambda sh: by_shape[sh][0]["pretraining"]["parameters"])
+    base_shape = res["base"]["shape"]
+    base_rate = off.get(base_shape, {}).get("labels_per_s")
+    blind, blind_name = findings.best_blind(res["baselines"], "scoring")
+    n_seeds = max(len(v) for v in by_shape.values())
     load = "-".join(f"{x:.1f}" for x in res["step_times"]["ladder_offline"]["load"])
     lines = ["## RQ4: the smallest labeler that keeps quality", "",
-             f"Labelers of {len(rows)} sizes, each pretrained on the same corpus with the same recipe and fine-tuned "
-             f"with scoring's recipe at the largest size ({largest:,} pairs, seed 1, early stopping); agreement on the "
-             f"test pairs of RQ1 (95% interval of one labeler: ±{pct(1.96 * math.sqrt(0.9 * 0.1 / rows[0]['n_items']))} "
-             "at 90%), offline labels/s by `sift --threads 2 score --mode mis`, 3 interleaved repetitions (load "
-             f"{load}).", "",
+             f"Labelers of {len(shapes)} sizes, each pretrained on the same corpus with the same recipe and fine-tuned "
+             f"with scoring's recipe at {pairs:,} training pairs, "
+             + (f"{n_seeds} seeds each (mean ± the 95% t-interval)" if n_seeds > 1 else "one seed each (no interval)")
+             + "; agreement on the test pairs of RQ1. A rung within "
+             f"{VALIDITY_POINTS} points of scoring's best profile-blind answer ({findings.BASELINE_NAMES[blind_name]}, "
+             f"{pct(blind)}) did not learn the task. Offline labels/s by `sift --threads 2 score --mode mis` (after the "
+             f"model load), 3 interleaved repetitions (load {load}), and as a multiple of the base shape's "
+             f"({base_shape}).", "",
              "| labeler | parameters | hidden x layers | pretraining validation loss | fine-tuning steps (best/stop) "
-             "| agreement | truth agreement | offline labels/s |", "|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        c = json.load(open(os.path.join(r["pretraining"]["dir"], "config.json"))) if os.path.exists(
-            os.path.join(r["pretraining"]["dir"], "config.json")) else {}
-        shape = f"{c.get('hidden_size', '?')} x {c.get('num_hidden_layers', '?')}"
-        lines.append(f"| {r['shape']} | {r['pretraining']['parameters'] / 1e6:.2f}M | {shape} | "
-                     f"{r['pretraining']['validation_loss']:.3f} | {r['best_step']}/{r['steps']} | {pct(r['agreement'])} | "
-                     f"{pct(r['truth_agreement'])} | {rate(r['labels_per_s'])} |")
-    lines += ["", f"The best agreement is {pct(best['agreement'])} ({best['shape']}); **the smallest labeler within 1 "
-              f"point of it is {smallest['shape']}** ({smallest['pretraining']['parameters'] / 1e6:.2f}M parameters, "
-              f"{pct(smallest['agreement'])}), which labels {smallest['labels_per_s'] / best['labels_per_s']:.1f}x as "
-              f"fast as the best. Paper: {PAPER['rq4']}.", ""]
-    seeds = [r["agreement"] for r in res["quality"] if r["method"] == "scoring" and r["pairs"] == largest]
-    if len(seeds) > 1:
-        lines += [f"One seed per size: RQ1's {len(seeds)} seeds of the {res['base']['shape']} labeler at this size agree "
-                  f"{pct(min(seeds))} to {pct(max(seeds))}, so sizes closer than that spread are not told apart by "
-                  "this table.", ""]
+             "| agreement | truth agreement | offline labels/s | speed vs base | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    summary = []
+    for sh in shapes:
+        rows = sorted(by_shape[sh], key=lambda r: r.get("seed", 1))
+        first = rows[0]
+        c = shape_of(first["pretraining"])
+        mean = statistics.fmean(r["agreement"] for r in rows)
+        speed = off.get(sh, {}).get("labels_per_s")
+        learned = mean - blind >= VALIDITY_POINTS / 100
+        summary.append({"shape": sh, "agreement": mean, "learned": learned, "labels_per_s": speed,
+                        "parameters": first["pretraining"]["parameters"]})
+        lines.append(f"| {sh} | {first['pretraining']['parameters'] / 1e6:.2f}M | "
+                     f"{c.get('hidden_size', '?')} x {c.get('num_hidden_layers', '?')} | "
+                     f"{first['pretraining']['validation_loss']:.3f} | "
+                     f"{', '.join(str(r['best_step']) + '/' + str(r['steps']) for r in rows)} | "
+                     f"{mean_pm([r['agreement'] for r in rows])} | {mean_pm([r['truth_agreement'] for r in rows])} | "
+                     f"{rate(speed)} | {f'{speed / base_rate:.1f}x' if speed and base_rate else '-'} | "
+                     f"{'learned' if learned else red('did not learn')} |")
+    learned = [r for r in summary if r["learned"]]
+    if learned:
+        best = max(learned, key=lambda r: r["agreement"])
+        smallest = stats.smallest_within(learned, "agreement", 0.01)
+        speed = (f", {smallest['labels_per_s'] / base_rate:.1f}x the base shape's labels/s"
+                 if smallest["labels_per_s"] and base_rate else "")
+        lines += ["", f"**At {pairs:,} training pairs**, the best mean agreement is {pct(best['agreement'])} "
+                  f"({best['shape']}); the smallest labeler within 1 point of it is **{smallest['shape']}** "
+                  f"({smallest['parameters'] / 1e6:.2f}M parameters, {pct(smallest['agreement'])}{speed}). This holds "
+                  "at this data size: with more pairs a larger labeler may pull ahead, with fewer the smaller ones "
+                  "may not learn at all. " + (f"Rungs that did not learn: {', '.join(r['shape'] for r in summary if not r['learned'])}. "
+                                              if len(learned) < len(summary) else "") + f"Paper: {PAPER['rq4']}.", ""]
+    else:
+        lines += ["", f"**At {pairs:,} training pairs no rung learned the task**: the ladder says nothing about the "
+                  "smallest labeler that keeps quality at this data size.", ""]
+    if n_seeds < 2:
+        lines += ["One seed per size: rungs closer than the seeds' spread of RQ1's labelers are not told apart.", ""]
     lines.append(plot(out_dir, "ladder", "set xlabel 'offline labels/s (sift score --mode mis, 2 threads)'\n"
-                      "set ylabel 'agreement with reference labels'\nset logscale x\nset key bottom left\n"
+                      "set ylabel 'agreement with reference labels (mean over seeds)'\nset logscale x\nset key bottom left\n"
                       "plot 'ladder.tsv' u 2:3 w lp lw 2 pt 7 t 'labelers by size', "
                       "'' u 2:3:1 w labels offset 1,1 notitle\n",
-                      {"ladder.tsv": [(r["shape"], r["labels_per_s"], r["agreement"]) for r in rows]}))
+                      {"ladder.tsv": [(r["shape"], r["labels_per_s"], r["agreement"]) for r in summary]}))
     return lines + [""]
 
 
@@ -436,10 +596,12 @@ def differences_section(res):
             "implied by its roles, and 5% of reference labels are flipped at random, so agreement is capped near 95% "
             "and the clean truth is known. The paper labels real member profiles with a production teacher.",
             "- **The base is small and pretrained here**, on a corpus of the world's own language (profiles of other "
-            "members with their skills lists, catalog descriptions, lists; bench/paper/README.md says why nothing of "
-            "any split is in it), where the paper fine-tunes pretrained 8B / 0.6B LLMs. What the base brings (reading a "
-            "profile, knowing the catalog's names and what implies what, numbered lists) is what a real LLM brings, "
-            "at a far smaller scale.",
+            "members, most with a skills section drawn from that member's clean truth, catalog descriptions, lists; "
+            "bench/paper/README.md says why no member of any split is in it), where the paper fine-tunes pretrained "
+            "8B / 0.6B LLMs. What the base brings (reading a profile, knowing the catalog's names and what implies "
+            "what, numbered lists) is what a real LLM brings, at a far smaller scale; the skills sections also pair "
+            "profiles with qualifications they support, which a real LLM's text does only loosely (the section on "
+            "them measures what they are worth).",
             "- **Fine-tuning stops at the plateau** of validation agreement (early stopping), as a practitioner would; "
             "steps differ per cell and are in the tables.",
             "- **Throughput is CPU prefill on 2 cores**, not a GPU: a forward call costs about its token count "
@@ -447,9 +609,9 @@ def differences_section(res):
             "and each candidate once; generation: the same prompt plus a few decoded tokens per candidate, each a "
             "sequential step; independent: the profile once per candidate). The paper's ratios are stack-level "
             "(different engines, checkpoints and tuning).",
-            "- **Sizes**: the paper's axis runs to 443K pairs on ~100M pairs of data; this study's full run is sized "
-            "for about 4 hours on 2 idle cores (fine-tuning a seed's 8 cells to their plateau takes about 50 minutes "
-            "with two cells side by side).", ""]
+            f"- **Sizes**: the paper's axis runs to 443K pairs on ~100M pairs of data; this study's runs to "
+            f"{max(r['pairs'] for r in res['quality']):,} pairs, sized for a full run of a few hours on 2 idle cores.",
+            ""]
 
 
 def step_table(res):
@@ -468,13 +630,15 @@ def write(res, path):
     out_dir = os.path.dirname(os.path.abspath(path))
     validity, failures = validity_section(res)
     measured = (["## RQ2-RQ4: not run", "",
-                  "This run stopped after RQ1 (`--rq1-only`): no offline or serving throughput, no request-size "
-                  "experiment, no ladder of labeler sizes. `bash bench/paper/run.sh` runs them; throughput measured "
-                  "while other work shares the machine is not valid, so they want an idle machine "
+                  "This run stopped after RQ1 (`--rq1-only`): no corpus ablation, no offline or serving throughput, no "
+                  "request-size experiment, no ladder of labeler sizes. `bash bench/paper/run.sh` runs them; "
+                  "throughput measured while other work shares the machine is not valid, so they want an idle machine "
                   "(`--throughput` re-measures them alone).", ""]
                 if res.get("rq1_only") else
-                throughput_section(res, out_dir) + request_size_section(res) + ladder_section(res, out_dir))
-    lines = header(res) + quality_section(res, out_dir) + validity + measured + differences_section(res) + step_table(res)
+                ablation_section(res) + throughput_section(res, out_dir) + request_size_section(res)
+                + ladder_section(res, out_dir))
+    lines = (header(res) + quality_section(res, out_dir) + validity + data_limited_section(res) + measured
+             + differences_section(res) + step_table(res))
     with open(path + ".tmp", "w") as f:
         f.write("\n".join(lines))
     os.replace(path + ".tmp", path)

@@ -4,7 +4,7 @@
 #                           [--report FILE] [--sift BINARY] [--sizes S,...] [--train-threads N] [--jobs N]
 # Builds sift (with the trainer), then runs bench/paper/study.py, which writes
 # bench/paper/REPORT.md and its plots. --quick: smaller sizes (at most 25 minutes on 2 idle
-# cores; the full run about 4 hours). An interrupted run continues where it stopped (same
+# cores; the full run about 6-7 hours). An interrupted run continues where it stopped (same
 # --work); --throughput re-measures only the throughput steps with the labelers already
 # trained (for a quiet machine). --seeds N and --rq1-only make a smaller run for a busy
 # machine (the report says what was left out). --sift BINARY runs that build (sift-train beside

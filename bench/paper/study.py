@@ -9,10 +9,12 @@ run killed midway resumes from its checkpoint).
                                           [--fresh] [--throughput] [--sift BINARY] [--sizes S,...]
                                           [--train-threads N] [--jobs N]
 
-Steps (sizes in labeled (profile, qualification) pairs; each row holds K = 20 pairs):
+Steps (sizes in labeled (profile, qualification) pairs; each row holds K = 20 pairs); what each
+run holds (sizes, reference sizes, seeds, step cap, ...) is study.json's "protocol":
   world      sift synth (member-disjoint train / validation / test) with its pretraining corpus
-             (--pretraining-corpus: no label, no member of any split), a 3,000-token BPE trained
-             on the corpus
+             (--pretraining-corpus: no pair of any split, no member of any split; its profiles'
+             skills sections list what those members hold by the clean truth), a 3,000-token BPE
+             trained on the corpus
   base       a base pretrained on the corpus (sift train --objective lm), cached by its inputs
              in WORK/bases/<hash>: the corpus, the tokenizer, the shape and the recipe
   train      for each size S and seed: the first S/20 training rows, two labelers fine-tuned from
@@ -22,20 +24,27 @@ Steps (sizes in labeled (profile, qualification) pairs; each row holds K = 20 pa
              scoring labelers get the agreement-maximising threshold on the validation rows
              (sift calibrate --target agreement)
   quality    sift eval on the test split: agreement with the reference labels (and with the
-             clean truth), order inconsistency over 3 shuffles
-  baselines  what candidate-blind answers agree on the same test pairs (the validity check)
+             clean truth) in BM25 order, then over 3 shuffles of each row's candidates: order
+             inconsistency and the shuffled labels' agreement; at data_limited_sizes also the
+             agreement on training rows the labeler saw
+  baselines  what answers that never read the profile agree on the same test pairs (all NO, per
+             BM25 rank, per qualification, per (rank, qualification)): the validity check
+  ablation   a base pretrained on the corpus without its skills sections (sift synth
+             --no-skills-sections), both objectives fine-tuned at ablation_sizes
   offline    sift score over test rows, 3 interleaved repetitions: mis and independent with a
-             largest-size scoring labeler, generate with a largest-size generation labeler
+             largest-size scoring labeler, generate with a largest-size generation labeler;
+             labels/s after the model load, prompt and decoded tokens per label
   serving    sift serve + sift loadgen (bench/serve_bench.py): labels/s at p99 <= 1 s for
              N in {20, 50, 100, 200} (rows of a K = 200 world), mis / generate / independent,
              and N = 200 as two requests of 100 (query-KV cache on and off)
   ladder     RQ4: labelers of several sizes, each pretrained on the same corpus with the same
-             recipe and fine-tuned (scoring) at the largest size; quality and offline labels/s
+             recipe and fine-tuned (scoring, ladder_seeds) at ladder_pairs; quality and offline
+             labels/s
 
 --throughput re-measures only the throughput steps (offline, serving, ladder labels/s) with the
 labelers already trained, and rewrites the report: for a quiet machine. --seeds N fine-tunes with
 the protocol's first N seeds only (one seed: no intervals), --rq1-only stops after the baselines
-(no offline, serving or ladder step; the report says they were not run): a smaller run for a
+(no ablation, offline, serving or ladder step; the report says they were not run): a smaller run for a
 busy machine, which the report's header states; the cached steps it ran count for a later full run.
 """
 import argparse
@@ -48,6 +57,7 @@ import json
 import math
 import os
 import platform
+import re
 import resource
 import shutil
 import statistics
@@ -76,44 +86,54 @@ LADDER = {
                  intermediate_size=576),
 }
 # The full run's ladder stops at the base's shape: the 1.9M rung alone (pretraining on 6M tokens,
-# then fine-tuning) takes ~90 minutes of one core, past the full run's 4 hours, and pretrained on
+# then fine-tuning) takes ~90 minutes of one core, on top of the full run's 6-7 hours, and pretrained on
 # 2M tokens it agreed 85.5% where the 0.8M base's seeds agreed 86.1-90.5% (REPORT.md at commit
 # 2794191): at this data a larger labeler does not do better. `ladder` can name it.
 BASE_SHAPE = "0.8M"
 
-# What each run measures. Fine-tuning is most of the full run: 27 runs of up to max_steps (a
-# scoring step costs about 0.2 s and a generation step 0.3 s, evaluations included, on 2 idle
-# cores; the smaller sizes reach their plateau and stop long before the cap). The cap is 5,000
-# steps because the largest size is still learning at 3,000: with a 3,000-step schedule its
-# scoring labeler stopped at 89.5% validation agreement only because the learning rate had
-# decayed to nothing, 0.1 point per 50 steps short of its plateau. The patience is 1,000 steps
+# What each run measures: bench/paper/study.json's "protocol" ("full" and "quick"), written there
+# before the run (the reference sizes of data efficiency included) and copied into the run's own
+# study.json. Why the full run's numbers are what they are: fine-tuning is most of it (a scoring
+# step costs about 0.2 s and a generation step 0.3 s, evaluations included, on 2 idle cores; the
+# smaller sizes reach their plateau and stop long before the cap). The patience is 1,000 steps
 # (20 evaluations) because a labeler sits on the candidate-blind answer for a while before it
-# learns to read the candidates: with 300, the largest generation labeler stopped at 1,350
-# steps on that shelf (80.6% validation), where the scoring labeler had left it after ~1,300.
-# The corpus is 6M tokens because a base that has read more reads better: pretrained on 2M
-# tokens (validation loss 1.29) the largest generation labelers reached 79.5-80.9% agreement,
-# on 6M (loss 0.96) 85.0-85.6% (bench/results/2026-12-04-xeon-2vcpu.md); the base costs ~2,000
-# CPU seconds instead of ~340, once.
-CONFIGS = {
-    "full": dict(members=8000, corpus_tokens=6_000_000, corpus_validation_documents=800,
-                 pretrain_epochs=2, pretrain_batch_tokens=16384, sizes=[3000, 12000, 40000, 120000],
-                 reference_size=12000, seeds=[1, 2, 3], max_steps=5000, eval_every=50, patience=20,
-                 validation_rows=250, eval_rows=800, shuffle_rows=100, offline_rows=800, serve_rows=12,
-                 split_rows=150, serve_ns=[20, 50, 100, 200], ladder=["0.1M", "0.2M", "0.5M", "0.8M"]),
-    "quick": dict(members=2500, corpus_tokens=400_000, corpus_validation_documents=200,
-                  pretrain_epochs=2, pretrain_batch_tokens=8192, sizes=[1000, 4000, 16000], reference_size=4000,
-                  seeds=[1, 2, 3], max_steps=200, eval_every=25, patience=3, validation_rows=100,
-                  eval_rows=200, shuffle_rows=40, offline_rows=200, serve_rows=6, split_rows=60,
-                  serve_ns=[20, 100, 200], ladder=["0.1M", "0.2M", "0.8M"]),
-}
+# learns to read the candidates: with 300, the largest generation labeler stopped at 1,350 steps
+# on that shelf (80.6% validation), where the scoring labeler had left it after ~1,300. The cap
+# (12,000 steps) sits above every cell's best step plus the patience: at 120,000 pairs the best
+# steps were 2,750-3,550, and one scoring seed at 240,000 pairs was still rising at 5,000. The
+# sizes run to twice the largest reference (240,000 pairs; the world has 16,000 members so its
+# training split holds them). The corpus is 6M tokens because a base that has read more reads
+# better: pretrained on 2M tokens (validation loss 1.29) the largest generation labelers reached
+# 79.5-80.9% agreement, on 6M (loss 0.96) 85.0-85.6% (bench/results/2026-12-04-xeon-2vcpu.md);
+# the base costs ~2,000 CPU seconds instead of ~340, once.
+PROTOCOL_FILE = os.path.join(HERE, "study.json")
+
+
+def load_protocol(path=PROTOCOL_FILE):
+    """{"full": {...}, "quick": {...}}: the configurations the study runs, from study.json."""
+    with open(path) as f:
+        protocol = json.load(f).get("protocol")
+    if not protocol or not {"full", "quick"} <= set(protocol):
+        raise SystemExit(f"{path}: no \"protocol\" with \"full\" and \"quick\" configurations")
+    for name, cfg in protocol.items():
+        for key in ("reference_sizes", "data_limited_sizes", "ablation_sizes"):
+            missing = [p for p in cfg.get(key, []) if p not in cfg["sizes"]]
+            if missing:
+                raise SystemExit(f"{path}: protocol {name}: {key} {missing} are not among its sizes {cfg['sizes']}")
+        if cfg["ladder_pairs"] not in cfg["sizes"]:
+            raise SystemExit(f"{path}: protocol {name}: ladder_pairs {cfg['ladder_pairs']} is not among its sizes")
+    return protocol
+
+
 PRETRAIN = dict(sequence_tokens=512, lr="3e-3")                  # the recipe of every base
 FINETUNE = dict(batch_pairs=200, lr="1e-3", min_delta="0.001")   # both objectives, every size
 THREADS = "2"
 K = 20  # candidates per row of the study's world
 # What the study's steps write into WORK (--fresh removes these and nothing else; the cached
 # bases survive, they are keyed by their inputs).
-STUDY_OUTPUTS = ("results", "data", "serve-data", "subsets", "labelers", "serve", "tokenizer.json", "offline.out",
-                 "study.json", "corpus.jsonl", "corpus_train.jsonl", "corpus_validation.jsonl", "configs")
+STUDY_OUTPUTS = ("results", "data", "data-noskills", "serve-data", "subsets", "labelers", "serve", "tokenizer.json",
+                 "offline.out", "study.json", "corpus.jsonl", "corpus_train.jsonl", "corpus_validation.jsonl",
+                 "corpus_noskills.jsonl", "corpus_noskills_train.jsonl", "corpus_noskills_validation.jsonl", "configs")
 THROUGHPUT_STEPS = ("offline", "serving", "serving_split", "ladder_offline")
 
 
@@ -156,8 +176,9 @@ class CpuSeconds:
         return (mine - before[0]) + max(0.0, (children - before[2]) - (total - before[1]))
 
 
-def run(*args, stdout=None, **kw):
-    """Runs a command; its stderr passes through only when it fails."""
+def run(*args, stdout=None, stderr_too=False, **kw):
+    """Runs a command and returns its stdout (with stderr_too, (stdout, stderr)); its stderr
+    passes through only when it fails."""
     with subprocess.Popen([str(a) for a in args], stdout=subprocess.PIPE if stdout is None else stdout,
                           stderr=subprocess.PIPE, text=True, env={**os.environ, "OMP_WAIT_POLICY": "passive"},
                           **kw) as p:
@@ -172,11 +193,39 @@ def run(*args, stdout=None, **kw):
     if p.returncode != 0:
         sys.stderr.write(stderr[0][-4000:])
         raise SystemExit(f"failed ({p.returncode}): {' '.join(map(str, args))}")
-    return out
+    return (out, stderr[0]) if stderr_too else out
 
 
 def count_items(rows_path):
     return sum(len(json.loads(line)["items"]) for line in open(rows_path))
+
+
+def count_lines(path):
+    return sum(1 for line in open(path) if line.strip())
+
+
+def scored_labels_per_second(stderr):
+    """The labels/s `sift score` reports on its last line: the scoring alone, after the model
+    load ("sift score: 800 rows (0 errors), 16000 labels in 1.7 s, 9410 labels/s")."""
+    found = re.findall(r"labels? in [0-9.]+ s, ([0-9.]+) labels/s", stderr)
+    if not found:
+        raise SystemExit(f"sift score printed no labels/s line: {stderr[-500:]}")
+    return float(found[-1])
+
+
+def usage_per_label(output_path):
+    """Prompt tokens run (prefill less those reused from a cache) and decoded tokens, per label,
+    from sift score's output rows' usage."""
+    labels = prefill = cached = decoded = 0
+    for line in open(output_path):
+        row = json.loads(line)
+        usage = row.get("usage") or {}
+        labels += len(row.get("scores") or row.get("labels") or [])
+        prefill += usage.get("prefill_tokens", 0)
+        cached += usage.get("cached_tokens", 0)
+        decoded += usage.get("generated_tokens", 0)
+    labels = max(1, labels)
+    return {"prefill_tokens_per_label": (prefill - cached) / labels, "decoded_tokens_per_label": decoded / labels}
 
 
 def last_json(text):
@@ -221,9 +270,12 @@ def union_seconds(intervals):
 class Study:
     def __init__(self, args):
         self.args = args
-        self.cfg = dict(CONFIGS["quick" if args.quick else "full"])
+        self.protocol = load_protocol()
+        self.cfg = dict(self.protocol["quick" if args.quick else "full"])
         if args.seeds:
             self.cfg["seeds"] = self.cfg["seeds"][:args.seeds]
+            for key in ("ablation_seeds", "ladder_seeds"):  # the seeds this run trains, nothing more
+                self.cfg[key] = [s for s in self.cfg[key] if s in self.cfg["seeds"]] or self.cfg["seeds"][:1]
         self.work = os.path.abspath(args.work)
         self.sift = os.path.abspath(args.sift)
         self.results = os.path.join(self.work, "results")
@@ -260,13 +312,7 @@ class Study:
         def build():
             run(self.sift, "synth", "--out", self.path("data"), "--members", self.cfg["members"], "--seed", 11,
                 "--pretraining-corpus", self.path("corpus.jsonl"), "--tokens", self.cfg["corpus_tokens"])
-            # The corpus's last documents are the pretraining's validation text (its loss only).
-            corpus = open(self.path("corpus.jsonl")).readlines()
-            held = self.cfg["corpus_validation_documents"]
-            with open(self.path("corpus_train.jsonl"), "w") as f:
-                f.writelines(corpus[:-held])
-            with open(self.path("corpus_validation.jsonl"), "w") as f:
-                f.writelines(corpus[-held:])
+            self.split_corpus("corpus")
             # The base's tokenizer is trained on the text it is pretrained on, not on any split.
             run(self.sift, "tokenizer", "train", "--vocab-size", 3000, "--input", self.path("corpus_train.jsonl"),
                 "--out", self.path("tokenizer.json"))
@@ -279,6 +325,29 @@ class Study:
             return {"train_rows": len(train), "train_pairs": sum(len(json.loads(l)["items"]) for l in train),
                     "test_rows": len(test), "members": self.cfg["members"], "corpus": summary["pretraining_corpus"]}
         return self.step("world", build)
+
+    def split_corpus(self, name):
+        """NAME.jsonl as NAME_train.jsonl and NAME_validation.jsonl: the corpus's last documents
+        are the pretraining's validation text (its loss only)."""
+        corpus = open(self.path(name + ".jsonl")).readlines()
+        held = self.cfg["corpus_validation_documents"]
+        with open(self.path(name + "_train.jsonl"), "w") as f:
+            f.writelines(corpus[:-held])
+        with open(self.path(name + "_validation.jsonl"), "w") as f:
+            f.writelines(corpus[-held:])
+
+    def corpus_without_skills(self):
+        """The ablation's corpus: the same command with --no-skills-sections, so its profiles end
+        without the skills section (a list of what the member holds by the clean truth); the same
+        number of tokens, filled with more documents. The world it writes beside is the same as
+        the study's (same seed) and is not used."""
+        def build():
+            run(self.sift, "synth", "--out", self.path("data-noskills"), "--members", self.cfg["members"], "--seed", 11,
+                "--pretraining-corpus", self.path("corpus_noskills.jsonl"), "--tokens", self.cfg["corpus_tokens"],
+                "--no-skills-sections")
+            self.split_corpus("corpus_noskills")
+            return {"corpus": json.load(open(self.path("data-noskills", "summary.json")))["pretraining_corpus"]}
+        return self.step("world_noskills", build)
 
     def subset(self, name, source, n_rows):
         """The first n_rows lines of source (nested subsets: a larger size holds the smaller)."""
@@ -308,17 +377,19 @@ class Study:
                 json.dump(config, f, indent=1)
         return path
 
-    def pretrain(self, shape):
+    def pretrain(self, shape, corpus="corpus"):
         """The base of `shape`, pretrained once per set of inputs: WORK/bases/<shape>-<hash> of the
         corpus, the tokenizer, the config and the recipe; resumed from its checkpoint when a
-        run was killed. Returns the step's record with "dir"."""
+        run was killed. `corpus`: "corpus", or the ablation's "corpus_noskills" (the same
+        tokenizer, trained on the study's corpus). Returns the step's record with "dir"."""
         config = self.shape_config(shape)
+        tag = "" if corpus == "corpus" else "_" + corpus.split("_", 1)[1]
         args = ["--max-sequence-tokens", PRETRAIN["sequence_tokens"], "--batch-size", self.cfg["pretrain_batch_tokens"],
                 "--lr", PRETRAIN["lr"], "--epochs", self.cfg["pretrain_epochs"], "--seed", 1]
-        key = hashlib.sha256(json.dumps([file_hash(self.path("corpus_train.jsonl")),
+        key = hashlib.sha256(json.dumps([file_hash(self.path(corpus + "_train.jsonl")),
                                          file_hash(self.path("tokenizer.json")), json.load(open(config)),
                                          [str(a) for a in args]]).encode()).hexdigest()[:16]
-        out = os.path.join(self.work, "bases", f"{shape}-{key}")
+        out = os.path.join(self.work, "bases", f"{shape}{tag}-{key}")
         record = os.path.join(out, "pretraining.json")
 
         def fit():
@@ -326,18 +397,19 @@ class Study:
                 return {**json.load(open(record)), "cached": True}
             resume = ["--resume"] if os.path.exists(os.path.join(out, "checkpoint", "trainer.json")) else []
             report = last_json(run(
-                self.sift, "train", "--objective", "lm", "--train", self.path("corpus_train.jsonl"),
-                "--validation", self.path("corpus_validation.jsonl"), "--out", out, "--config", config,
+                self.sift, "train", "--objective", "lm", "--train", self.path(corpus + "_train.jsonl"),
+                "--validation", self.path(corpus + "_validation.jsonl"), "--out", out, "--config", config,
                 "--tokenizer", self.path("tokenizer.json"), *args, "--threads", self.args.train_threads, "--save-every", 50,
                 *resume))
             shutil.rmtree(os.path.join(out, "checkpoint"), ignore_errors=True)
-            value = {"shape": shape, "steps": report["step"], "loss": report["loss"],
+            value = {"shape": shape, "corpus": corpus, "steps": report["step"], "loss": report["loss"],
                      "validation_loss": report["validation_loss"], "train_tokens": report["train_tokens"],
-                     "tokens_per_second": report["pairs_per_second"], "parameters": parameter_count(config)}
+                     "tokens_per_second": report["pairs_per_second"], "parameters": parameter_count(config),
+                     **{k: json.load(open(config))[k] for k in ("hidden_size", "num_hidden_layers")}}
             with open(record, "w") as f:
                 json.dump(value, f, indent=1)
             return {**value, "cached": False}
-        return {**self.step(f"pretrain_{shape}", fit), "dir": out}
+        return {**self.step(f"pretrain_{shape}{tag}", fit), "dir": out}
 
     # ---- fine-tuning -------------------------------------------------------------------
     def finetune(self, method, pairs, seed, base, tag=""):
@@ -359,8 +431,10 @@ class Study:
             shutil.rmtree(os.path.join(out, "checkpoint"), ignore_errors=True)
             threshold = None
             if method == "scoring":  # the agreement-maximising threshold on the validation rows
+                # --force: a labeler that has not learned to separate YES from NO is still calibrated
+                # and measured; the report's validity check says it did not learn.
                 run(self.sift, "calibrate", "--model", out, "--input", self.validation_rows(), "--target", "agreement",
-                    "--in-place")
+                    "--in-place", "--force")
                 threshold = json.load(open(os.path.join(out, "sift.json")))["threshold"]
             stopping = report["early_stopping"]
             return {"method": method, "pairs": pairs, "seed": seed, "threads": self.args.train_threads,
@@ -372,21 +446,34 @@ class Study:
 
     # ---- quality -----------------------------------------------------------------------
     def evaluate(self, method, labeler, name):
+        """sift eval on the test rows: agreement (and truth agreement) in the candidates' BM25
+        order, then over the protocol's shuffles of each row's candidates (seed 5): order
+        inconsistency and the shuffled labels' agreement, which generation cannot get from the
+        order."""
         mode = "mis" if method == "scoring" else "generate"
-        test = self.path("data", "test.jsonl")
 
         def ev():
-            agree = last_json(run(self.sift, "eval", "--model", labeler, "--mode", mode, "--shuffles", 0,
-                                  "--input", self.subset("test_eval", test, self.cfg["eval_rows"])))
-            order = last_json(run(self.sift, "eval", "--model", labeler, "--mode", mode, "--shuffles", 3,
-                                  "--seed", 5, "--input", self.subset("test_shuffle", test, self.cfg["shuffle_rows"])))
-            n = agree["n_items"]
-            return {"agreement": agree["agreement"], "truth_agreement": agree.get("truth_agreement"),
-                    "f1": agree["f1"], "n_items": n, "n_unparsed": agree.get("n_unparsed", 0),
-                    "yes_rate": (agree["reference"]["true_positives"] + agree["reference"]["false_positives"]) / max(1, n),
-                    "inconsistency": order["order_inconsistency"], "order_compared": order["order"]["compared"],
-                    "order_changed": order["order"]["changed"]}
+            out = last_json(run(self.sift, "eval", "--model", labeler, "--mode", mode, "--shuffles", self.cfg["shuffles"],
+                                "--seed", 5, "--input", self.subset("test_eval", self.path("data", "test.jsonl"),
+                                                                    self.cfg["eval_rows"])))
+            n = out["n_items"]
+            return {"agreement": out["agreement"], "truth_agreement": out.get("truth_agreement"),
+                    "shuffled_agreement": out.get("shuffled_agreement"),
+                    "shuffled_truth_agreement": out.get("shuffled_truth_agreement"),
+                    "f1": out["f1"], "n_items": n, "n_unparsed": out.get("n_unparsed", 0),
+                    "yes_rate": (out["reference"]["true_positives"] + out["reference"]["false_positives"]) / max(1, n),
+                    "inconsistency": out["order_inconsistency"], "order_compared": out["order"]["compared"],
+                    "order_changed": out["order"]["changed"]}
         return self.step(name, ev)
+
+    def train_fit(self, method, labeler, name):
+        """Agreement on training rows the labeler was fine-tuned on (the first train_eval_rows rows,
+        inside every size of data_limited_sizes), beside its test agreement: how far it fits
+        the pairs it saw beyond the pairs it did not."""
+        mode = "mis" if method == "scoring" else "generate"
+        rows = self.subset("train_eval", self.path("data", "train.jsonl"), self.cfg["train_eval_rows"])
+        return self.step(name, lambda: {"train_agreement": last_json(run(
+            self.sift, "eval", "--model", labeler, "--mode", mode, "--shuffles", 0, "--input", rows))["agreement"]})
 
     # ---- throughput --------------------------------------------------------------------
     def offline(self, scoring_dir, generate_dir):
@@ -396,18 +483,25 @@ class Study:
 
     def time_scoring(self, runs):
         """`sift score` over the offline test rows for each {key: (labeler, mode)}, 3 interleaved
-        repetitions; labels/s from the median wall time (load included)."""
+        repetitions: labels/s of the scoring itself (what sift score reports after the model
+        load), its median over the repetitions, and the wall time with the load beside it; the
+        prompt (prefill) and decoded tokens per label from the output's usage."""
         rows = self.subset("test_offline", self.path("data", "test.jsonl"), self.cfg["offline_rows"])
         times = {k: [] for k in runs}
+        rates = {k: [] for k in runs}
+        tokens = {}
         for _ in range(3):
             for key, (labeler, mode) in runs.items():
                 t = time.time()
-                run(self.sift, "--threads", THREADS, "score", "--model", labeler, "--mode", mode,
-                    "--input", rows, "--output", self.path("offline.out"))
+                _, err = run(self.sift, "--threads", THREADS, "score", "--model", labeler, "--mode", mode,
+                             "--input", rows, "--output", self.path("offline.out"), stderr_too=True)
                 times[key].append(time.time() - t)
+                rates[key].append(scored_labels_per_second(err))
+                tokens[key] = usage_per_label(self.path("offline.out"))
         labels = count_items(rows)
-        return {k: {"seconds": v, "labels_per_s": labels / statistics.median(v)} for k, v in times.items()} | \
-            {"labels": labels}
+        return {k: {"seconds": v, "labels_per_s": statistics.median(rates[k]), "rates": rates[k],
+                    "labels_per_s_with_load": labels / statistics.median(v), **tokens[k]}
+                for k, v in times.items()} | {"labels": labels, "rows": count_lines(rows)}
 
     def serving(self, scoring_dir, generate_dir):
         source = [l for f in ("train", "validation", "test")
@@ -443,18 +537,25 @@ class Study:
         t0 = time.time()
         world = self.world()
         base = self.pretrain(BASE_SHAPE)
-        sizes = [s for s in self.cfg["sizes"] if s <= world["train_pairs"]]
+        sizes = self.cfg["sizes"]
+        too_large = [p for p in sizes if p > world["train_pairs"]]
+        if too_large:
+            raise SystemExit(f"sizes {too_large} are larger than the world's {world['train_pairs']:,} training pairs: "
+                             "raise the protocol's members")
         if self.args.sizes:  # this invocation's share of the cells; the report wants them all
             missing = [s for s in self.args.sizes if s not in sizes]
             if missing:
                 raise SystemExit(f"--sizes {missing}: not among this configuration's sizes {sizes}")
             sizes = [s for s in sizes if s in self.args.sizes]
-        # The largest size first: the validity check reads it, so a run that will not pass says so
-        # within its first hour (and its labelers are the throughput steps' and RQ4's). The cells
+        # The largest size first: the validity check reads every size, and the largest's labelers
+        # are the throughput steps'; a run whose labelers do not learn says so early. The cells
         # run --jobs at a time (a small labeler trains little faster on two threads than on one).
         def cell(method, pairs, seed):
             trained = self.finetune(method, pairs, seed, base["dir"])
-            return {**trained, **self.evaluate(method, trained["dir"], f"quality_{method}_{pairs}_seed{seed}")}
+            row = {**trained, **self.evaluate(method, trained["dir"], f"quality_{method}_{pairs}_seed{seed}")}
+            if pairs in self.cfg["data_limited_sizes"]:  # train-split agreement beside the test's
+                row.update(self.train_fit(method, trained["dir"], f"trainfit_{method}_{pairs}_seed{seed}"))
+            return row
         cells = [(method, pairs, seed) for pairs in reversed(sizes) for seed in self.cfg["seeds"]
                  for method in ("generate", "scoring")]
         quality = side_by_side(cell, cells, self.args.jobs)
@@ -463,35 +564,57 @@ class Study:
             return None
         largest, first_seed = sizes[-1], self.cfg["seeds"][0]
         baselines = self.step("baselines", self.baselines)
-        protocol = {"config": self.cfg, "pretrain_recipe": PRETRAIN, "finetune_recipe": FINETUNE,
-                    "quick": self.args.quick, "rq1_only": self.args.rq1_only, "world": world, "base": base,
-                    "quality": quality, "baselines": baselines}
+        protocol = {"protocol": self.protocol, "config": self.cfg, "pretrain_recipe": PRETRAIN,
+                    "finetune_recipe": FINETUNE, "quick": self.args.quick, "rq1_only": self.args.rq1_only,
+                    "world": world, "base": base, "quality": quality, "baselines": baselines}
         if self.args.rq1_only:
             return {**protocol, "wall_seconds_this_invocation": time.time() - t0}
+        protocol["ablation"] = self.ablation()
         scoring_dir, generate_dir = labelers[("scoring", largest, first_seed)], labelers[("generate", largest, first_seed)]
         offline = self.offline(scoring_dir, generate_dir)
         serving = self.serving(scoring_dir, generate_dir)
-        def rung(shape):
+        ladder_pairs = self.cfg["ladder_pairs"]
+
+        def rung(shape, seed):
             shape_base = base if shape == BASE_SHAPE else self.pretrain(shape)
-            tag = "" if shape == BASE_SHAPE else f"_{shape}"
-            trained = self.finetune("scoring", largest, first_seed, shape_base["dir"], tag=tag)
-            q = self.evaluate("scoring", trained["dir"], f"quality_scoring{tag}_{largest}_seed{first_seed}")
+            tag = "" if shape == BASE_SHAPE else f"_{shape}"  # the base's rung is RQ1's cell
+            trained = self.finetune("scoring", ladder_pairs, seed, shape_base["dir"], tag=tag)
+            q = self.evaluate("scoring", trained["dir"], f"quality_scoring{tag}_{ladder_pairs}_seed{seed}")
             return {"shape": shape, "pretraining": shape_base, **trained, **q}
-        ladder = side_by_side(rung, [(shape,) for shape in self.cfg["ladder"]], self.args.jobs)
+        # Each shape's base first (one pretraining per shape), then its seeds.
+        ladder = side_by_side(rung, [(shape, seed) for shape in self.cfg["ladder"] for seed in self.cfg["ladder_seeds"]],
+                              self.args.jobs)
         ladder_offline = self.step("ladder_offline", lambda: self.time_scoring(
-            {row["shape"]: (row["dir"], "mis") for row in ladder}))
+            {row["shape"]: (row["dir"], "mis") for row in ladder if row["seed"] == self.cfg["ladder_seeds"][0]}))
         return {**protocol, "offline": offline, "serving": serving, "ladder": ladder, "ladder_offline": ladder_offline,
                 "wall_seconds_this_invocation": time.time() - t0}
 
+    def ablation(self):
+        """The corpus without its skills sections: a base pretrained on it (same shape, recipe and
+        tokenizer), both objectives fine-tuned at the ablation sizes and seeds as in RQ1."""
+        self.corpus_without_skills()
+        base = self.pretrain(BASE_SHAPE, corpus="corpus_noskills")
+
+        def cell(method, pairs, seed):
+            trained = self.finetune(method, pairs, seed, base["dir"], tag="_noskills")
+            return {**trained, **self.evaluate(method, trained["dir"], f"quality_{method}_noskills_{pairs}_seed{seed}")}
+        cells = [(method, pairs, seed) for pairs in reversed(self.cfg["ablation_sizes"])
+                 for seed in self.cfg["ablation_seeds"] for method in ("generate", "scoring")]
+        return {"base": base, "cells": side_by_side(cell, cells, self.args.jobs)}
+
     def baselines(self):
-        """What answers blind to the candidate agree on the evaluation rows: every label NO (the
-        majority), and the best fixed answer per list position (YES at position k when most
-        training rows' reference labels at k are YES), what a labeler that reads only the
-        candidates' order (BM25 rank) could reach. For context, one that reads the candidate but
-        not the profile: the majority label of each qualification in the training split (the
-        position's answer for one never seen there)."""
+        """What answers that never read the profile agree on the evaluation rows, each learned
+        from the training split's reference labels: every label NO (the majority); the best fixed
+        answer per list position (YES at BM25 rank k when most training rows are YES at k); each
+        qualification's majority label; and the majority label per (rank, qualification). Rank
+        is what generation sees (its candidates come in BM25 order) and scoring does not (MIS
+        scores each candidate alone), so each objective is checked against the answers it could
+        give: scoring all NO and per qualification, generation all four. A qualification (or a
+        (rank, qualification)) never seen in training falls back to the next coarser table:
+        (rank, qualification) -> qualification -> rank."""
         yes, total = collections.Counter(), collections.Counter()
         by_item_yes, by_item_total = collections.Counter(), collections.Counter()
+        by_pair_yes, by_pair_total = collections.Counter(), collections.Counter()
         for line in open(self.path("data", "train.jsonl")):
             row = json.loads(line)
             for k, (item, label) in enumerate(zip(row["items"], row["labels"])):
@@ -499,18 +622,29 @@ class Study:
                 total[k] += 1
                 by_item_yes[item["id"]] += bool(label)
                 by_item_total[item["id"]] += 1
+                by_pair_yes[(k, item["id"])] += bool(label)
+                by_pair_total[(k, item["id"])] += 1
         says_yes = {k: 2 * yes[k] > total[k] for k in total}
-        n = by_position = all_no = by_item = 0
+
+        def item_says(k, item):
+            seen = by_item_total[item]
+            return 2 * by_item_yes[item] > seen if seen else says_yes.get(k, False)
+
+        def pair_says(k, item):
+            seen = by_pair_total[(k, item)]
+            return 2 * by_pair_yes[(k, item)] > seen if seen else item_says(k, item)
+
+        n = by_position = all_no = by_item = by_pair = 0
         for line in open(self.subset("test_eval", self.path("data", "test.jsonl"), self.cfg["eval_rows"])):
             row = json.loads(line)
             for k, (item, label) in enumerate(zip(row["items"], row["labels"])):
                 n += 1
                 by_position += says_yes.get(k, False) == bool(label)
                 all_no += not label
-                seen = by_item_total[item["id"]]
-                item_yes = 2 * by_item_yes[item["id"]] > seen if seen else says_yes.get(k, False)
-                by_item += item_yes == bool(label)
+                by_item += item_says(k, item["id"]) == bool(label)
+                by_pair += pair_says(k, item["id"]) == bool(label)
         return {"all_no": all_no / n, "by_position": by_position / n, "by_qualification": by_item / n,
+                "by_rank_qualification": by_pair / n,
                 "yes_rate_by_position": [yes[k] / total[k] for k in sorted(total)]}
 
 

@@ -1,6 +1,7 @@
 // sift eval: a labeler's quality on labeled rows (paper §6.2): agreement with the reference
 // labels, precision / recall / F1, agreement with the clean truth where the rows carry it,
-// and the order-inconsistency rate over K shuffles of each row's candidates. One JSON
+// and, over K shuffles of each row's candidates, the order-inconsistency rate and the agreement
+// of the shuffled labels (what a labeler reaches without the candidates' order). One JSON
 // object on stdout, readable lines on stderr. Math: workflows/evaluation.h.
 #include <fmt/format.h>
 
@@ -55,6 +56,11 @@ void print_readable(const sift::EvalReport& r, int64_t rows_left_out) {
   if (r.shuffles > 0)
     fmt::print(stderr, "order inconsistency: {:.6f} ({} of {} labels changed over {} shuffles per row)\n",
                r.order.rate(), r.order.n_changed, r.order.n_compared, r.shuffles);
+  if (r.shuffles > 0) {
+    fmt::print(stderr, "agreement with the candidates shuffled: {:.4f}", r.shuffled_reference.agreement());
+    if (r.shuffled_truth) fmt::print(stderr, "   truth agreement {:.4f}", r.shuffled_truth->agreement());
+    fmt::print(stderr, " ({} labels over {} shuffles per row)\n", r.shuffled_reference.n_items, r.shuffles);
+  }
   fmt::print(stderr, "{:.1f} labels/s ({} in {:.2f} s); {} left out\n", r.labels_per_second(),
              sift::apps::counted(r.n_labels, "label"), r.seconds, sift::apps::counted(rows_left_out, "row"));
 }
@@ -116,7 +122,8 @@ SIFT_COMMAND(eval) {
   cmd->add_option("--mode", args->mode, "mis | independent | prefix | generate")
       ->check(CLI::IsMember({"mis", "independent", "prefix", "generate"}))
       ->capture_default_str();
-  cmd->add_option("--shuffles", args->shuffles, "K: each row's candidates re-scored in K random orders (0: skip)")
+  cmd->add_option("--shuffles", args->shuffles, "K: each row's candidates re-scored in K random orders: order inconsistency and the shuffled "
+                  "labels' agreement (0: skip)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "seed of the shuffles")->capture_default_str();

@@ -18,6 +18,7 @@ struct SynthArgs {
   std::string split = "0.8,0.1,0.1";
   std::string pretraining_corpus;
   int64_t tokens = sift::synth::CorpusOptions{}.tokens;
+  bool no_skills_sections = false;
 };
 
 void run_synth(const SynthArgs& args) {
@@ -31,6 +32,7 @@ void run_synth(const SynthArgs& args) {
   options.split = sift::synth::SplitFractions::parse(args.split);
   options.pretraining_corpus = args.pretraining_corpus;
   options.corpus_tokens = args.tokens;
+  options.corpus_skills_sections = !args.no_skills_sections;
 
   auto start = Clock::now();
   sift::ProgressReporter progress = sift::apps::progress_reporter("sift synth", "members", args.members);
@@ -71,10 +73,15 @@ SIFT_COMMAND(synth) {
       ->capture_default_str();
   cmd->add_option("--pretraining-corpus", args->pretraining_corpus,
                   "also write this JSONL file of pretraining text ({\"text\": ...} lines): profiles of a population "
-                  "disjoint from every split, with the skills lists they write, catalog descriptions and lists; no labels");
+                  "disjoint from every split, most followed by a skills section listing some of what the member holds "
+                  "by the clean truth, catalog descriptions and lists; no pair of any split");
   auto* tokens = cmd->add_option("--tokens", args->tokens, "size of the pretraining corpus, in tokens (4 bytes each)")
                      ->capture_default_str()
                      ->check(CLI::PositiveNumber);
   tokens->needs(cmd->get_option("--pretraining-corpus"));
+  cmd->add_flag("--no-skills-sections", args->no_skills_sections,
+                "the corpus's profiles end without their skills sections (which pair a profile with qualifications "
+                "it holds); the corpus fills --tokens with other documents instead")
+      ->needs(cmd->get_option("--pretraining-corpus"));
   cmd->callback([args] { run_synth(*args); });
 }

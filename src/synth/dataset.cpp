@@ -245,8 +245,9 @@ SynthSummary write_synth_dataset(const SynthOptions& options, const Catalog& cat
     if (options.on_progress) options.on_progress(begin + n, options.n_members);
   }
   if (!options.pretraining_corpus.empty())
-    summary.corpus = write_pretraining_corpus({options.pretraining_corpus, options.corpus_tokens, options.seed},
-                                              catalog, world_profiles);
+    summary.corpus = write_pretraining_corpus(
+        {options.pretraining_corpus, options.corpus_tokens, options.seed, options.corpus_skills_sections},
+        catalog, world_profiles);
   std::unique_ptr<AtomicFile> summary_file = open("summary.json");
   summary_file->write(summary.to_json().dump(2) + '\n');
   catalog_file->commit();

@@ -37,6 +37,7 @@ struct SynthOptions {
   SplitFractions split;
   std::filesystem::path pretraining_corpus;  // empty: none written
   int64_t corpus_tokens = CorpusOptions{}.tokens;
+  bool corpus_skills_sections = true;  // false: the corpus's profiles without their skills sections
   int64_t chunk_members = 2048;  // members generated in parallel, then written in order
   // Called after each chunk with (members done, members total).
   std::function<void(int64_t, int64_t)> on_progress;

@@ -66,8 +66,12 @@ std::string joined(const std::vector<std::string>& words) {
 }  // namespace
 
 CorpusDocuments::CorpusDocuments(const Catalog& catalog, uint64_t seed,
-                                 const std::unordered_set<std::string>& world_profiles)
-    : catalog_(catalog), generator_(catalog), seed_(seed), world_profiles_(world_profiles) {
+                                 const std::unordered_set<std::string>& world_profiles, bool skills_sections)
+    : catalog_(catalog),
+      generator_(catalog),
+      seed_(seed),
+      skills_sections_(skills_sections),
+      world_profiles_(world_profiles) {
   for (int q = 0; q < catalog.size(); ++q)
     if (!catalog[q].titles.empty()) roles_.push_back(q);
 }
@@ -89,7 +93,8 @@ CorpusDocument CorpusDocuments::profile(uint64_t document_seed, Rng& rng) const 
   while (world_profiles_.contains(p.text))
     p = generator_.generate(derive_seed(document_seed, kRedrawStream, uint64_t(++d.redraws)));
   d.text = p.text;
-  if (rng.chance(kSkillsSectionRate) && !p.truth.empty()) {
+  // The skills section lists some of p.truth, the member's clean truth.
+  if (skills_sections_ && rng.chance(kSkillsSectionRate) && !p.truth.empty()) {
     const auto n = size_t(rng.between(2, 8));
     // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string&&.
     d.text += '\n';
@@ -164,7 +169,7 @@ nlohmann::ordered_json CorpusSummary::to_json() const {
 CorpusSummary write_pretraining_corpus(const CorpusOptions& options, const Catalog& catalog,
                                        const std::unordered_set<std::string>& world_profiles) {
   if (options.tokens < 1) fail_option("--tokens must be at least 1, got {}", options.tokens);
-  const CorpusDocuments documents(catalog, options.seed, world_profiles);
+  const CorpusDocuments documents(catalog, options.seed, world_profiles, options.skills_sections);
   AtomicFile file(options.path);
   CorpusSummary summary;
   const int64_t target_bytes = options.tokens * kCorpusBytesPerToken;

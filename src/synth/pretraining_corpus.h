@@ -1,13 +1,16 @@
 #pragma once
 // The pretraining corpus (`sift synth --pretraining-corpus FILE [--tokens N]`): the text a base
-// model reads before it is fine-tuned to label, as {"text": ...} JSON lines. It holds no label
-// and no member of the world's splits; what it teaches is the world's language:
+// model reads before it is fine-tuned to label, as {"text": ...} JSON lines. It holds no pair
+// of any split and no member of the world's splits; what it teaches is the world's language:
 //
 //   profile    a profile of the corpus's own population (ProfileGenerator, seeds from a stream
 //              of their own: corpus document i is seeded derive_seed(seed, kCorpusStream, i),
 //              the world's member m derive_seed(seed, 1, m)), followed most of the time by the
-//              skills section such a member writes: some of what they hold, by its catalog
-//              name, as a bullet ("- X") or numbered ("1. X") list
+//              skills section such a member writes: some of what they hold by the generator's
+//              clean truth, by catalog name, as a bullet ("- X") or numbered ("1. X") list.
+//              That section pairs a profile with qualifications it supports, the positive half
+//              of a label, for members outside every split; skills_sections = false leaves it
+//              out (`--no-skills-sections`)
 //   catalog    one qualification described: its category and kind, its other names, the job
 //              titles that state it, what holding it implies, the look-alikes it is not
 //   list       a category's qualifications, or what a job title's people list, as a bullet or
@@ -40,6 +43,7 @@ struct CorpusOptions {
   std::filesystem::path path;  // the JSONL file written
   int64_t tokens = 2'000'000;
   uint64_t seed = 1;
+  bool skills_sections = true;  // false: profiles end without their skills section
 };
 
 enum class CorpusDocumentKind { profile, catalog, list };
@@ -55,7 +59,8 @@ struct CorpusDocument {
 class CorpusDocuments {
  public:
   // world_profiles (the text of every profile of every split) must outlive this.
-  CorpusDocuments(const Catalog& catalog, uint64_t seed, const std::unordered_set<std::string>& world_profiles);
+  CorpusDocuments(const Catalog& catalog, uint64_t seed, const std::unordered_set<std::string>& world_profiles,
+                  bool skills_sections = true);
   CorpusDocument make(int64_t index) const;
 
  private:
@@ -66,6 +71,7 @@ class CorpusDocuments {
   const Catalog& catalog_;
   ProfileGenerator generator_;
   uint64_t seed_;
+  bool skills_sections_;
   const std::unordered_set<std::string>& world_profiles_;
   std::vector<int> roles_;  // qualifications with job titles
 };

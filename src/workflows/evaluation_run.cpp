@@ -117,7 +117,8 @@ EvalReport evaluate(const Labeler& labeler, const std::vector<LabeledRow>& rows,
     if (probabilities.size() == scores.size()) report.calibrated_reliability = reliability(probabilities, reference);
   }
 
-  // Order inconsistency: K seeded shuffles per row, labels matched back by item identity.
+  // Order inconsistency: K seeded shuffles per row, labels matched back by item identity; the
+  // shuffled labels' agreement with the reference too.
   Context context = labeler.context();
   for (int64_t k = 0; k < options.shuffles; ++k) {
     std::vector<std::vector<size_t>> orders;
@@ -130,7 +131,13 @@ EvalReport evaluate(const Labeler& labeler, const std::vector<LabeledRow>& rows,
     const std::vector<RowResult> shuffled =
         score_in_chunks(context, rows, shuffled_items, options.scoring, "shuffles", done_before, progress);
     for (size_t r = 0; r < rows.size(); ++r) {
-      if (rows[r].row.items.size() < 2 || !scored.results[r].error.empty() || !shuffled[r].error.empty()) continue;
+      if (!scored.results[r].error.empty() || !shuffled[r].error.empty()) continue;
+      add_labels(report.shuffled_reference, shuffled[r].labels, permuted(rows[r].labels, orders[r]));
+      if (rows[r].truth) {
+        if (!report.shuffled_truth) report.shuffled_truth.emplace();
+        add_labels(*report.shuffled_truth, shuffled[r].labels, permuted(*rows[r].truth, orders[r]));
+      }
+      if (rows[r].row.items.size() < 2) continue;
       add_order_comparison(report.order, scored.results[r].labels, scored.results[r].scores, shuffled[r].labels,
                            shuffled[r].scores, orders[r]);
     }
@@ -151,6 +158,10 @@ nlohmann::ordered_json eval_report_to_json(const EvalReport& report, int64_t inp
   for (const char* key : {"agreement", "precision", "recall", "f1"}) out[key] = reference[key];
   out["truth_agreement"] = report.truth ? nlohmann::ordered_json(report.truth->agreement()) : nullptr;
   out["order_inconsistency"] = report.shuffles > 0 ? nlohmann::ordered_json(report.order.rate()) : nullptr;
+  const bool shuffled = report.shuffles > 0;
+  out["shuffled_agreement"] = shuffled ? nlohmann::ordered_json(report.shuffled_reference.agreement()) : nullptr;
+  out["shuffled_truth_agreement"] =
+      shuffled && report.shuffled_truth ? nlohmann::ordered_json(report.shuffled_truth->agreement()) : nullptr;
   out["n_unparsed"] = report.reference.n_unparsed;
   out["labels_per_second"] = report.labels_per_second();
   out["reference"] = reference;

@@ -51,6 +51,11 @@ struct EvalReport {
   std::optional<LabelCounts> truth;  // rows that have "truth" only
   int64_t shuffles = 0;
   OrderConsistency order;
+  // The shuffled passes' labels against the reference (and the truth), matched back by item:
+  // the agreement of a labeler that cannot lean on the candidates' order. Summed over the K
+  // shuffles; empty when K = 0.
+  LabelCounts shuffled_reference;
+  std::optional<LabelCounts> shuffled_truth;
   double seconds = 0;  // the unshuffled pass
   int64_t n_labels = 0;
   int64_t prefill_tokens = 0;

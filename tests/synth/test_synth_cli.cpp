@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -77,6 +78,29 @@ TEST_F(SynthCli, BadArgumentsFail) {
   EXPECT_NE(run("--members 10"), 0);  // --out is required
 }
 
+// A skills section: a header line of its own, then a list ("- X", "* X", "1. X", ...).
+int64_t skills_sections_in(const std::filesystem::path& corpus) {
+  static const std::regex section("\n(Skills|Top skills|Key skills|What I bring|Skills I list):\n(- |\\* |\u2022 |1[.):] )");
+  std::ifstream in(corpus);
+  int64_t n = 0;
+  for (std::string line; std::getline(in, line);)
+    n += std::regex_search(nlohmann::json::parse(line).at("text").get<std::string>(), section) ? 1 : 0;
+  return n;
+}
+
+TEST_F(SynthCli, NoSkillsSectionsLeavesThemOutOfTheCorpus) {
+  const std::filesystem::path with = dir_ / "with.jsonl", without = dir_ / "without.jsonl";
+  ASSERT_EQ(run("--out " + (dir_ / "a").string() + " --members 30 --pretraining-corpus " + with.string() +
+                " --tokens 20000"),
+            0);
+  ASSERT_EQ(run("--out " + (dir_ / "b").string() + " --members 30 --pretraining-corpus " + without.string() +
+                " --tokens 20000 --no-skills-sections"),
+            0);
+  EXPECT_GT(skills_sections_in(with), 50);
+  EXPECT_EQ(skills_sections_in(without), 0);
+  EXPECT_EQ(read_file(dir_ / "a" / "train.jsonl"), read_file(dir_ / "b" / "train.jsonl")) << "the world is the same";
+}
+
 TEST_F(SynthCli, WritesThePretrainingCorpusBesideTheWorld) {
   const std::string corpus = (dir_ / "corpus.jsonl").string();
   ASSERT_EQ(run("--out " + (dir_ / "w").string() + " --members 30 --pretraining-corpus " + corpus + " --tokens 5000"),
@@ -91,6 +115,7 @@ TEST_F(SynthCli, WritesThePretrainingCorpusBesideTheWorld) {
 
   std::string out = " --out " + (dir_ / "w").string();
   EXPECT_EQ(run(out + " --tokens 100"), 2) << "--tokens needs --pretraining-corpus";
+  EXPECT_EQ(run(out + " --no-skills-sections"), 2) << "--no-skills-sections needs --pretraining-corpus";
   EXPECT_EQ(run(out + " --pretraining-corpus " + corpus + " --tokens 0"), 2);
   EXPECT_EQ(run(out + " --pretraining-corpus " + (dir_ / "w" / "train.jsonl").string()), 2)
       << "the corpus must not replace one of the world's files";

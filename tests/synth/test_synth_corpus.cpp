@@ -2,6 +2,7 @@
 // bytes for a seed (whatever the threads), its size and its kinds of documents, no labels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -97,6 +98,35 @@ TEST(PretrainingCorpus, RedrawsAProfileEqualToAWorldMembers) {
     ++found;
   }
   EXPECT_EQ(found, 3) << "profiles without a skills section are common enough to find three";
+}
+
+// Without skills sections a profile document is the same profile, cut where its skills section
+// (a header line, then a list of the member's qualifications) would begin; other documents are
+// unchanged.
+TEST(PretrainingCorpus, LeavesOutTheSkillsSectionsWhenAsked) {
+  const std::unordered_set<std::string> none;
+  const CorpusDocuments with(Catalog::builtin(), 9, none);
+  const CorpusDocuments without(Catalog::builtin(), 9, none, /*skills_sections=*/false);
+  const std::vector<std::string> headers = {"Skills:", "Top skills:", "Key skills:", "What I bring:", "Skills I list:"};
+  int64_t profiles = 0, cut = 0;
+  for (int64_t i = 0; i < 300; ++i) {
+    const CorpusDocument a = with.make(i), b = without.make(i);
+    ASSERT_EQ(a.kind, b.kind);
+    if (a.kind != CorpusDocumentKind::profile) {
+      EXPECT_EQ(a.text, b.text);
+      continue;
+    }
+    ++profiles;
+    ASSERT_EQ(a.text.compare(0, b.text.size(), b.text), 0) << "the profile itself is the same";
+    if (a.text.size() == b.text.size()) continue;
+    ++cut;
+    const std::string section = a.text.substr(b.text.size());
+    const size_t line_end = section.find('\n', 1);
+    ASSERT_NE(line_end, std::string::npos) << section;
+    EXPECT_NE(std::find(headers.begin(), headers.end(), section.substr(1, line_end - 1)), headers.end()) << section;
+  }
+  EXPECT_GT(profiles, 150);
+  EXPECT_GT(cut, profiles / 2) << "most profiles have a skills section to leave out";
 }
 
 TEST(PretrainingCorpus, SameSeedSameBytesWhateverTheThreads) {

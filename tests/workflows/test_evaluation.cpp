@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -234,6 +235,41 @@ TEST_F(LabelerEvaluation, MisLabelsNeverChangeUnderShuffles) {
     EXPECT_GT(report.labels_per_second(), 0.0);
     EXPECT_EQ(report.reference.n_unparsed, 0);
   }
+}
+
+// The shuffled labels are matched back to their items' reference labels: mis labels do not
+// depend on the order, so over K shuffles they agree K times as often as unshuffled, item by
+// item (a reference left in the original order would disagree where the shuffle moved a label).
+TEST_F(LabelerEvaluation, ShuffledAgreementMatchesLabelsBackByItem) {
+  const std::vector<LabeledRow> rows = read_labeled_rows(rows_path_.string()).rows;
+  EvalOptions options;
+  options.shuffles = 3;
+  options.seed = 5;
+  // The threshold at the median score: about half the labels YES, so a label matched to the
+  // wrong item would show.
+  std::vector<double> scores;
+  for (const LabeledRow& row : rows)
+    for (const std::optional<double>& score : labeler_->score(row.row.query, row.row.items, options.scoring).scores)
+      scores.push_back(*score);
+  std::sort(scores.begin(), scores.end());
+  options.scoring.threshold = scores[scores.size() / 2];
+  const EvalReport report = evaluate(*labeler_, rows, options);
+  ASSERT_GT(report.reference.true_positives + report.reference.false_positives, 4);
+  ASSERT_LT(report.reference.true_positives + report.reference.false_positives, 12);
+  EXPECT_EQ(report.shuffled_reference.n_items, 16 * 3) << "every item of every shuffle, rows of one item too";
+  EXPECT_EQ(report.shuffled_reference.n_agree, 3 * report.reference.n_agree);
+  EXPECT_EQ(report.shuffled_reference.true_positives, 3 * report.reference.true_positives);
+  EXPECT_EQ(report.shuffled_reference.false_positives, 3 * report.reference.false_positives);
+  ASSERT_TRUE(report.shuffled_truth);
+  EXPECT_EQ(report.shuffled_truth->n_agree, 3 * report.truth->n_agree);
+  const nlohmann::ordered_json json = eval_report_to_json(report);
+  EXPECT_DOUBLE_EQ(json["shuffled_agreement"].get<double>(), report.reference.agreement());
+  EXPECT_DOUBLE_EQ(json["shuffled_truth_agreement"].get<double>(), report.truth->agreement());
+
+  options.shuffles = 0;
+  const nlohmann::ordered_json none = eval_report_to_json(evaluate(*labeler_, rows, options));
+  EXPECT_TRUE(none["shuffled_agreement"].is_null());
+  EXPECT_TRUE(none["shuffled_truth_agreement"].is_null());
 }
 
 TEST_F(LabelerEvaluation, MetricsFollowTheLabelsOfScoreRow) {
