@@ -22,6 +22,13 @@ struct Fleet::Batch {
   std::condition_variable done;
 };
 
+// Fleet::work's connection to one engine, and what the identity check on it found.
+struct Fleet::Link {
+  std::unique_ptr<HttpConnection> connection;
+  bool exact = false;  // its /v1/models named this labeler's fingerprint
+  std::string model;   // the name it serves the labeler as (IdentityCheck::served_name)
+};
+
 // What one attempt came to, decided off the lock.
 struct Fleet::Attempt {
   Outcome outcome = Outcome::Failed;
@@ -234,13 +241,6 @@ void Fleet::work() {
     wake_.notify_all();
   }
 }
-
-// Fleet::work's connection to one engine, and what the identity check on it found.
-struct Fleet::Link {
-  std::unique_ptr<HttpConnection> connection;
-  bool exact = false;  // its /v1/models named this labeler's fingerprint
-  std::string model;   // the name it serves the labeler as (IdentityCheck::served_name)
-};
 
 namespace {
 

@@ -166,8 +166,9 @@ TEST_P(BatchedDecode, RowsJoiningMidDecodeUnderATightBudgetKeepTheirBytes) {
   for (const int64_t budget : {largest, largest + 17, total / 3}) {
     RecordingSession session(*model_, 1);
     expect_same_bytes(batched(session, specs, budget), want, "budget " + std::to_string(budget));
-    if (budget > largest)  // room for two rows at least
+    if (budget > largest) {  // room for two rows at least
       EXPECT_GT(session.mixed_calls, 0) << "budget " << budget << ": rows joined while others decoded";
+    }
     EXPECT_LE(session.max_offset, budget) << "the regions in flight stay within the budget";
   }
   // A budget below a row's region: every row decodes alone, still the same bytes.
@@ -188,7 +189,9 @@ TEST_P(BatchedDecode, CompactingTheKeySpaceKeepsTheBytes) {
   const std::vector<Decoded> want = one_row(specs);
   RecordingSession session(*model_, 1);
   expect_same_bytes(batched(session, specs, 100), want, "with compaction");
-  if (want[1].tokens.size() > 2) EXPECT_GT(session.compactions, 0) << "B was still decoding when C joined";
+  if (want[1].tokens.size() > 2) {
+    EXPECT_GT(session.compactions, 0) << "B was still decoding when C joined";
+  }
 }
 
 TEST_P(BatchedDecode, ThreadCountsDoNotChangeTheBytes) {
