@@ -168,9 +168,7 @@ class HttpSession final : public Connection, public std::enable_shared_from_this
     keep_alive_ = head.keep_alive();
     const HeadRules rules{.api_key = context_.options.api_key ? &*context_.options.api_key : nullptr,
                           .service_ready = context_.service.load() != nullptr,
-                          .unhealthy = context_.unhealthy && context_.unhealthy->set.load(std::memory_order_acquire)
-                                           ? &context_.unhealthy->reason
-                                           : nullptr,
+                          .unhealthy = unhealthy_reason(),
                           .api = context_.api,
                           .routes = context_.routes,
                           .hosts = context_.options.api_key ? nullptr : &context_.hosts,
