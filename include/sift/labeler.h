@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "sift/error.h"
-#include "sift/weights.h"
+#include "sift/weight_storage.h"
 
 namespace sift {
 
@@ -110,6 +110,13 @@ struct ResolvedOptions {
   int64_t call_tokens = 0;     // about how many prompt tokens of rows share one forward call
 };
 
+// What mode generate adds to a row's result: what the model wrote, and what could not be read.
+struct Generation {
+  std::vector<std::string> texts;  // what the model wrote, one per request
+  std::vector<int64_t> unparsed;   // items whose answer was not parsed (score and label nullopt)
+  int64_t generated_tokens = 0;    // usage: tokens decoded
+};
+
 // One row's result. When `error` is set the row failed and no scores or labels are filled in.
 struct RowResult {
   std::vector<std::optional<double>> scores;  // P(yes) per item; generate: 1/0, nullopt = unparsed
@@ -117,17 +124,15 @@ struct RowResult {
                                                     // applied to the score; empty without a map (and in generate)
   std::vector<std::optional<bool>> labels;    // score (or, with threshold_on probability, the probability)
                                               // >= threshold; nullopt = unparsed
-  std::vector<int64_t> unparsed;              // generate: items whose answer was not parsed
   int64_t prefill_tokens = 0;                 // usage: the prompt tokens of the row's requests (its cost scored alone)
   int64_t cached_tokens = 0;                  // usage: of those, query tokens reused from the query-KV cache or
                                               // an earlier row of the call instead of run (prefill - cached ran)
-  int64_t generated_tokens = 0;               // usage: generate mode's decoded tokens
   int64_t requests = 0;                       // usage: prompts in the mode's own sense
   int64_t truncated_tokens = 0;               // usage: prompt tokens cut by ScoringOptions::truncate
   std::vector<ItemWindows> windows;           // the items scored by windows (LongItems::Chunk), in order
   int64_t window_tokens = 0;                  // usage, when windows is not empty: a window's most prompt
   int64_t window_stride = 0;                  // tokens, and the text tokens between window starts
-  std::vector<std::string> generated_texts;   // generate: what the model wrote, one per request
+  std::optional<Generation> generation;       // mode generate's texts, unparsed items and decoded tokens
   std::string error;                          // what was wrong with the row
 };
 
@@ -162,7 +167,7 @@ struct LoadOptions {
   int threads = 0;                              // compute threads of each context; <= 0: the cores
                                                 // (OMP_NUM_THREADS or all), split among the contexts
                                                 // scoring at the same moment
-  WeightStorage weights = WeightStorage::Auto;  // sift/weights.h: auto keeps the checkpoint's type
+  WeightStorage weights = WeightStorage::Auto;  // sift/weight_storage.h: auto keeps the checkpoint's type
   int64_t query_cache_bytes = 0;                // the query-KV cache its contexts share: rows that
                                                 // repeat a query run only their items; 0: none
 };
@@ -200,11 +205,13 @@ class Labeler {
   std::string artifact_json() const;   // sift.json as loaded, a JSON object (every field, unknown ones too)
   int threads() const;                 // LoadOptions::threads, or the cores
 
-  struct Shared;  // the loaded model, shared by copies and contexts
-  explicit Labeler(std::shared_ptr<Shared> shared);
 
  private:
-  std::shared_ptr<Shared> shared_;
+  friend class Context;
+  friend struct LabelerAccess;  // sift's own ways to make one (internal)
+  struct Impl;                  // the loaded model and its runtime, shared by copies and contexts
+  explicit Labeler(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;
 };
 
 // One user of a Labeler: a KV cache and a workspace of its own over the shared weights. Use

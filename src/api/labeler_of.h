@@ -7,11 +7,10 @@
 #include <memory>
 
 #include "scoring/loaded_labeler.h"
+#include "scoring/runtime.h"
 #include "sift/labeler.h"
 
 namespace sift {
-
-using EngineMaker = std::function<std::unique_ptr<Engine>()>;
 
 Labeler labeler_of(std::unique_ptr<LoadedLabeler> loaded, const LoadOptions& options = {}, EngineMaker remote = {});
 

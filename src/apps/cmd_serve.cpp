@@ -29,6 +29,7 @@
 #include "io/atomic_file.h"
 #include "io/content_hash.h"
 #include "scoring/loaded_labeler.h"
+#include "scoring/runtime.h"
 #include "scoring/self_test.h"
 #include "serve/http_server.h"
 #include "serve/service.h"
@@ -100,7 +101,7 @@ std::vector<std::string> served_names(const ServeCliOptions& o) {
 // a usage error when fewer than --workers (each worker runs on threads of its own).
 int compute_threads(const ServeCliOptions& o) {
   const int threads = sift::apps::thread_count("--threads", o.threads);
-  const int total = threads > 0 ? threads : sift::default_n_threads();
+  const int total = sift::resolve_threads(threads);
   if (o.workers > total)
     sift::apps::usage_error("--workers {} is more than the {} compute threads (--threads, else the cores): each worker "
                             "needs one of its own", o.workers, total);
@@ -141,6 +142,7 @@ void serve(const ServeCliOptions& o) {
   };
 
   std::unique_ptr<sift::LoadedLabeler> engine;
+  std::optional<sift::Runtime> runtime;  // before the service, which uses it until it goes
   std::optional<sift::serve::Service> service;
   std::optional<std::string> refusal;
   std::string model_dir;  // o.model, or a Hub id's snapshot in the Hugging Face cache
@@ -165,14 +167,14 @@ void serve(const ServeCliOptions& o) {
     return;
   }
   try {
-    service.emplace(*engine,
+    runtime.emplace(std::move(engine),
+                    sift::RuntimeOptions{.threads = threads, .query_cache_bytes = mebibytes(o.kv_cache_mb)});
+    service.emplace(*runtime,
                     sift::serve::ServiceOptions{.model_names = model_names,
                                                 .fingerprint = sift::artifact_fingerprint(model_dir),
                                                 .weights = o.weights,
                                                 .max_batch_tokens = o.max_batch_tokens,
                                                 .max_queue_tokens = o.max_queue_tokens,
-                                                .kv_cache_bytes = mebibytes(o.kv_cache_mb),
-                                                .threads = threads,
                                                 .workers = o.workers,
                                                 .prepare_threads = o.http_threads,
                                                 .admission = {.max_items = o.max_items,
@@ -188,7 +190,7 @@ void serve(const ServeCliOptions& o) {
     throw;
   }
   server.attach(*service);
-  fmt::print(stderr, "sift serve: ready: {} (version {}) on http://{}:{}\n", o.model, engine->artifact().version, o.host,
+  fmt::print(stderr, "sift serve: ready: {} (version {}) on http://{}:{}\n", o.model, runtime->labeler().artifact().version, o.host,
              server.port());
   listener.join();  // returns once stopped: in-flight requests answered, or the grace period over
   stop_everything();

@@ -25,6 +25,9 @@ inline int default_n_threads() {
   const int n = detail::default_threads.load();
   return n > 0 ? n : detail::initial_threads;
 }
+// A thread count as given (> 0), or the process default for 0 or less: the one place "0
+// threads" becomes a count.
+inline int resolve_threads(int n) { return n > 0 ? n : default_n_threads(); }
 inline int n_threads() { return omp_get_max_threads(); }
 inline void set_n_threads(int n) {
   if (n <= 0) return;
@@ -37,7 +40,7 @@ inline void set_n_threads(int n) {
 class ThreadCount {
  public:
   explicit ThreadCount(int n) : previous_(omp_get_max_threads()) {
-    omp_set_num_threads(n > 0 ? n : default_n_threads());
+    omp_set_num_threads(resolve_threads(n));
   }
   ~ThreadCount() { omp_set_num_threads(previous_); }
   ThreadCount(const ThreadCount&) = delete;

@@ -4,7 +4,6 @@
 #include <utility>
 #include <vector>
 
-#include "core/parallel.h"
 #include "serve/test_gate.h"
 
 namespace sift::serve {
@@ -45,17 +44,16 @@ class EnginePool::Observer final : public SchedulerObserver {
   TestGate gate_;
 };
 
-EnginePool::EnginePool(const LoadedLabeler& labeler, const EnginePoolOptions& options, Metrics& metrics)
-    : limits_(serve_limits(labeler, options.max_batch_tokens)),
-      cache_(labeler.artifact().version, options.kv_cache_bytes),
-      threads_(options.threads > 0 ? options.threads : default_n_threads()),
+EnginePool::EnginePool(Runtime& runtime, const EnginePoolOptions& options, Metrics& metrics)
+    : runtime_(runtime),
+      limits_(serve_limits(runtime.labeler(), options.max_batch_tokens)),
       observer_(std::make_unique<Observer>(metrics)) {
-  SchedulerSettings settings = labeler.scheduler_settings(batch_options(options.max_batch_tokens), &cache_);
+  SchedulerSettings settings =
+      runtime.labeler().scheduler_settings(batch_options(options.max_batch_tokens), &runtime.cache());
   settings.observer = observer_.get();
-  settings.threads = &threads_;
+  settings.threads = &runtime.share();
   std::vector<std::unique_ptr<Engine>> engines;
-  for (int w = 0; w < options.workers; ++w)
-    engines.push_back(std::make_unique<LocalEngine>(labeler.model(), 0, &threads_));
+  for (int w = 0; w < options.workers; ++w) engines.push_back(runtime.make_engine());
   scheduler_ = std::make_unique<Scheduler>(std::move(engines), settings, options.max_queue_tokens);
 }
 

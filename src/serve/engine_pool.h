@@ -2,10 +2,11 @@
 // EnginePool: the server's side of the scheduler (scoring/scheduler.h). HTTP threads submit
 // jobs (already tokenized) to the scheduler's queue, bounded by prompt tokens
 // (--max-queue-tokens: a submit that would pass it is refused, and the client gets 429);
-// --workers engines take from it, each a LocalEngine (a session of its own) on the one shared,
-// read-only model, with the compute threads (--threads) split evenly among the workers running
-// at the moment (ThreadShare, decided at each forward call: one busy worker gets them all).
-// The engines share one prefix cache of query K/V (--kv-cache-mb).
+// --workers engines take from it, each made by the server's runtime (scoring/runtime.h: a
+// LocalEngine on the one shared, read-only model, with the compute threads (--threads) split
+// evenly among the workers running at the moment, decided at each forward call: one busy
+// worker gets them all). The engines share the runtime's prefix cache of query K/V
+// (--kv-cache-mb).
 //
 // The scheduler packs, reuses query keys, drops jobs abandoned or past their deadline, reads
 // the answers out (scoring/readout.h) and finishes each job, whose on_done hands it back to
@@ -16,9 +17,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "scoring/engine.h"
-#include "scoring/loaded_labeler.h"
-#include "scoring/prefix_cache.h"
+#include "scoring/runtime.h"
 #include "scoring/scheduler.h"
 #include "serve/metrics.h"
 
@@ -27,14 +26,13 @@ namespace sift::serve {
 struct EnginePoolOptions {
   int64_t max_batch_tokens = 0;  // new tokens of one forward call, and one request's limit
   int64_t max_queue_tokens = 0;  // prompt tokens waiting at most
-  int64_t kv_cache_bytes = 0;    // the prefix cache's budget (0: off)
-  int threads = 0;               // compute threads of all workers together (0: the process default)
-  int workers = 1;               // engines: sessions on the one model
+  int workers = 1;               // engines the runtime makes
 };
 
 class EnginePool {
  public:
-  EnginePool(const LoadedLabeler& labeler, const EnginePoolOptions& options, Metrics& metrics);
+  // `runtime` (its labeler, cache and threads) outlives the pool.
+  EnginePool(Runtime& runtime, const EnginePoolOptions& options, Metrics& metrics);
   ~EnginePool();  // close()
   EnginePool(const EnginePool&) = delete;
   EnginePool& operator=(const EnginePool&) = delete;
@@ -47,14 +45,13 @@ class EnginePool {
   const PlanLimits& limits() const { return limits_; }
   // What the scheduler plans with (job_plan_cost: what a job costs in the queue).
   const SchedulerSettings& settings() const { return scheduler_->settings(); }
-  PrefixCacheStats cache_stats() const { return cache_.stats(); }
+  PrefixCacheStats cache_stats() const { return runtime_.cache_stats(); }
 
  private:
   class Observer;
 
+  Runtime& runtime_;
   PlanLimits limits_;
-  LruPrefixCache cache_;
-  ThreadShare threads_;
   std::unique_ptr<Observer> observer_;
   std::unique_ptr<Scheduler> scheduler_;  // last: its workers stop before the rest goes
 };

@@ -193,13 +193,13 @@ std::optional<Reply> refusal_of(Step&& step) {
 
 }  // namespace
 
-Service::Service(const LoadedLabeler& engine, const ServiceOptions& options, Metrics& metrics)
-    : engine_(engine),
+Service::Service(Runtime& runtime, const ServiceOptions& options, Metrics& metrics)
+    : engine_(runtime.labeler()),
       options_(options),
       metrics_(metrics),
-      pool_(engine,
+      pool_(runtime,
             {.max_batch_tokens = options.max_batch_tokens, .max_queue_tokens = options.max_queue_tokens,
-             .kv_cache_bytes = options.kv_cache_bytes, .threads = options.threads, .workers = options.workers},
+             .workers = options.workers},
             metrics_),
       preparation_(options.prepare_threads, kMaxPreparingBytes) {
   long_item_rule(long_item_options(ScoringMode::Mis, {}, LongItems::Chunk), request_limit());  // a bad size fails here
@@ -479,8 +479,9 @@ Started Service::label(std::string_view body, std::function<void()> on_done) {
     }
     if (!fingerprint.empty()) out["sift_fingerprint"] = fingerprint;  // /v1/models's: every answer names its labeler
     if (job->mode == ScoringMode::Generate) {
-      out["unparsed"] = result.unparsed;
-      out["usage"]["generated_tokens"] = result.generated_tokens;
+      const Generation generation = result.generation.value_or(Generation{});
+      out["unparsed"] = generation.unparsed;
+      out["usage"]["generated_tokens"] = generation.generated_tokens;
     }
     return Reply{200, std::move(out), {}, {}};
   });

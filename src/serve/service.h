@@ -46,9 +46,7 @@ struct ServiceOptions {
   std::string weights = "auto";  // /v1/models sift_weights: how its matrices are held (--weights)
   int64_t max_batch_tokens = 0;  // one forward call, and one request
   int64_t max_queue_tokens = 0;  // waiting tokens before 429
-  int64_t kv_cache_bytes = 0;    // the query-KV cache's budget
-  int threads = 0;               // compute threads, split among the workers running
-  int workers = 1;               // engines: sessions on the one model
+  int workers = 1;               // engines the runtime makes: sessions on the one model
   int prepare_threads = 4;       // threads that render and tokenize requests (preparation.h)
   AdmissionLimits admission;     // items, scores, response bytes
   // A long item (scoring/long_items.h): --long-items, the default of every route (unset: chunk
@@ -75,7 +73,8 @@ enum class GiveUp { Deadline, Disconnect, Shutdown };
 
 class Service {
  public:
-  Service(const LoadedLabeler& engine, const ServiceOptions& options, Metrics& metrics);
+  // `runtime` (the labeler, its query-KV cache and compute threads) outlives the service.
+  Service(Runtime& runtime, const ServiceOptions& options, Metrics& metrics);
 
   // Each throws BadRequest (400, or 413 over a size limit). `on_done` is the queued job's
   // on_done (see Started): it must only hand the answer over, never block.

@@ -281,7 +281,7 @@ TrainRunResult run_training(TrainRunOptions o) {
   refuse_out_over_inputs(o);
   create_output_directory(o.out, "--out");
   const PathLock lock(o.out);
-  const int threads = o.threads > 0 ? o.threads : default_n_threads();
+  const int threads = resolve_threads(o.threads);
   at::set_num_threads(threads);
   set_blas_threads(threads);
   set_n_threads(threads);

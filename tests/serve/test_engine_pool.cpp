@@ -30,10 +30,11 @@
 namespace sift::serve {
 namespace {
 
-const LoadedLabeler& labeler() {
-  static const std::unique_ptr<LoadedLabeler> engine = sift::testing::tiny_labeler(0.5);
-  return *engine;
+const std::shared_ptr<const LoadedLabeler>& shared_labeler() {
+  static const std::shared_ptr<const LoadedLabeler> engine = sift::testing::tiny_labeler(0.5);
+  return engine;
 }
+const LoadedLabeler& labeler() { return *shared_labeler(); }
 
 struct Row {
   std::string query;
@@ -90,19 +91,17 @@ bool finishes(Job& job) {
 // freely.
 class Loop {
  public:
-  explicit Loop(bool gated, int64_t max_queue_tokens = 1 << 20, int workers = 1) {
+  explicit Loop(bool gated, int64_t max_queue_tokens = 1 << 20, int workers = 1)
+      : runtime_(shared_labeler(), {.threads = workers, .query_cache_bytes = 1 << 20}) {
     if (gated) {
       const std::string fifo = (dir_ / "engine-gate").string();
       EXPECT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
       gate_ = ::open(fifo.c_str(), O_RDWR);
       ::setenv(kEngineGateVariable, fifo.c_str(), 1);  // read once, as the loop starts
     }
-    loop_ = std::make_unique<EnginePool>(labeler(), EnginePoolOptions{.max_batch_tokens = 4096,
-                                                                      .max_queue_tokens = max_queue_tokens,
-                                                                      .kv_cache_bytes = 1 << 20,
-                                                                      .threads = workers,
-                                                                      .workers = workers},
-                                         metrics_);
+    loop_ = std::make_unique<EnginePool>(
+        runtime_, EnginePoolOptions{.max_batch_tokens = 4096, .max_queue_tokens = max_queue_tokens, .workers = workers},
+        metrics_);
     ::unsetenv(kEngineGateVariable);
   }
   ~Loop() {
@@ -121,6 +120,7 @@ class Loop {
   }
 
  private:
+  Runtime runtime_;
   test::TempDir dir_;
   int gate_ = -1;
   Metrics metrics_;
