@@ -10,8 +10,10 @@ build/layering.json at configure time. A file of module M may include
     SQLite, libpq, zlib, zstd, libtorch, Boost).
 
 The Python binding (python/src) includes only include/sift/ and its own files, and the CLI's
-scoring commands (src/apps/cmd_{score,batch,eval,calibrate}.cpp) only the public API, the
-file formats and the components (no scoring/, model/, kernels/ or tokenizer/ headers).
+scoring commands (src/apps/cmd_{score,batch,eval,calibrate}.cpp) and the label loop
+(src/label/) only the public API, the file formats and the components (no scoring/, model/,
+kernels/ or tokenizer/ headers; the label loop reads sift.json by scoring/artifact.h and
+bounds its reports' UTF-8 by tokenizer/utf8.h).
 
 Usage: check_layering.py LAYERING_JSON SOURCE_DIR [ROOT]    (ROOT: the tree to check, default SOURCE_DIR)
 Prints each include against the arrows as FILE:LINE: ..., exits 1 if there is any.
@@ -38,6 +40,7 @@ THIRD_PARTY = {
 PUBLIC_OWNERS = {"sift/lines.h": "sift_formats", "sift/engines.h": "sift_remote"}
 SCORING_COMMANDS = ("cmd_score.cpp", "cmd_batch.cpp", "cmd_eval.cpp", "cmd_calibrate.cpp")
 ENGINE_INTERNALS = ("scoring/", "model/", "kernels/", "tokenizer/")
+LABEL_LOOP_ENGINE_HEADERS = ("scoring/artifact.h", "tokenizer/utf8.h")
 
 
 def closure(modules):
@@ -101,6 +104,7 @@ def main():
             continue  # a folder no library builds (none today)
         allowed = {module} | reach[module]
         is_scoring_command = relative.startswith("apps/") and path.name in SCORING_COMMANDS
+        is_label_loop = relative.startswith("label/")
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
             match = INCLUDE.match(line)
             if not match:
@@ -124,6 +128,9 @@ def main():
             elif is_scoring_command and header.startswith(ENGINE_INTERNALS):
                 problems.append(f"{where}: \"{header}\" is internal to the engine; the scoring commands use "
                                 "include/sift/ (and the formats and components)")
+            elif is_label_loop and header.startswith(ENGINE_INTERNALS) and header not in LABEL_LOOP_ENGINE_HEADERS:
+                problems.append(f"{where}: \"{header}\" is internal to the engine; the label loop uses include/sift/ "
+                                "(and sift.json's reader, scoring/artifact.h)")
 
     python_src = root / "python" / "src"
     for path in sorted(python_src.glob("*")) if python_src.is_dir() else []:

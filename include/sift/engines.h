@@ -37,12 +37,12 @@ struct EngineOptions {
   std::vector<std::string> urls;  // http://host:port[/prefix], one per engine
   double timeout_seconds = 60;    // fail when no engine has answered for this long (in the range above)
   int max_in_flight = 4;          // requests each engine is sent at once (>= 1)
-  WeightStorage weights = WeightStorage::Auto;  // how sift serve engines must hold the weights (their --weights)
 };
 
 // Loads `dir` without its weights and connects to the engines (checking each that answers);
-// `options.weights` is how sift serve engines must hold them (auto and f32: the same bits);
-// `options.threads` and `query_cache_bytes` do not apply (the engines have their own).
+// `options.weights` is how sift serve engines must hold them (their --weights; auto and f32:
+// the same bits); `options.threads` and `query_cache_bytes` do not apply (the engines have
+// their own).
 Labeler load_with_engines(const std::filesystem::path& dir, const EngineOptions& engines, const LoadOptions& options = {});
 
 // Which arithmetic engines score with, for a record that must not mix two (a `sift batch`

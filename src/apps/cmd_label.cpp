@@ -13,14 +13,12 @@
 #include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/engine_option.h"
+#include "apps/kv_cache_option.h"
 #include "apps/weights_option.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "label/jsonl_file.h"
 #include "label/label_run.h"
-#if SIFT_HAVE_REMOTE
-#include "remote/connect.h"
-#endif
 
 namespace {
 
@@ -29,23 +27,18 @@ struct LabelArgs {
   std::string model, catalog, profiles, shard = "1/1", weights = "auto";
   bool strict = false;
   sift::apps::EngineFlags engines;
+  double kv_cache_mb = 256;
 };
 
-// --engine: the rounds are scored on the engines (remote/connect.h), the labeler loaded
-// without its weights.
-void use_engines(LabelArgs& args) {
-  if (!args.engines.any()) return;
-#if SIFT_HAVE_REMOTE
-  args.run.engine = [engines = sift::EngineOptions{.urls = args.engines.urls,
-                                                   .timeout_seconds = args.engines.timeout_seconds,
-                                                   .weights = args.run.weights}](
-                        const std::filesystem::path& dir, const sift::LoadedLabeler& labeler) {
-    return sift::remote::connect_engines(dir, labeler, engines)();
+// The labeler as sift score and sift batch load it: here, or (--engine) without its weights on
+// the engines, whose rounds go out two per engine at once.
+void use_labeler(LabelArgs& args) {
+  const sift::LoadOptions load{.weights = args.run.weights,
+                               .query_cache_bytes = sift::apps::kv_cache_bytes(args.kv_cache_mb)};
+  args.run.load_labeler = [dir = args.run.model_dir, load, engines = args.engines] {
+    return sift::apps::load_labeler(dir, load, engines);
   };
-#else
-  sift::apps::usage_error("--engine: this sift was built without its serving component (SIFT_BUILD_SERVE=OFF), which "
-                          "holds the engines' client");
-#endif
+  if (args.engines.any()) args.run.profiles_together = 2 * static_cast<int64_t>(args.engines.urls.size());
 }
 
 void run_label_command(LabelArgs& args) {
@@ -55,7 +48,7 @@ void run_label_command(LabelArgs& args) {
   args.run.shard = sift::Shard::parse(args.shard);
   args.run.weights = sift::apps::weight_storage_of(args.weights);
   args.run.rounds.validate();
-  use_engines(args);
+  use_labeler(args);
 
   sift::label::JsonlFile{args.run.profiles};  // an Error naming it now, before any work, when it cannot be read
   sift::ProgressReporter progress =
@@ -128,6 +121,7 @@ SIFT_COMMAND(label) {
                   "under another threshold is judged again")
       ->check(sift::apps::kProbability);
   sift::apps::add_weights_option(cmd, args->weights);
+  sift::apps::add_kv_cache_option(cmd, args->kv_cache_mb);
   sift::apps::add_engine_options(cmd, args->engines);
   sift::apps::add_strict_flag(cmd, args->strict, "of the catalog or profiles was left out");
   cmd->callback([args] {

@@ -16,8 +16,6 @@
 #include "label/round_judge.h"
 #include "label/run_identity.h"
 #include "scoring/artifact.h"
-#include "scoring/loaded_labeler.h"
-#include "scoring/self_test.h"
 #include "tokenizer/utf8.h"
 
 namespace sift::label {
@@ -126,6 +124,7 @@ class LabelRun {
     std::vector<std::string> members;
     for (const PendingProfile& p : chunk) members.push_back(p.row.member);
     const std::unordered_map<std::string, store::MemberState> states = store_->member_states(members);
+    std::vector<const PendingProfile*> group;  // to judge, scored together
     for (const PendingProfile& p : chunk) {
       auto stored = states.find(p.row.member);
       const bool current = !options_.refresh && stored != states.end() &&
@@ -133,23 +132,44 @@ class LabelRun {
                            stored->second.artifact_version == artifact_.version &&
                            stored->second.threshold == threshold();
       if (current) counts_.skipped_unchanged += 1;
-      else label_member(p);
+      else group.push_back(&p);
+      if (int64_t(group.size()) >= options_.profiles_together) label_members(group);
       lines_done_ = p.line;
       progress_.update(lines_done_, detail());
     }
+    label_members(group);
+    progress_.update(lines_done_, detail());
     chunk.clear();
   }
 
-  void label_member(const PendingProfile& p) {
+  // Judges the group's profiles in rounds, together, and stores each one's labels.
+  void label_members(std::vector<const PendingProfile*>& group) {
+    if (group.empty()) return;
     RoundJudge& round_judge = judge();  // a labeler that does not load ends the run
-    RoundsOutcome outcome;
-    try {
-      outcome = judge_in_rounds(round_judge, p.row.text, candidates_of(p.row), options_.rounds);
-    } catch (const Error& e) {
-      counts_.errors += 1;
-      report(fmt::format("{}: member \"{}\": {}", p.where, p.row.member, e.what()));
-      return;
+    std::vector<std::vector<Candidate>> ranked(group.size());
+    std::vector<ProfileCandidates> profiles;
+    std::vector<const PendingProfile*> judged;
+    for (size_t i = 0; i < group.size(); ++i) try {
+        ranked[i] = candidates_of(group[i]->row);
+        profiles.push_back({group[i]->row.text, &ranked[i]});
+        judged.push_back(group[i]);
+      } catch (const Error& e) {
+        member_failed(*group[i], e.what());
+      }
+    group.clear();
+    std::vector<RoundsOutcome> outcomes = judge_in_rounds(round_judge, profiles, options_.rounds);
+    for (size_t i = 0; i < judged.size(); ++i) {
+      if (!outcomes[i].error.empty()) member_failed(*judged[i], outcomes[i].error);
+      else store_member(*judged[i], std::move(outcomes[i]));
     }
+  }
+
+  void member_failed(const PendingProfile& p, const std::string& why) {
+    counts_.errors += 1;
+    report(fmt::format("{}: member \"{}\": {}", p.where, p.row.member, why));
+  }
+
+  void store_member(const PendingProfile& p, RoundsOutcome outcome) {
     store::MemberLabels labels;
     labels.member = p.row.member;
     labels.input_hash = p.input_hash;
@@ -191,14 +211,11 @@ class LabelRun {
 
   RoundJudge& judge() {
     if (!judge_) {
-      labeler_ = options_.engine ? LoadedLabeler::load_without_weights(options_.model_dir, 1)
-                                 : LoadedLabeler::load(options_.model_dir, options_.weights);
-      if (!options_.engine) check_self_test(*labeler_, options_.weights);  // engines run it as they join
-      if (labeler_->artifact().version != artifact_.version)
+      Labeler labeler = options_.load_labeler();
+      if (labeler.version() != artifact_.version)
         fail("{}: sift.json changed while the run started (version \"{}\", now \"{}\")",
-             options_.model_dir.string(), artifact_.version, labeler_->artifact().version);
-      judge_ = std::make_unique<RoundJudge>(*labeler_, options_.threshold,
-                                            options_.engine ? options_.engine(options_.model_dir, *labeler_) : nullptr);
+             options_.model_dir.string(), artifact_.version, labeler.version());
+      judge_ = std::make_unique<RoundJudge>(std::move(labeler), options_.threshold);
     }
     return *judge_;
   }
@@ -209,7 +226,6 @@ class LabelRun {
   LabelCatalog catalog_;
   std::unique_ptr<store::LabelStore> store_;
   std::string run_id_;
-  std::unique_ptr<LoadedLabeler> labeler_;
   std::unique_ptr<RoundJudge> judge_;
   store::RunCounts counts_;
   int64_t prefill_tokens_ = 0;

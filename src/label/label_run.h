@@ -19,8 +19,7 @@
 #include "core/progress.h"
 #include "label/rounds.h"
 #include "io/shard.h"
-#include "scoring/loaded_labeler.h"
-#include "sift/weights.h"
+#include "sift/labeler.h"
 #include "store/label_store.h"
 
 namespace sift::label {
@@ -31,13 +30,17 @@ struct LabelRunOptions {
   std::filesystem::path profiles;
   std::string store;  // SQLite file path or postgresql:// URI
   RoundOptions rounds;
-  WeightStorage weights = WeightStorage::Auto;  // how the labeler's matrices are held (--weights)
+  WeightStorage weights = WeightStorage::Auto;  // how the labeler's matrices are held (--weights), for the record
   std::optional<double> threshold;              // label = score >= this (--threshold); else sift.json's
   bool refresh = false;
   Shard shard;
-  // Where the rounds are scored (sift label --engine): given, the labeler is loaded without its
-  // weights and this makes the engine for it (remote/connect.h); unset, a LocalEngine here.
-  std::function<std::unique_ptr<Engine>(const std::filesystem::path& dir, const LoadedLabeler& labeler)> engine;
+  // Loads the labeler of model_dir (sift/labeler.h): here, or on engines elsewhere (sift label
+  // --engine, sift/engines.h), as sift score and sift batch load it; called when a first
+  // profile needs judging. Its query-KV cache keeps a profile's keys for its later rounds.
+  std::function<Labeler()> load_labeler;
+  // Profiles whose rounds are scored together (RoundJudge): 1 here; with --engine, enough to
+  // keep every engine busy (two calls in flight on each).
+  int64_t profiles_together = 1;
 };
 
 struct LabelRunSummary {

@@ -3,7 +3,6 @@
 #include <chrono>
 
 #include "core/error.h"
-#include "scoring/readout.h"
 
 namespace sift::label {
 
@@ -18,41 +17,41 @@ ScoringOptions judge_options(std::optional<double> threshold) {
 
 }  // namespace
 
-RoundJudge::RoundJudge(const LoadedLabeler& labeler, std::optional<double> threshold, std::unique_ptr<Engine> engine)
-    : labeler_(labeler),
+RoundJudge::RoundJudge(Labeler labeler, std::optional<double> threshold)
+    : labeler_(std::move(labeler)),
       options_(judge_options(threshold)),
-      settings_(labeler.scheduler_settings(options_)),  // a threshold outside [0, 1] is an OptionError here
-      engine_(engine ? std::move(engine) : std::make_unique<LocalEngine>(labeler.model())) {
-  settings_.reuse_queries = true;  // the next round of the profile: its keys, held by the engine
-}
+      threshold_(labeler_.resolve(options_).threshold) {}  // a threshold outside [0, 1] is an OptionError here
 
-double RoundJudge::threshold() const { return labeler_.threshold(options_); }
-
-RoundJudge::Verdicts RoundJudge::judge(std::string_view profile, const std::vector<std::string>& candidates) {
+std::vector<RoundJudge::Verdicts> RoundJudge::judge(std::span<const Round> rounds) {
+  std::vector<Verdicts> verdicts(rounds.size());
+  if (rounds.empty()) return verdicts;
+  std::vector<Row> rows;
+  rows.reserve(rounds.size());
+  for (const Round& round : rounds) rows.push_back({std::string(round.profile), round.candidates});
   const auto start = std::chrono::steady_clock::now();
-  TokenizedRow row = labeler_.tokenize(profile, candidates);
-  if (!row.error.empty()) fail("{}", row.error);
-  ScoringJob job;
-  job.readout = Readout::yes_no(labeler_.answer_ids());
-  job.label_by(labeler_.artifact(), threshold());
-  job.query = std::move(row.query);
-  job.items = std::move(row.items);
-  ScoringJob* const jobs[1] = {&job};
-  run_jobs(*engine_, jobs, settings_);
+  const std::vector<RowResult> results = labeler_.score_rows(rows, options_);
   model_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  const RowResult& result = job.result;
-  Verdicts verdicts;
-  verdicts.prefill_tokens = result.prefill_tokens - result.cached_tokens;
-  for (size_t i = 0; i < result.scores.size(); ++i) {
-    const double score = *result.scores[i];
-    if (!is_probability(score)) fail("{}", not_a_probability_message(fmt::format("candidate \"{}\"", candidates[i]), score));
+  for (size_t r = 0; r < rounds.size(); ++r) {
+    const RowResult& result = results[r];
+    Verdicts& out = verdicts[r];
+    if (!result.error.empty()) {
+      out.error = result.error;
+      continue;
+    }
+    out.prefill_tokens = result.prefill_tokens - result.cached_tokens;
+    for (size_t i = 0; i < result.scores.size(); ++i) {
+      out.scores.push_back(*result.scores[i]);
+      out.labels.push_back(*result.labels[i]);
+    }
   }
-  if (!result.error.empty()) fail("{}", result.error);  // the row does not fit
-  for (size_t i = 0; i < result.scores.size(); ++i) {  // labeled by the scheduler, as every path is
-    verdicts.scores.push_back(*result.scores[i]);
-    verdicts.labels.push_back(*result.labels[i]);
-  }
+  return verdicts;
+}
+
+RoundJudge::Verdicts RoundJudge::judge(std::string_view profile, const std::vector<std::string>& candidates) {
+  const Round round{profile, candidates};
+  Verdicts verdicts = std::move(judge({&round, 1})[0]);
+  if (!verdicts.error.empty()) fail("{}", verdicts.error);
   return verdicts;
 }
 

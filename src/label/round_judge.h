@@ -1,50 +1,56 @@
 #pragma once
-// RoundJudge: the labeler's verdicts on one round of a profile's candidates, the one place
-// `sift label` runs the model, as a feeder of the scheduler (scoring/scheduler.h).
+// RoundJudge: the labeler's verdicts on rounds of profiles' candidates, the one place `sift
+// label` runs the model, as a client of the public API (sift/labeler.h): a Labeler loaded here
+// or scoring on engines elsewhere (sift/engines.h), as `sift score` and `sift batch` load it.
 //
-// A profile's query part is prefilled once, when its first round comes; the judge's engine
-// keeps its keys, and every later round of that profile runs only its candidates against them
-// (the scheduler's kept keys). The scores are the same bits as scoring [profile; c_i] alone
-// (candidate i sees exactly those keys at the same positions); the test
-// RoundJudge.EveryRoundScoresAsScoringItAlone holds it to that.
+// The rounds of several profiles are scored together, one row per profile (Labeler::score_rows:
+// packed into forward calls here; spread over the engines, two calls in flight on each, with
+// --engine). A profile's later rounds find its query part in the labeler's query-KV cache
+// (LoadOptions::query_cache_bytes) and run only their candidates. Either way each score is the
+// bits of scoring [profile; c_i] alone (the scoring contract); the test
+// RoundJudge.EveryRoundScoresAsScoringItAlone holds it to that. The scheduler labels each
+// score (the threshold, or sift.json's calibrated probability with threshold_on probability)
+// and refuses a score that is not a probability (a broken checkpoint): the row's error.
 #include <cstdint>
-#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "scoring/engine.h"
-#include "scoring/loaded_labeler.h"
+#include "sift/labeler.h"
 
 namespace sift::label {
 
 class RoundJudge {
  public:
-  // `threshold`: the labels' threshold (sift label --threshold), else the labeler's. `engine`:
-  // where the rounds run (sift label --engine); null, a LocalEngine on the labeler's model.
-  explicit RoundJudge(const LoadedLabeler& labeler, std::optional<double> threshold = std::nullopt,
-                      std::unique_ptr<Engine> engine = nullptr);
+  // `threshold`: the labels' threshold (sift label --threshold), else the labeler's; a value
+  // outside [0, 1] is an OptionError here.
+  explicit RoundJudge(Labeler labeler, std::optional<double> threshold = std::nullopt);
 
+  struct Round {
+    std::string_view profile;
+    std::vector<std::string> candidates;
+  };
   struct Verdicts {
     std::vector<double> scores;  // P(yes) per candidate, in order
-    std::vector<bool> labels;    // value >= threshold() (ties YES), the value the score or, with sift.json's
-                                 // threshold_on probability, the calibrated probability (not stored)
-    int64_t prefill_tokens = 0;  // tokens run: the candidates, plus the profile in its first round
+    std::vector<bool> labels;    // the scheduler's label of each (threshold() on the score or the
+                                 // calibrated probability)
+    int64_t prefill_tokens = 0;  // tokens run: the candidates, plus the profile unless it was cached
+    std::string error;           // the row could not be scored (too long, invalid UTF-8, ...): nothing else set
   };
-  // Rounds of one profile come one after another, each with the same `profile` (a new
-  // profile replaces the kept one). A score that is not a finite probability (a broken
-  // checkpoint) is an Error naming the candidate.
+  // One round of each profile, scored together: verdicts[i] is rounds[i]'s.
+  std::vector<Verdicts> judge(std::span<const Round> rounds);
+  // One round of one profile; its error is an Error.
   Verdicts judge(std::string_view profile, const std::vector<std::string>& candidates);
 
-  double threshold() const;
+  double threshold() const { return threshold_; }
   double model_seconds() const { return model_seconds_; }  // wall time inside the model so far
 
  private:
-  const LoadedLabeler& labeler_;
+  Labeler labeler_;
   ScoringOptions options_;
-  SchedulerSettings settings_;
-  std::unique_ptr<Engine> engine_;
+  double threshold_;
   double model_seconds_ = 0;
 };
 

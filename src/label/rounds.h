@@ -4,6 +4,7 @@
 // stop_below, stop. Also stop after max_rounds, or when the candidates run out.
 // stop_below = 0 never stops early; a round's fraction equal to stop_below goes on.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,9 +40,22 @@ struct RoundsOutcome {
   int64_t accepted = 0;
   StopReason stop = StopReason::exhausted;
   int64_t prefill_tokens = 0;
+  std::string error;  // a round could not be scored: the profile is not labeled (nothing else counts)
 };
 
-// `ranked`: the profile's candidates, best first (at most options.max_candidates() used).
+// A profile and its candidates, best first (at most options.max_candidates() used).
+struct ProfileCandidates {
+  std::string_view profile;
+  const std::vector<Candidate>* ranked = nullptr;
+};
+
+// The rounds of several profiles, round r of every profile still going scored together
+// (RoundJudge::judge over the group): outcome[i] is profiles[i]'s, what judging it alone
+// gives. A profile whose round fails stops there with its error; the others go on.
+std::vector<RoundsOutcome> judge_in_rounds(RoundJudge& judge, std::span<const ProfileCandidates> profiles,
+                                           const RoundOptions& options);
+
+// One profile's rounds; a round that fails is an Error.
 RoundsOutcome judge_in_rounds(RoundJudge& judge, std::string_view profile, const std::vector<Candidate>& ranked,
                               const RoundOptions& options);
 

@@ -1,12 +1,13 @@
-// sift::load_with_engines (sift/engines.h) and remote::connect_engines (remote/connect.h): a
-// labeler loaded without its weights whose engines are RemoteEngines on one shared Fleet.
+// sift::load_with_engines (sift/engines.h): a labeler loaded without its weights whose engines
+// are RemoteEngines on one shared Fleet, its engines' identities checked against the labeler
+// directory first.
 
 #include "api/labeler_of.h"
 #include "core/error.h"
 #include "io/content_hash.h"
-#include "remote/connect.h"
 #include "remote/fleet.h"
 #include "remote/remote_engine.h"
+#include "sift/engines.h"
 #include "scoring/self_test.h"
 
 namespace sift {
@@ -38,11 +39,9 @@ std::vector<Endpoint> endpoints_of(const EngineOptions& engines) {
   return endpoints;
 }
 
-}  // namespace
-
+// How many calls' worth of requests a fleet of `engines` keeps in flight
+// (LoadedLabeler::load_without_weights): two per engine.
 int64_t calls_in_flight(const EngineOptions& engines) { return 2 * static_cast<int64_t>(engines.urls.size()); }
-
-namespace {
 
 struct Connected {
   std::shared_ptr<Fleet> fleet;
@@ -87,7 +86,10 @@ EngineProbes engine_probes(const LoadedLabeler& loaded, const std::string& model
   return probes;
 }
 
-Connected connect_fleet(const std::filesystem::path& dir, const LoadedLabeler& loaded, const EngineOptions& engines) {
+// `weights`: how sift serve engines must hold the labeler's (their --weights; auto and f32 are
+// the same bits).
+Connected connect_fleet(const std::filesystem::path& dir, const LoadedLabeler& loaded, const EngineOptions& engines,
+                        WeightStorage weights) {
   std::vector<Endpoint> endpoints = endpoints_of(engines);
   const LabelerIdentity identity{.model_name = model_name(dir),
                                  .fingerprint = artifact_fingerprint(dir),
@@ -95,12 +97,12 @@ Connected connect_fleet(const std::filesystem::path& dir, const LoadedLabeler& l
                                  .vocab_size = loaded.config().vocab_size,
                                  .yes = loaded.answer_ids().yes,
                                  .no = loaded.answer_ids().no,
-                                 .weights = std::string(weight_storage_name(engines.weights))};
+                                 .weights = std::string(weight_storage_name(weights))};
   FleetSettings settings;
   settings.timeout = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(engines.timeout_seconds));
   settings.max_in_flight = engines.max_in_flight;
   auto fleet = std::make_shared<Fleet>(std::move(endpoints), settings, identity,
-                                       engine_probes(loaded, identity.model_name, engines.weights));
+                                       engine_probes(loaded, identity.model_name, weights));
   fleet->check_engines();
   return {std::move(fleet), identity.model_name};
 }
@@ -109,38 +111,27 @@ EngineMaker engine_maker(const Connected& connected) {
   return [fleet = connected.fleet, name = connected.model_name] { return std::make_unique<RemoteEngine>(fleet, name); };
 }
 
-}  // namespace
-
-std::function<std::unique_ptr<Engine>()> connect_engines(const std::filesystem::path& dir, const LoadedLabeler& loaded,
-                                                         const EngineOptions& engines) {
-  return engine_maker(connect_fleet(dir, loaded, engines));
+// The labeler without its weights, its engines connected (a bad URL or option is an
+// OptionError before anything is read).
+std::pair<std::unique_ptr<LoadedLabeler>, Connected> connect(const std::filesystem::path& dir,
+                                                             const EngineOptions& engines, WeightStorage weights) {
+  endpoints_of(engines);
+  std::unique_ptr<LoadedLabeler> loaded = LoadedLabeler::load_without_weights(dir, calls_in_flight(engines));
+  Connected connected = connect_fleet(dir, *loaded, engines, weights);
+  return {std::move(loaded), std::move(connected)};
 }
 
+}  // namespace
 }  // namespace remote
 
-namespace {
-
-EngineOptions checked_options(const EngineOptions& engines, const LoadOptions& options) {
-  EngineOptions checked = engines;
-  checked.weights = options.weights;
-  remote::endpoints_of(checked);  // a bad URL or option before anything is read
-  return checked;
-}
-
-}  // namespace
-
 Labeler load_with_engines(const std::filesystem::path& dir, const EngineOptions& engines, const LoadOptions& options) {
-  const EngineOptions checked = checked_options(engines, options);
-  std::unique_ptr<LoadedLabeler> loaded = LoadedLabeler::load_without_weights(dir, remote::calls_in_flight(checked));
-  auto make = remote::connect_engines(dir, *loaded, checked);
-  return labeler_of(std::move(loaded), options, std::move(make));
+  auto [loaded, connected] = remote::connect(dir, engines, options.weights);
+  return labeler_of(std::move(loaded), options, remote::engine_maker(connected));
 }
 
 LabelerOnEngines load_with_engines_of_known_kind(const std::filesystem::path& dir, const EngineOptions& engines,
                                                  const LoadOptions& options) {
-  const EngineOptions checked = checked_options(engines, options);
-  std::unique_ptr<LoadedLabeler> loaded = LoadedLabeler::load_without_weights(dir, remote::calls_in_flight(checked));
-  const remote::Connected connected = remote::connect_fleet(dir, *loaded, checked);
+  auto [loaded, connected] = remote::connect(dir, engines, options.weights);
   const bool exact = connected.fleet->exact();
   const EngineArithmetic arithmetic{.exact = exact, .model = exact ? "" : connected.model_name};
   return {labeler_of(std::move(loaded), options, remote::engine_maker(connected)), arithmetic};

@@ -5,7 +5,8 @@
 # calibrate's threshold the same, label's store the same judgments and scores); one replica
 # killed with SIGKILL while it holds requests, the job still completes byte-identical; every
 # replica down, the job fails with exit 1 naming each engine's last failure, and once
-# replicas are back --resume completes it byte-identical; a replica serving another labeler
+# replicas are back --resume completes it byte-identical; sift label keeps two calls in flight
+# on an engine; a replica serving another labeler
 # (the same name, other weights) is refused before any row is sent; a replica with a tiny
 # queue answers 429 and costs retries, not errors; engines that answer wrongly or not at all
 # (tests/e2e/lib/fake_engine.py) cost retries beside a good one and fail the job alone; a
@@ -281,6 +282,21 @@ check(local_summary["pairs_judged"] > 0 and local_summary["pairs_judged"] == fle
       f"the same pairs judged: {local_summary} vs {fleet_summary}")
 check(without_run(labels.export(f"{work}/fleet.db")) == without_run(labels.export(f"{work}/local.db")),
       "sift label --engine stored other judgments or scores than a local run")
+# ... and keeps two calls in flight on each engine: the rounds of two profiles go out together
+# (one profile at a time would hold one); through a slow engine the store is the same.
+port_file = f"{work}/fake-slow.port"
+fake = subprocess.Popen([sys.executable, fake_engine, "slow", models_body, port_file, engines(replicas[0])])
+try:
+    wait_until(lambda: os.path.exists(port_file), "the slow engine wrote no port")
+    slow_summary, _ = labels.label(profiles, f"{work}/slow.db", *rounds,
+                                   "--engine", f"http://127.0.0.1:{int(open(port_file).read())}")
+    most = int(open(port_file + ".most").read())
+    check(most == 2, f"sift label --engine kept {most} requests in flight on its one engine, wanted 2")
+    check(without_run(labels.export(f"{work}/slow.db")) == without_run(labels.export(f"{work}/local.db")),
+          "sift label through a slow engine stored other judgments or scores than a local run")
+finally:
+    fake.kill()
+    fake.wait()
 
 for r in replicas:
     r.stop()

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "api/labeler_of.h"
 #include "core/error.h"
 #include "label/round_judge.h"
 #include "label/rounds.h"
@@ -24,6 +25,11 @@ std::vector<Candidate> candidates(int n) {
   return out;
 }
 
+// A judge on its own copy of the tiny labeler, with a query-KV cache as sift label gives it.
+RoundJudge judge_with(double threshold) {
+  return RoundJudge(sift::labeler_of(sift::testing::tiny_labeler(threshold), {.query_cache_bytes = int64_t{64} << 20}));
+}
+
 std::vector<double> scores_alone(const sift::LoadedLabeler& labeler, const std::vector<Candidate>& ranked) {
   std::vector<double> scores;
   for (const Candidate& c : ranked) scores.push_back(*labeler.score_row(kProfile, {c.name}, {}).scores.at(0));
@@ -34,7 +40,7 @@ std::vector<double> scores_alone(const sift::LoadedLabeler& labeler, const std::
 
 TEST(RoundJudge, EveryRoundScoresAsScoringItAlone) {
   auto labeler = sift::testing::tiny_labeler(0.0);  // everything accepted: every round runs
-  RoundJudge judge(*labeler);
+  RoundJudge judge = judge_with(0.0);
   const std::vector<Candidate> ranked = candidates(23);
   RoundsOutcome outcome = judge_in_rounds(judge, kProfile, ranked, {5, 5, 0.2});
   EXPECT_EQ(outcome.rounds, 5);
@@ -60,7 +66,7 @@ TEST(RoundJudge, EveryRoundScoresAsScoringItAlone) {
 
 TEST(RoundJudge, PrefillsAProfileOnceForAllItsRounds) {
   auto labeler = sift::testing::tiny_labeler(0.5);
-  RoundJudge judge(*labeler);
+  RoundJudge judge = judge_with(0.5);
   const std::vector<std::string> first = {"Apache Spark", "Kafka"}, second = {"Welding"};
   const sift::TokenizedRow tokens1 = labeler->tokenize(kProfile, first), tokens2 = labeler->tokenize(kProfile, second);
   const auto items_len = [](const sift::TokenizedRow& row) {
@@ -74,7 +80,7 @@ TEST(RoundJudge, PrefillsAProfileOnceForAllItsRounds) {
   EXPECT_EQ(later.prefill_tokens, items_len(tokens2)) << "the second round prefilled the profile again";
   EXPECT_EQ(std::bit_cast<uint64_t>(later.scores[0]),
             std::bit_cast<uint64_t>(*labeler->score_row(kProfile, second, {}).scores[0]));
-  // Another profile replaces the kept one, and its scores are its own.
+  // Another profile runs whole, and its scores are its own.
   const std::string other = "Registered nurse, ICU";
   const RoundJudge::Verdicts switched = judge.judge(other, second);
   EXPECT_EQ(switched.prefill_tokens, static_cast<int64_t>(labeler->tokenize(other, second).query.size()) + items_len(tokens2));
@@ -90,9 +96,9 @@ TEST(Rounds, StopsAfterTheFirstRoundBelowTheFractionAndNowhereElse) {
 
   int below_stops = 0, full_runs = 0;
   for (size_t q = 1; q < 10; ++q) {
-    auto labeler = sift::testing::tiny_labeler(sorted[sorted.size() * q / 10]);
+    const double threshold = sorted[sorted.size() * q / 10];
     for (double stop_below : {0.0, 0.2, 0.5, 0.8}) {
-      RoundJudge judge(*labeler);
+      RoundJudge judge = judge_with(threshold);
       const RoundOptions options{4, 6, stop_below};
       RoundsOutcome outcome = judge_in_rounds(judge, kProfile, ranked, options);
       // Per round: judged and accepted, from the stored judgments.
@@ -100,7 +106,7 @@ TEST(Rounds, StopsAfterTheFirstRoundBelowTheFractionAndNowhereElse) {
       for (const sift::store::Judgment& j : outcome.judgments) {
         judged.at(size_t(j.round - 1)) += 1;
         accepted.at(size_t(j.round - 1)) += j.label;
-        EXPECT_EQ(j.label, j.score >= labeler->artifact().threshold);
+        EXPECT_EQ(j.label, j.score >= threshold);
       }
       for (int64_t r = 0; r + 1 < outcome.rounds; ++r)
         EXPECT_FALSE(round_is_below(accepted[size_t(r)], judged[size_t(r)], stop_below)) << "went on after round " << r + 1;
@@ -122,8 +128,7 @@ TEST(Rounds, StopsAfterTheFirstRoundBelowTheFractionAndNowhereElse) {
 }
 
 TEST(Rounds, NothingAcceptedStopsAfterOneRoundUnlessStopBelowIsZero) {
-  auto labeler = sift::testing::tiny_labeler(1.0);  // P(yes) = 1 exactly never happens here
-  RoundJudge judge(*labeler);
+  RoundJudge judge = judge_with(1.0);  // P(yes) = 1 exactly never happens here
   RoundsOutcome strict = judge_in_rounds(judge, kProfile, candidates(40), {10, 3, 0.2});
   EXPECT_EQ(strict.rounds, 1);
   EXPECT_EQ(strict.stop, StopReason::below_threshold);
@@ -135,12 +140,52 @@ TEST(Rounds, NothingAcceptedStopsAfterOneRoundUnlessStopBelowIsZero) {
 }
 
 TEST(Rounds, NoCandidatesIsZeroRoundsAndNoModelWork) {
-  auto labeler = sift::testing::tiny_labeler(0.5);
-  RoundJudge judge(*labeler);
+  RoundJudge judge = judge_with(0.5);
   RoundsOutcome outcome = judge_in_rounds(judge, kProfile, {}, {20, 5, 0.2});
   EXPECT_EQ(outcome.rounds, 0);
   EXPECT_EQ(outcome.stop, StopReason::exhausted);
   EXPECT_EQ(judge.model_seconds(), 0.0);
+}
+
+TEST(Rounds, ProfilesJudgedTogetherGetWhatEachGetsAlone) {
+  // Rounds of several profiles go to the labeler together (sift label --engine keeps the
+  // engines busy so): each profile's judgments, rounds and stop are what judging it alone
+  // gives, whatever its companions; a profile that cannot be scored (invalid UTF-8) fails
+  // alone, and a profile without candidates takes no round.
+  const double threshold = 0.5;
+  const std::vector<Candidate> many = candidates(23), few = candidates(3), none;
+  const std::string nurse = "Registered nurse, ICU, ten years", bad = "broken \xff profile";
+  const std::vector<ProfileCandidates> group = {
+      {kProfile, &many}, {nurse, &few}, {bad, &few}, {nurse, &none}, {"Welder and cook", &many}};
+  for (const RoundOptions options : {RoundOptions{5, 5, 0.0}, RoundOptions{4, 6, 0.5}}) {
+    RoundJudge together = judge_with(threshold);
+    const std::vector<RoundsOutcome> outcomes = judge_in_rounds(together, group, options);
+    ASSERT_EQ(outcomes.size(), group.size());
+    for (size_t p = 0; p < group.size(); ++p) {
+      RoundJudge alone = judge_with(threshold);
+      if (p == 2) {
+        EXPECT_THROW(judge_in_rounds(alone, group[p].profile, *group[p].ranked, options), sift::Error);
+        EXPECT_FALSE(outcomes[p].error.empty()) << "the invalid profile fails";
+        EXPECT_TRUE(outcomes[p].judgments.empty());
+        continue;
+      }
+      const RoundsOutcome want = judge_in_rounds(alone, group[p].profile, *group[p].ranked, options);
+      const RoundsOutcome& got = outcomes[p];
+      EXPECT_EQ(got.error, "") << "profile " << p;
+      EXPECT_EQ(got.rounds, want.rounds) << "profile " << p;
+      EXPECT_EQ(got.stop, want.stop) << "profile " << p;
+      EXPECT_EQ(got.accepted, want.accepted) << "profile " << p;
+      ASSERT_EQ(got.judgments.size(), want.judgments.size()) << "profile " << p;
+      for (size_t j = 0; j < got.judgments.size(); ++j) {
+        EXPECT_EQ(got.judgments[j].qualification, want.judgments[j].qualification);
+        EXPECT_EQ(got.judgments[j].round, want.judgments[j].round);
+        EXPECT_EQ(got.judgments[j].label, want.judgments[j].label);
+        EXPECT_EQ(std::bit_cast<uint64_t>(got.judgments[j].score), std::bit_cast<uint64_t>(want.judgments[j].score))
+            << "profile " << p << ", judgment " << j;
+      }
+    }
+    EXPECT_EQ(outcomes[3].rounds, 0) << "no candidates, no round";
+  }
 }
 
 TEST(Rounds, TheFractionRule) {

@@ -3,7 +3,7 @@
 # it with one include against the arrows added, which must fail naming the file and the
 # include: a kernel including a model header (kernels know no model config), the engine's API
 # including a file format, a batch file including the label store, the Python binding
-# including an internal header.
+# including an internal header, the label loop including the scheduler.
 # Usage: bash check.sh <layering.json> <source-dir>
 set -euo pipefail
 LAYERING=$1
@@ -31,4 +31,5 @@ expect_refused src/batch/run_batch.cpp '#include "store/label_store.h"'
 expect_refused src/scoring/engine.cpp '#include <httplib.h>'
 expect_refused python/src/rows.cpp '#include "io/row_items.h"'
 expect_refused src/apps/cmd_score.cpp '#include "scoring/loaded_labeler.h"'
+expect_refused src/label/round_judge.cpp '#include "scoring/scheduler.h"'
 echo "PASS"

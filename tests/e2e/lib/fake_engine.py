@@ -8,6 +8,8 @@ identity check; "-": the current backend's, forwarded) and every POST /v1/score 
   not-probability  200 with 1.5 where a probability belongs
   error         500 with an error body
   hang          never answers (the connection stays open)
+  slow          as forward, each /v1/score held 0.3 s first; the most requests it held at once is
+                written to PORT_FILE.most (how many a client keeps in flight)
   forward       passes the request to BACKEND (a real replica) and its answer back: an engine
                 that scores right but, given a model list without "sift_fingerprint", cannot
                 say which labeler it serves (as SGLang)
@@ -51,6 +53,7 @@ lock = threading.Lock()
 answered = 0        # /v1/score requests answered
 generation = 1      # restart: 2 once restarted
 connections = {}    # restart: the open connections' sockets, by the generation they began in
+holding = most = 0  # slow: /v1/score requests held now, and the most held at once
 
 
 def without_fingerprint(text):
@@ -136,6 +139,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         request = json.loads(body)
         n = len(request["items"])
+        if mode == "slow":
+            return self.slow_forward(body)
         if mode in ("forward", "switch", "anonymous") or (mode == "restart" and self.generation == 1):
             status, text = self.forward("/v1/score", body)
             self.answer(status, without_fingerprint(text) if mode in ("restart", "anonymous") else text)
@@ -169,6 +174,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.answer(400, json.dumps({"message": "bad \x1b[2J\x1b]0;owned\x07request\nsift: ok\x9b31m"}))
         elif mode == "huge":
             self.send_huge()
+
+    def slow_forward(self, body):
+        global holding, most
+        with lock:
+            holding += 1
+            most = max(most, holding)
+            with open(port_file + ".most.tmp", "w") as f:
+                f.write(f"{most}\n")
+            os.rename(port_file + ".most.tmp", port_file + ".most")
+        time.sleep(0.3)
+        status, text = self.forward("/v1/score", body)
+        with lock:
+            holding -= 1
+        self.answer(status, text)
 
     def send_huge(self):
         self.send_response(200)
