@@ -3,4 +3,4 @@
 #include "sift/error.h"
 #include "sift/labeler.h"
 #include "sift/version.h"
-#include "sift/weights.h"
+#include "sift/weight_storage.h"

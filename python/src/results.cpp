@@ -24,9 +24,11 @@ Result result_from_row(const RowResult& row, py::list item_ids) {
   result.scores = list_of_optionals(row.scores);
   if (!row.probabilities.empty()) result.probabilities = list_of_optionals(row.probabilities);
   result.labels = list_of_optionals(row.labels);
-  for (int64_t item : row.unparsed) result.unparsed.append(item);
+  if (row.generation) {
+    for (int64_t item : row.generation->unparsed) result.unparsed.append(item);
+    result.generated_tokens = row.generation->generated_tokens;
+  }
   result.prefill_tokens = row.prefill_tokens;
-  result.generated_tokens = row.generated_tokens;
   result.requests = row.requests;
   result.truncated_tokens = row.truncated_tokens;
   return result;

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "sift/row_items.h"
+#include "sift/items_field.h"
 
 namespace sift::python {
 

@@ -57,8 +57,9 @@ std::string generations_line(int64_t line_number, const sift::ScoringRow& row, c
   nlohmann::ordered_json j;
   j["line"] = line_number;
   j["id"] = row.id;
-  j["generations"] = result.generated_texts;
-  j["unparsed"] = result.unparsed;
+  const sift::Generation generation = result.generation.value_or(sift::Generation{});
+  j["generations"] = generation.texts;
+  j["unparsed"] = generation.unparsed;
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 

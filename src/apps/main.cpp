@@ -17,7 +17,7 @@
 #include "apps/cli.h"
 #include "apps/command.h"
 #include "apps/command_line_slips.h"
-#include "apps/version.h"
+#include "apps/version_text.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/parallel.h"

@@ -1,4 +1,4 @@
-#include "apps/version.h"
+#include "apps/version_text.h"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,10 @@
 #pragma once
-// --weights auto|f32|bf16|q8 (sift/weights.h), the same option on every command that loads a model.
+// --weights auto|f32|bf16|q8 (sift/weight_storage.h), the same option on every command that loads a model.
 #include <CLI/CLI.hpp>
 
 #include <string>
 
-#include "sift/weights.h"
+#include "sift/weight_storage.h"
 
 namespace sift::apps {
 

@@ -86,8 +86,9 @@ nlohmann::ordered_json row_result_to_json(const ScoringRow& row, const RowResult
     usage["windows"] = n_windows;
   }
   if (mode == ScoringMode::Generate) {
-    usage["generated_tokens"] = result.generated_tokens;
-    out["unparsed"] = result.unparsed;
+    const Generation generation = result.generation.value_or(Generation{});
+    usage["generated_tokens"] = generation.generated_tokens;
+    out["unparsed"] = generation.unparsed;
   }
   out["usage"] = std::move(usage);
   out["artifact"] = provenance;

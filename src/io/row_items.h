@@ -1,5 +1,5 @@
 #pragma once
-// The items rule (sift/row_items.h) over JSON values: the format of sift's JSON rows, and the
+// The items rule (sift/items_field.h) over JSON values: the format of sift's JSON rows, and the
 // items of a JSON row with their ids.
 #include <nlohmann/json.hpp>
 
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sift/row_items.h"
+#include "sift/items_field.h"
 
 namespace sift {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Model: a decoder-only transformer (Qwen3 / Qwen2 / Llama) loaded from a Hugging Face
-// directory, computing in F32 on the CPU (weights held in F32, BF16, F16 or Q8: sift/weights.h). Its weights are read-only once loaded; forward
+// directory, computing in F32 on the CPU (weights held in F32, BF16, F16 or Q8: sift/weight_storage.h). Its weights are read-only once loaded; forward
 // calls run on a Session (model/session.h), which owns the KV cache and the workspace.
 //
 // A forward request is T new tokens with their RoPE positions, cut into segments that say
@@ -55,7 +55,7 @@ class Checkpoint;
 class Model {
  public:
   // Loads config.json and model.safetensors (or the sharded index) from dir, the weight
-  // matrices held as `storage` says (sift/weights.h).
+  // matrices held as `storage` says (sift/weight_storage.h).
   static std::unique_ptr<Model> load(const std::filesystem::path& dir, WeightStorage storage = WeightStorage::Auto);
   // The model of `config` with the weights of `checkpoint` (load() after reading config.json).
   static std::unique_ptr<Model> from_checkpoint(ModelConfig config, const Checkpoint& checkpoint,

@@ -1,5 +1,5 @@
-// Names of the weight storage choices (sift/weights.h).
-#include "sift/weights.h"
+// Names of the weight storage choices (sift/weight_storage.h).
+#include "sift/weight_storage.h"
 
 #include <array>
 #include <utility>

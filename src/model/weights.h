@@ -1,14 +1,14 @@
 #pragma once
 // The weights of one model in the layout the kernels want: projections repacked for gemm
 // (q|k|v fused into one matrix, gate|up into another), vectors as plain F32. Each matrix is
-// held as the WeightStorage asks (sift/weights.h): its checkpoint type (auto), F32, BF16 or
+// held as the WeightStorage asks (sift/weight_storage.h): its checkpoint type (auto), F32, BF16 or
 // Q8 blocks (kernels/packed_matrix.h).
 #include <vector>
 
 #include "io/checkpoint.h"
 #include "kernels/gemm.h"
 #include "model/config.h"
-#include "sift/weights.h"
+#include "sift/weight_storage.h"
 
 namespace sift {
 

@@ -117,16 +117,17 @@ namespace {
 // A row's generation as its result: 1 or 0 per parsed item, null and listed in `unparsed`
 // where the answer could not be read.
 void write_generation(GenerateDecisions generated, RowResult& result) {
+  Generation& generation = result.generation.emplace();
   for (size_t i = 0; i < generated.decisions.size(); ++i) {
     const std::optional<bool>& decision = generated.decisions[i];
-    if (!decision) result.unparsed.push_back(static_cast<int64_t>(i));
+    if (!decision) generation.unparsed.push_back(static_cast<int64_t>(i));
     result.scores.push_back(decision ? std::optional<double>(*decision ? 1.0 : 0.0) : std::nullopt);
     result.labels.push_back(decision);
   }
   result.prefill_tokens = generated.prompt_tokens;
-  result.generated_tokens = generated.generated_tokens;
   result.requests = generated.requests;
-  result.generated_texts = std::move(generated.answer_texts);
+  generation.generated_tokens = generated.generated_tokens;
+  generation.texts = std::move(generated.answer_texts);
 }
 
 void fail_job(ScoringJob& job, const Error& e) {

@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sift/weights.h"
+#include "sift/weight_storage.h"
 
 namespace sift {
 

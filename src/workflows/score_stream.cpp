@@ -42,7 +42,7 @@ StreamStats score_stream(const Labeler& labeler, LineReader& in, const std::func
         lines += output_line_text(echo ? echoed_row_to_json(row.row, result, options.mode, provenance)
                                        : row_result_to_json(row.row, result, options.mode, provenance));
         stats.labels += static_cast<int64_t>(row.row.items.size());
-        stats.unparsed += static_cast<int64_t>(result.unparsed.size());
+        if (result.generation) stats.unparsed += static_cast<int64_t>(result.generation->unparsed.size());
         stats.prefill_tokens += result.prefill_tokens;
         stats.cached_tokens += result.cached_tokens;
         if (hooks.scored_row) hooks.scored_row(row.line_number, row.row, result);

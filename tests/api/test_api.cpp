@@ -186,7 +186,8 @@ TEST_F(Api, GenerateModeDecidesFromText) {
   const sift::RowResult result = context.score(rows_[2].query, rows_[2].items, with_mode(sift::ScoringMode::Generate));
   EXPECT_EQ(result.scores.size(), rows_[2].items.size());
   EXPECT_EQ(result.requests, 1);
-  EXPECT_GT(result.generated_tokens, 0);
+  ASSERT_TRUE(result.generation.has_value());
+  EXPECT_GT(result.generation->generated_tokens, 0);
   for (const std::optional<double>& score : result.scores) {
     if (score) {
       EXPECT_TRUE(*score == 0.0 || *score == 1.0);

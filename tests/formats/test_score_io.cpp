@@ -73,9 +73,8 @@ TEST(ScoreIo, GenerateRowsListUnparsedItems) {
   RowResult result;
   result.scores = {1.0, std::nullopt};
   result.labels = {true, std::nullopt};
-  result.unparsed = {1};
+  result.generation = Generation{.texts = {"1: YES\n2: ?"}, .unparsed = {1}, .generated_tokens = 4};
   result.prefill_tokens = 30;
-  result.generated_tokens = 4;
   result.requests = 1;
   ScoringOptions options;
   options.mode = ScoringMode::Generate;

@@ -4,7 +4,7 @@
 // which of mis / independent / prefix computed it. Checked on random checkpoints of Qwen3, Qwen2
 // and Llama with F32 and BF16 weights, and against an independent float64 single-prompt
 // reference (<= 1e-5 in probability). BF16 weights stay 16-bit in memory (auto) and give the
-// bits of the same values held in F32. Within q8 (int8 weight blocks, sift/weights.h) and
+// bits of the same values held in F32. Within q8 (int8 weight blocks, sift/weight_storage.h) and
 // within BF16 compute (bf16, under each kernel this CPU has) every invariance holds the same
 // way; their scores are near, not equal to, the reference's. Without BF16 compute (a CPU
 // without it, or switched off), bf16 weights are multiplied in F32: the bits of auto.

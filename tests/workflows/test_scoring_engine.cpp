@@ -77,7 +77,7 @@ TEST_F(LabelerTest, ScoresFollowThePromptContract) {
     EXPECT_EQ(*row.labels[i], *row.scores[i] >= 0.5);
   }
   EXPECT_EQ(row.requests, 1);
-  EXPECT_TRUE(row.unparsed.empty());
+  EXPECT_FALSE(row.generation.has_value()) << "a generation only in mode generate";
 }
 
 TEST(BrokenCheckpoint, NonFiniteLogitsAreTheRowsErrorNeverALabel) {
