@@ -43,11 +43,9 @@ inline std::filesystem::path write_scoring_test_checkpoint(std::string_view arch
   return dir;
 }
 
-// Sets the elements [first, first + count) of the F32 tensor `name` of the safetensors file
-// `path` (every element by default) to `value`, in place (header: u64 length, then JSON with
-// "data_offsets" counted from the data section).
-inline void overwrite_f32_tensor(const std::filesystem::path& path, const std::string& name, float value,
-                                 int64_t first = 0, int64_t count = -1) {
+// Sets every element of the F32 tensor `name` of the safetensors file `path` to `value`, in
+// place (header: u64 length, then JSON with "data_offsets" counted from the data section).
+inline void overwrite_f32_tensor(const std::filesystem::path& path, const std::string& name, float value) {
   std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
   uint64_t header_bytes = 0;
   file.read(reinterpret_cast<char*>(&header_bytes), sizeof header_bytes);
@@ -55,10 +53,7 @@ inline void overwrite_f32_tensor(const std::filesystem::path& path, const std::s
   file.read(header.data(), static_cast<std::streamsize>(header.size()));
   const nlohmann::json tensor = nlohmann::json::parse(header).at(name);
   if (tensor.at("dtype") != "F32") throw std::runtime_error(name + " is not F32");
-  const int64_t data_begin = tensor.at("data_offsets")[0], data_end = tensor.at("data_offsets")[1];
-  const int64_t begin = data_begin + first * static_cast<int64_t>(sizeof value);
-  const int64_t end = count < 0 ? data_end : begin + count * static_cast<int64_t>(sizeof value);
-  if (first < 0 || end > data_end) throw std::runtime_error("elements out of range of " + name);
+  const int64_t begin = tensor.at("data_offsets")[0], end = tensor.at("data_offsets")[1];
   file.seekp(static_cast<std::streamoff>(sizeof header_bytes + header_bytes + begin));
   for (int64_t at = begin; at < end; at += sizeof value) file.write(reinterpret_cast<const char*>(&value), sizeof value);
   if (!file) throw std::runtime_error("cannot overwrite " + name + " in " + path.string());
