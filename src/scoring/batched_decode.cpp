@@ -1,6 +1,7 @@
 #include "scoring/batched_decode.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.h"
 #include "scoring/plan.h"
@@ -8,6 +9,11 @@
 namespace sift {
 
 int32_t greedy_token(std::span<const float> logits) {
+  // A NaN compares false with everything and an infinity wins every comparison, so the choice
+  // would mean nothing: a broken checkpoint's row is refused instead, never guessed at.
+  for (size_t id = 0; id < logits.size(); ++id)
+    if (!std::isfinite(logits[id]))
+      fail("the model's logit for token id {} is {}: the checkpoint is broken", id, logits[id]);
   return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
 }
 

@@ -41,7 +41,7 @@ struct DecodeRow {
   std::function<bool(int32_t)> stop_after;
 };
 
-// The greedy choice: the highest logit, ties to the lowest id.
+// The greedy choice: the highest logit, ties to the lowest id; an Error when a logit is not finite.
 int32_t greedy_token(std::span<const float> logits);
 
 // Called with each row's logits (the full vocabulary) before its next token is chosen: the

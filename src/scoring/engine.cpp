@@ -169,14 +169,13 @@ void LocalEngine::generate(std::span<ScoringJob* const> jobs, const GenerateSetu
     } catch (const Error& e) {
       fail_job(*job, e);  // this row cannot be planned; the others go on
     }
-  std::vector<GenerateDecisions> generated;
-  try {
-    generated = generate_decisions_batched(session_, *setup.prompts, *setup.artifact, rows, call_tokens);
-  } catch (const Error& e) {
-    for (ScoringJob* job : planned) fail_job(*job, e);
-    return;
+  // A row whose decoding fails fails alone (generate_rows decodes the rows again one by one).
+  std::vector<RowGeneration> generated =
+      generate_rows(session_, *setup.prompts, *setup.artifact, rows, call_tokens);
+  for (size_t r = 0; r < planned.size(); ++r) {
+    if (generated[r].error.empty()) write_generation(std::move(generated[r].decisions), planned[r]->result);
+    else fail_job(*planned[r], Error(generated[r].error));
   }
-  for (size_t r = 0; r < planned.size(); ++r) write_generation(std::move(generated[r]), planned[r]->result);
 }
 
 }  // namespace sift

@@ -120,32 +120,43 @@ void read_request(const PromptEncoder& prompts, const ScoringArtifact& artifact,
 
 }  // namespace
 
-GenerateDecisions generate_decisions(Session& session, const PromptEncoder& prompts,
-                                     const ScoringArtifact& artifact, std::span<const int32_t> query,
-                                     const std::vector<std::string>& items, int64_t max_request_tokens) {
+GenerateDecisions decode_requests(Session& session, const PromptEncoder& prompts, const ScoringArtifact& artifact,
+                                  const GenerationRequests& row, const DecodeLogitsHook& on_logits) {
   GenerateDecisions out;
-  out.decisions.resize(items.size());
-  if (items.empty()) return out;
-  const GenerationRequests row = generation_requests(prompts, artifact, query, items, max_request_tokens,
-                                                     session.model().config().max_position_embeddings);
+  out.decisions.resize(row.plan.items.item_lines.size());
   for (size_t k = 0; k < row.prompts.size(); ++k) {
-    const std::vector<int32_t> generated = greedy_decode(
-        session, row.prompts[k], row.budgets[k], stop_after_lines(prompts.tokenizer(), row.plan.requests[k].size()));
+    const std::vector<int32_t> generated =
+        greedy_decode(session, row.prompts[k], row.budgets[k],
+                      stop_after_lines(prompts.tokenizer(), row.plan.requests[k].size()), on_logits);
     read_request(prompts, artifact, row, k, generated, out);
   }
   return out;
 }
 
+GenerateDecisions generate_decisions(Session& session, const PromptEncoder& prompts,
+                                     const ScoringArtifact& artifact, std::span<const int32_t> query,
+                                     const std::vector<std::string>& items, int64_t max_request_tokens) {
+  return decode_requests(session, prompts, artifact,
+                         generation_requests(prompts, artifact, query, items, max_request_tokens,
+                                             session.model().config().max_position_embeddings));
+}
+
 std::vector<GenerateDecisions> generate_decisions_batched(Session& session, const PromptEncoder& prompts,
                                                           const ScoringArtifact& artifact,
                                                           std::span<const GenerationRequests> rows,
-                                                          int64_t max_batch_tokens) {
+                                                          int64_t max_batch_tokens, const DecodeLogitsHook& on_logits) {
   // Every request of every row, in row order, as one batch of decode rows.
   std::vector<DecodeRow> decode;
-  for (const GenerationRequests& row : rows)
-    for (size_t k = 0; k < row.prompts.size(); ++k)
-      decode.push_back({row.prompts[k], row.budgets[k], stop_after_lines(prompts.tokenizer(), row.plan.requests[k].size())});
-  const std::vector<std::vector<int32_t>> generated = greedy_decode_batched(session, decode, max_batch_tokens);
+  std::vector<size_t> row_of;  // decode row -> its row
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (size_t k = 0; k < rows[r].prompts.size(); ++k) {
+      decode.push_back(
+          {rows[r].prompts[k], rows[r].budgets[k], stop_after_lines(prompts.tokenizer(), rows[r].plan.requests[k].size())});
+      row_of.push_back(r);
+    }
+  DecodeLogitsHook hook;
+  if (on_logits) hook = [&](size_t d, std::span<const float> logits) { on_logits(row_of[d], logits); };
+  const std::vector<std::vector<int32_t>> generated = greedy_decode_batched(session, decode, max_batch_tokens, hook);
 
   std::vector<GenerateDecisions> out(rows.size());
   size_t next = 0;
@@ -153,6 +164,29 @@ std::vector<GenerateDecisions> generate_decisions_batched(Session& session, cons
     out[r].decisions.resize(rows[r].plan.items.item_lines.size());
     for (size_t k = 0; k < rows[r].prompts.size(); ++k) read_request(prompts, artifact, rows[r], k, generated[next++], out[r]);
   }
+  return out;
+}
+
+std::vector<RowGeneration> generate_rows(Session& session, const PromptEncoder& prompts,
+                                         const ScoringArtifact& artifact, std::span<const GenerationRequests> rows,
+                                         int64_t max_batch_tokens, const DecodeLogitsHook& on_logits) {
+  std::vector<RowGeneration> out(rows.size());
+  try {
+    std::vector<GenerateDecisions> together =
+        generate_decisions_batched(session, prompts, artifact, rows, max_batch_tokens, on_logits);
+    for (size_t r = 0; r < rows.size(); ++r) out[r].decisions = std::move(together[r]);
+    return out;
+  } catch (const Error&) {
+    session.truncate(0);  // the failed call's keys
+  }
+  for (size_t r = 0; r < rows.size(); ++r) try {
+      DecodeLogitsHook hook;
+      if (on_logits) hook = [&](size_t, std::span<const float> logits) { on_logits(r, logits); };
+      out[r].decisions = decode_requests(session, prompts, artifact, rows[r], hook);
+    } catch (const Error& e) {
+      session.truncate(0);
+      out[r].error = e.what();
+    }
   return out;
 }
 

@@ -89,7 +89,12 @@ GenerationRequests generation_requests(const PromptEncoder& prompts, const Scori
 // n_items newlines (a fresh count per call of this function).
 std::function<bool(int32_t)> stop_after_lines(const Tokenizer& tokenizer, int64_t n_items);
 
-// One row, request after request, each decoded alone (greedy_decode): the plain reference.
+// One planned row, request after request, each decoded alone (greedy_decode); on_logits sees
+// the logits each token is chosen from (its row index 0).
+GenerateDecisions decode_requests(Session& session, const PromptEncoder& prompts, const ScoringArtifact& artifact,
+                                  const GenerationRequests& row, const DecodeLogitsHook& on_logits = {});
+
+// One row planned, then decoded by decode_requests: the plain reference.
 GenerateDecisions generate_decisions(Session& session, const PromptEncoder& prompts,
                                      const ScoringArtifact& artifact, std::span<const int32_t> query,
                                      const std::vector<std::string>& items, int64_t max_request_tokens);
@@ -99,6 +104,21 @@ GenerateDecisions generate_decisions(Session& session, const PromptEncoder& prom
 std::vector<GenerateDecisions> generate_decisions_batched(Session& session, const PromptEncoder& prompts,
                                                           const ScoringArtifact& artifact,
                                                           std::span<const GenerationRequests> rows,
-                                                          int64_t max_batch_tokens);
+                                                          int64_t max_batch_tokens,
+                                                          const DecodeLogitsHook& on_logits = {});
+
+// A row's generation, or why it failed.
+struct RowGeneration {
+  GenerateDecisions decisions;
+  std::string error;  // set: the row failed (decisions empty)
+};
+
+// The rows decoded together (generate_decisions_batched); when a step fails (an Error: the
+// logits of a broken checkpoint), which stops every row in flight, each row is decoded again
+// alone (decode_requests, the same bytes), so only a row whose own decoding fails gets an
+// error. on_logits(r, logits) sees row r's logits on either path (tests make a row fail so).
+std::vector<RowGeneration> generate_rows(Session& session, const PromptEncoder& prompts,
+                                         const ScoringArtifact& artifact, std::span<const GenerationRequests> rows,
+                                         int64_t max_batch_tokens, const DecodeLogitsHook& on_logits = {});
 
 }  // namespace sift

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <limits>
 
+#include "core/error.h"
 #include "fake_tokenizer.h"
 #include "generate_artifact.h"
 #include "model/model.h"
@@ -166,6 +168,52 @@ TEST_F(GenerateBatched, ARowThatCannotBePlannedFailsAloneAsToday) {
   std::vector<RowResult> got_others = got;
   got_others.erase(got_others.begin() + 1);
   expect_same(got_others, want, "the other rows");
+}
+
+TEST_F(GenerateBatched, ARowWhoseDecodingFailsFailsAlone) {
+  // Row 2's decoding fails at its third token (as a broken checkpoint's non-finite logits do):
+  // the batched call stops, every row decodes again alone, and only row 2 fails, with the
+  // decoding's error; the others get their one-row bytes.
+  const std::vector<TextRow> rows = text_rows();
+  std::vector<GenerationRequests> planned;
+  for (const TextRow& row : rows)
+    planned.push_back(generation_requests(prompts_, artifact_, prompts_.query_tokens(row.query), row.items, kUnlimited,
+                                          model_->config().max_position_embeddings));
+  for (const int64_t budget : {kUnlimited, int64_t{1}}) {
+    std::vector<int> seen(rows.size(), 0);
+    const DecodeLogitsHook fail_row_2 = [&](size_t r, std::span<const float>) {
+      if (r == 2 && ++seen[r] >= 3) fail("row 2's logits are not finite");
+    };
+    Session session(*model_, 1);
+    const std::vector<RowGeneration> got =
+        generate_rows(session, prompts_, artifact_, planned, budget, fail_row_2);
+    ASSERT_EQ(got.size(), rows.size());
+    EXPECT_EQ(got[2].error, "row 2's logits are not finite") << "budget " << budget;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (r == 2) continue;
+      const GenerateDecisions want = generate_decisions(session, prompts_, artifact_, prompts_.query_tokens(rows[r].query),
+                                                        rows[r].items, kUnlimited);
+      EXPECT_EQ(got[r].error, "") << "row " << r;
+      EXPECT_EQ(got[r].decisions.answer_texts, want.answer_texts) << "row " << r;
+      EXPECT_EQ(got[r].decisions.decisions, want.decisions) << "row " << r;
+      EXPECT_EQ(got[r].decisions.generated_tokens, want.generated_tokens) << "row " << r;
+    }
+  }
+}
+
+TEST(GreedyToken, ANonFiniteLogitIsAnErrorNeverAChoice) {
+  // NaN compares false with everything (max_element would keep whatever came first) and an
+  // infinity wins: neither is a choice of the model's.
+  EXPECT_EQ(greedy_token(std::vector<float>{0.5f, 2.0f, 2.0f, -1.0f}), 1) << "ties to the lowest id";
+  for (const float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity()}) {
+    try {
+      greedy_token(std::vector<float>{0.5f, bad, 2.0f});
+      FAIL() << "chose a token among " << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("token id 1"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
