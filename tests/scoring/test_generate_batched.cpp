@@ -55,15 +55,16 @@ class GenerateBatched : public ::testing::Test {
     const GenerateDecisions d = generate_decisions(session, prompts_, artifact_, prompts_.query_tokens(row.query),
                                                    row.items, max_request_tokens);
     RowResult result;
+    Generation& generation = result.generation.emplace();
     for (size_t i = 0; i < d.decisions.size(); ++i) {
-      if (!d.decisions[i]) result.unparsed.push_back(static_cast<int64_t>(i));
+      if (!d.decisions[i]) generation.unparsed.push_back(static_cast<int64_t>(i));
       result.scores.push_back(d.decisions[i] ? std::optional<double>(*d.decisions[i] ? 1.0 : 0.0) : std::nullopt);
       result.labels.push_back(d.decisions[i]);
     }
     result.prefill_tokens = d.prompt_tokens;
-    result.generated_tokens = d.generated_tokens;
     result.requests = d.requests;
-    result.generated_texts = d.answer_texts;
+    generation.generated_tokens = d.generated_tokens;
+    generation.texts = d.answer_texts;
     return result;
   }
 
@@ -99,12 +100,15 @@ class GenerateBatched : public ::testing::Test {
     ASSERT_EQ(got.size(), want.size()) << what;
     for (size_t r = 0; r < got.size(); ++r) {
       EXPECT_EQ(got[r].error, want[r].error) << what << ": row " << r;
-      EXPECT_EQ(got[r].generated_texts, want[r].generated_texts) << what << ": row " << r;
+      ASSERT_EQ(got[r].generation.has_value(), want[r].generation.has_value()) << what << ": row " << r;
+      if (want[r].generation) {
+        EXPECT_EQ(got[r].generation->texts, want[r].generation->texts) << what << ": row " << r;
+        EXPECT_EQ(got[r].generation->unparsed, want[r].generation->unparsed) << what << ": row " << r;
+        EXPECT_EQ(got[r].generation->generated_tokens, want[r].generation->generated_tokens) << what << ": row " << r;
+      }
       EXPECT_EQ(got[r].scores, want[r].scores) << what << ": row " << r;
       EXPECT_EQ(got[r].labels, want[r].labels) << what << ": row " << r;
-      EXPECT_EQ(got[r].unparsed, want[r].unparsed) << what << ": row " << r;
       EXPECT_EQ(got[r].prefill_tokens, want[r].prefill_tokens) << what << ": row " << r;
-      EXPECT_EQ(got[r].generated_tokens, want[r].generated_tokens) << what << ": row " << r;
       EXPECT_EQ(got[r].requests, want[r].requests) << what << ": row " << r;
     }
   }
@@ -126,7 +130,8 @@ TEST_F(GenerateBatched, RowsGeneratedTogetherAreTheirOneRowBytes) {
   const std::vector<TextRow> rows = text_rows();
   const std::vector<RowResult> want = references(rows, kUnlimited);
   int64_t generated = 0, unparsed = 0;
-  for (const RowResult& r : want) generated += r.generated_tokens, unparsed += static_cast<int64_t>(r.unparsed.size());
+  for (const RowResult& r : want)
+    generated += r.generation->generated_tokens, unparsed += static_cast<int64_t>(r.generation->unparsed.size());
   ASSERT_GT(generated, 0) << "the reference decodes something";
   EXPECT_GT(unparsed, 0) << "a random model's answers cannot be parsed: reported, never guessed";
 
@@ -134,7 +139,7 @@ TEST_F(GenerateBatched, RowsGeneratedTogetherAreTheirOneRowBytes) {
     expect_same(through_scheduler({rows[r]}, kUnlimited, kUnlimited), {want[r]}, "row " + std::to_string(r) + " alone");
   expect_same(through_scheduler(rows, kUnlimited, kUnlimited), want, "all rows in one batch");
   // A budget that holds about two rows' prompts and answers: rows join as others finish.
-  const int64_t tight = want[2].prefill_tokens + want[2].generated_tokens + 40;
+  const int64_t tight = want[2].prefill_tokens + want[2].generation->generated_tokens + 40;
   expect_same(through_scheduler(rows, tight, kUnlimited), want, "rows joining mid-decode");
   expect_same(through_scheduler(rows, 1, kUnlimited), want, "a budget below every row: one at a time");
   expect_same(through_scheduler(rows, kUnlimited, kUnlimited, 2), want, "2 threads");
