@@ -72,7 +72,7 @@ demo: .setup-demo-done
 # libFuzzer targets, each run for a bounded time (`make test` gives each TEST_FUZZ_SECONDS,
 # which keeps CI within its budget; `make fuzz` alone runs them longer).
 FUZZ_SECONDS ?= 60
-TEST_FUZZ_SECONDS ?= 30
+TEST_FUZZ_SECONDS ?= 15
 fuzz: .setup-done
 	cmake --preset fuzz >/dev/null
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_targets

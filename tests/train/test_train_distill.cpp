@@ -16,7 +16,7 @@
 #include "train/torch_model.h"
 
 namespace sift::train {
-namespace {
+namespace train_distill {  // named: the trainer's tests are compiled as one unit
 
 double bce(double d, double t) {  // -t log sigmoid(d) - (1 - t) log sigmoid(-d), in double
   const double s = 1.0 / (1.0 + std::exp(-d));
@@ -210,5 +210,5 @@ TEST(TeacherRows, AFileNamesTheLineOfARowLeftOutAndOfARefusal) {
   }
 }
 
-}  // namespace
+}  // namespace train_distill
 }  // namespace sift::train

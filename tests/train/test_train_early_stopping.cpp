@@ -14,7 +14,7 @@
 #include "train_run_fixture.h"
 
 namespace sift::train {
-namespace {
+namespace train_early_stopping {  // named: the trainer's tests are compiled as one unit
 
 namespace fs = std::filesystem;
 
@@ -167,5 +167,5 @@ TEST_F(EarlyStoppingRun, WritesTheBestLabeler) {
   EXPECT_NE(error_of(o).find("--early-stopping needs --validation"), std::string::npos) << error_of(o);
 }
 
-}  // namespace
+}  // namespace train_early_stopping
 }  // namespace sift::train

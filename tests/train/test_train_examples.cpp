@@ -12,7 +12,7 @@
 #include "train/sequence_layout.h"
 
 namespace sift::train {
-namespace {
+namespace train_examples {  // named: the trainer's tests are compiled as one unit
 
 namespace fs = std::filesystem;
 
@@ -80,5 +80,5 @@ TEST(EncodeRows, TooLongRowsAreLeftOutNamingTheLengths) {
   EXPECT_NE(e.errors[0].message.find("the packed row is"), std::string::npos) << e.errors[0].message;
 }
 
-}  // namespace
+}  // namespace train_examples
 }  // namespace sift::train

@@ -25,7 +25,7 @@
 #include "train/train_run.h"
 
 namespace sift::train {
-namespace {
+namespace train_generate {  // named: the trainer's tests are compiled as one unit
 
 namespace fs = std::filesystem;
 
@@ -246,5 +246,5 @@ TEST_F(TrainGenerate, AnOverfitModelDecodesTheLabelsItWasTrainedOn) {
   }
 }
 
-}  // namespace
+}  // namespace train_generate
 }  // namespace sift::train

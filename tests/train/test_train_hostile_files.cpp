@@ -22,7 +22,7 @@
 #include "train/torch_model.h"
 
 namespace sift::train {
-namespace {
+namespace train_hostile_files {  // named: the trainer's tests are compiled as one unit
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -93,5 +93,5 @@ TEST(TorchModelLoad, NonFiniteWeightsAreRefused) {
               ThrowsMessage<Error>(HasSubstr("\"model.layers.1.self_attn.v_proj.bias\" holds nan at element 3")));
 }
 
-}  // namespace
+}  // namespace train_hostile_files
 }  // namespace sift::train

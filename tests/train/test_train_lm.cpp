@@ -17,7 +17,7 @@
 #include "train_run_fixture.h"
 
 namespace sift::train {
-namespace {
+namespace train_lm {  // named: the trainer's tests are compiled as one unit
 
 namespace fs = std::filesystem;
 
@@ -193,5 +193,5 @@ TEST_F(LmTraining, ResumeContinuesExactly) {
         << straight.named_parameters()[i].name;
 }
 
-}  // namespace
+}  // namespace train_lm
 }  // namespace sift::train

@@ -15,7 +15,7 @@
 #include "train/trainer.h"
 
 namespace sift::train {
-namespace {
+namespace train_loop {  // named: the trainer's tests are compiled as one unit
 
 namespace fs = std::filesystem;
 
@@ -194,5 +194,5 @@ TEST(BatchPlan, StepsCutAndExtendEpochs) {
   EXPECT_THROW(run_batches(examples, 8, 1, 0, 0), Error);
 }
 
-}  // namespace
+}  // namespace train_loop
 }  // namespace sift::train

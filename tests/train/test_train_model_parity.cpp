@@ -13,7 +13,7 @@
 #include "train/torch_model.h"
 
 namespace sift::train {
-namespace {
+namespace train_model_parity {  // named: the trainer's tests are compiled as one unit
 
 struct Probe {
   std::string name;
@@ -126,5 +126,5 @@ TEST_P(TorchEngineParity, SomeVocabularyRowsEqualTheFullProjection) {
 INSTANTIATE_TEST_SUITE_P(AllCheckpoints, TorchEngineParity, ::testing::ValuesIn(sift::testing::golden_cases()),
                          [](const auto& info) { return info.param; });
 
-}  // namespace
+}  // namespace train_model_parity
 }  // namespace sift::train

@@ -12,7 +12,7 @@
 #include "train/torch_model.h"
 
 namespace sift::train {
-namespace {
+namespace train_pack {  // named: the trainer's tests are compiled as one unit
 
 struct Row {
   std::vector<int32_t> query;
@@ -112,5 +112,5 @@ TEST_P(PackedTraining, WithoutTheIsolationMaskTheLossDiffers) {
 INSTANTIATE_TEST_SUITE_P(Architectures, PackedTraining,
                          ::testing::Values("qwen3", "qwen2", "llama"), [](const auto& info) { return info.param; });
 
-}  // namespace
+}  // namespace train_pack
 }  // namespace sift::train

@@ -19,7 +19,7 @@
 #include "train/train_run.h"
 
 namespace sift::train {
-namespace {
+namespace train_run {  // named: the trainer's tests are compiled as one unit
 
 namespace fs = std::filesystem;
 
@@ -168,5 +168,5 @@ TEST_F(TrainRun, BadInputIsAClearError) {
   EXPECT_NE(error_of(o).find("no training checkpoint"), std::string::npos) << error_of(o);
 }
 
-}  // namespace
+}  // namespace train_run
 }  // namespace sift::train
