@@ -12,8 +12,7 @@
 #include "apps/cli.h"
 #include "apps/model_option.h"
 #include "apps/command.h"
-#include "apps/engine_option.h"
-#include "apps/weights_option.h"
+#include "apps/scoring_flags.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "label/jsonl_file.h"
@@ -26,19 +25,17 @@ namespace {
 
 struct LabelArgs {
   sift::label::LabelRunOptions run;
-  std::string model, catalog, profiles, shard = "1/1", weights = "auto";
+  std::string model, catalog, profiles, shard = "1/1";
   bool strict = false;
-  sift::apps::EngineFlags engines;
+  sift::apps::ScoringFlags scoring;  // --threshold, --weights, --engine
 };
 
 // --engine: the rounds are scored on the engines (remote/connect.h), the labeler loaded
 // without its weights.
 void use_engines(LabelArgs& args) {
-  if (!args.engines.any()) return;
+  if (!args.scoring.engines().any()) return;
 #if SIFT_HAVE_REMOTE
-  args.run.engine = [engines = sift::EngineOptions{.urls = args.engines.urls,
-                                                   .timeout_seconds = args.engines.timeout_seconds,
-                                                   .weights = args.run.weights}](
+  args.run.engine = [engines = args.scoring.engines().options(args.run.weights)](
                         const std::filesystem::path& dir, const sift::LoadedLabeler& labeler) {
     return sift::remote::connect_engines(dir, labeler, engines)();
   };
@@ -53,7 +50,8 @@ void run_label_command(LabelArgs& args) {
   args.run.catalog = args.catalog;
   args.run.profiles = args.profiles;
   args.run.shard = sift::Shard::parse(args.shard);
-  args.run.weights = sift::apps::weight_storage_of(args.weights);
+  args.run.threshold = args.scoring.threshold;
+  args.run.weights = args.scoring.weight_storage();
   args.run.rounds.validate();
   use_engines(args);
 
@@ -123,12 +121,7 @@ SIFT_COMMAND(label) {
   cmd->add_flag("--refresh", args->run.refresh, "judge every profile again, even those whose labels are current");
   cmd->add_option("--shard", args->shard, "K/N: label only the members of shard K of N (by a hash of the id)")
       ->capture_default_str();
-  cmd->add_option("--threshold", args->run.threshold,
-                  "label = score >= T (ties YES); default: sift.json's. Stored with each member: a member labeled "
-                  "under another threshold is judged again")
-      ->check(sift::apps::kProbability);
-  sift::apps::add_weights_option(cmd, args->weights);
-  sift::apps::add_engine_options(cmd, args->engines);
+  sift::apps::add_scoring_flags(cmd, sift::apps::Command::Label, args->scoring);
   sift::apps::add_strict_flag(cmd, args->strict, "of the catalog or profiles was left out");
   cmd->callback([args] {
     args->model = sift::apps::model_directory(args->model);
