@@ -32,10 +32,12 @@ namespace sift {
 // a millisecond to a day; outside it, or not a finite number, is an OptionError.
 inline constexpr double kMinEngineTimeoutSeconds = 0.001;
 inline constexpr double kMaxEngineTimeoutSeconds = 86400;
+// Its default, unless one is given (EngineOptions, --engine-timeout, Python's engine_timeout=).
+inline constexpr double kDefaultEngineTimeoutSeconds = 60;
 
 struct EngineOptions {
   std::vector<std::string> urls;  // http://host:port[/prefix], one per engine
-  double timeout_seconds = 60;    // fail when no engine has answered for this long (in the range above)
+  double timeout_seconds = kDefaultEngineTimeoutSeconds;  // fail when no engine has answered for this long (in the range above)
   int max_in_flight = 4;          // requests each engine is sent at once (>= 1)
 };
 

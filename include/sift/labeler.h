@@ -40,6 +40,11 @@ namespace sift {
 //   generate    : packed generation (the baseline the paper compares with): a 1/0 decision
 enum class ScoringMode { Mis, Independent, Prefix, Generate };
 
+// Every mode, in the order help texts and messages list them: the one list their names come
+// from (scoring_mode_name of each), for the CLI's --mode and Python's mode=.
+inline constexpr ScoringMode kScoringModes[] = {ScoringMode::Mis, ScoringMode::Independent, ScoringMode::Prefix,
+                                                ScoringMode::Generate};
+
 std::optional<ScoringMode> parse_scoring_mode(std::string_view name);  // "mis", "independent", ...
 std::string_view scoring_mode_name(ScoringMode mode);
 
@@ -162,14 +167,25 @@ struct TokenizedRow {
 inline constexpr int kMaxThreadsPerCore = 4;
 int max_threads();
 
+// The query-KV cache's budget, in MiB, unless one is given: LoadOptions::query_cache_bytes, the
+// CLI's --kv-cache-mb (sift score, sift batch, sift serve) and Python's query_cache_mb= all
+// default to it. The cache holds the keys of recent queries, so a row that repeats one (the
+// next round of a profile, the second half of a split row) runs only its items; it never
+// changes a score. It takes memory only as queries fill it. (Before: 64 MiB in sift score and
+// sift batch, none in this API and in Python.)
+inline constexpr int64_t kDefaultQueryCacheMb = 256;
+inline constexpr int64_t kDefaultQueryCacheBytes = kDefaultQueryCacheMb << 20;
+// The largest budget --kv-cache-mb and query_cache_mb= take: 1 TiB.
+inline constexpr double kMaxQueryCacheMb = 1048576;
+
 // How a labeler is loaded.
 struct LoadOptions {
   int threads = 0;                              // compute threads of each context; <= 0: the cores
                                                 // (OMP_NUM_THREADS or all), split among the contexts
                                                 // scoring at the same moment
   WeightStorage weights = WeightStorage::Auto;  // sift/weight_storage.h: auto keeps the checkpoint's type
-  int64_t query_cache_bytes = 0;                // the query-KV cache its contexts share: rows that
-                                                // repeat a query run only their items; 0: none
+  int64_t query_cache_bytes = kDefaultQueryCacheBytes;  // the query-KV cache its contexts share: rows
+                                                        // that repeat a query run only their items; 0: none
 };
 
 class Context;

@@ -9,10 +9,8 @@
 #include <vector>
 
 #include "rows.h"
+#include "sift/engines.h"  // the engines' options and their default timeout (the client: SIFT_HAVE_REMOTE)
 #include "sift/lines.h"
-#if SIFT_HAVE_REMOTE
-#include "sift/engines.h"
-#endif
 
 namespace sift::python {
 
@@ -31,12 +29,29 @@ int thread_count(std::optional<int64_t> threads) {
   return most;
 }
 
+// "mis, independent, prefix or generate": sift::kScoringModes, as a message names them.
+std::string mode_choices() {
+  std::string words;
+  const size_t n = std::size(kScoringModes);
+  for (size_t i = 0; i < n; ++i)
+    words += fmt::format("{}{}", i == 0 ? "" : i + 1 == n ? " or " : ", ", scoring_mode_name(kScoringModes[i]));
+  return words;
+}
+
+// query_cache_mb=: a finite number of MiB in [0, kMaxQueryCacheMb], as the CLI's --kv-cache-mb.
+int64_t query_cache_bytes(double megabytes) {
+  if (!(std::isfinite(megabytes) && megabytes >= 0 && megabytes <= kMaxQueryCacheMb))
+    throw py::value_error(
+        fmt::format("query_cache_mb must be a number in [0, {}], got {}", kMaxQueryCacheMb, megabytes));
+  return static_cast<int64_t>(megabytes * 1024 * 1024);
+}
+
 ScoringOptions scoring_options(const std::string& mode, std::optional<double> threshold,
                                std::optional<int64_t> max_request_tokens, std::optional<int64_t> max_batch_tokens,
                                const std::string& truncate, const std::string& truncation_direction) {
   ScoringOptions options;
   const std::optional<ScoringMode> parsed = parse_scoring_mode(mode);
-  if (!parsed) throw py::value_error(fmt::format("mode must be mis, independent, prefix or generate, got '{}'", mode));
+  if (!parsed) throw py::value_error(fmt::format("mode must be {}, got '{}'", mode_choices(), mode));
   options.mode = *parsed;
   options.threshold = threshold;  // the threshold and token limits: checked by the engine once loaded
   options.max_request_tokens = max_request_tokens;
@@ -51,10 +66,12 @@ ScoringOptions scoring_options(const std::string& mode, std::optional<double> th
   return options;
 }
 
-LoadOptions load_options(std::optional<int64_t> threads, const std::string& weights) {
+LoadOptions load_options(std::optional<int64_t> threads, const std::string& weights, double query_cache_mb) {
   const std::optional<WeightStorage> storage = parse_weight_storage(weights);
   if (!storage) throw py::value_error(fmt::format("weights must be auto, f32, bf16 or q8, got '{}'", weights));
-  return LoadOptions{.threads = thread_count(threads), .weights = *storage};
+  return LoadOptions{.threads = thread_count(threads),
+                     .weights = *storage,
+                     .query_cache_bytes = query_cache_bytes(query_cache_mb)};
 }
 
 Labeler load_labeler(const std::filesystem::path& dir, const LoadOptions& options,
@@ -82,10 +99,11 @@ PyLabeler::PyLabeler(const std::filesystem::path& model_dir, const std::string& 
                      std::optional<double> threshold, std::optional<int64_t> max_request_tokens,
                      std::optional<int64_t> max_batch_tokens, const std::string& weights, const std::string& truncate,
                      const std::string& truncation_direction, const std::vector<std::string>& engines,
-                     double engine_timeout)
+                     double engine_timeout, double query_cache_mb)
     : model_dir_(model_dir),
       options_(scoring_options(mode, threshold, max_request_tokens, max_batch_tokens, truncate, truncation_direction)),
-      load_(load_options(threads, weights)),
+      load_(load_options(threads, weights, query_cache_mb)),
+      query_cache_mb_(query_cache_mb),
       engines_(engines),
       labeler_(load_labeler(model_dir, load_, engines, engine_timeout)) {
   labeler_.score_rows({}, options_);  // the engine checks the threshold, token limits and truncation
@@ -161,11 +179,11 @@ void bind_labeler(py::module_& module) {
                         "A labeler directory loaded once; scores (query, items) rows, from several threads at once.")
       .def(py::init<const std::filesystem::path&, const std::string&, std::optional<int64_t>, std::optional<double>,
                     std::optional<int64_t>, std::optional<int64_t>, const std::string&, const std::string&,
-                    const std::string&, const std::vector<std::string>&, double>(),
+                    const std::string&, const std::vector<std::string>&, double, double>(),
            "model_dir"_a, "mode"_a = "mis", "threads"_a = py::none(), "threshold"_a = py::none(), py::kw_only(),
            "max_request_tokens"_a = py::none(), "max_batch_tokens"_a = py::none(), "weights"_a = "auto",
            "truncate"_a = "none", "truncation_direction"_a = "right", "engines"_a = std::vector<std::string>{},
-           "engine_timeout"_a = 60.0,
+           "engine_timeout"_a = kDefaultEngineTimeoutSeconds, "query_cache_mb"_a = double(kDefaultQueryCacheMb),
            "Loads model_dir (config.json, weights, tokenizer.json, sift.json). mode: mis | independent | prefix | "
            "generate; threads: compute threads of each Python thread scoring at once (None: OMP_NUM_THREADS or all "
            "cores, split among the threads scoring at that moment; more than 4 per core is capped there with a "
@@ -176,7 +194,9 @@ void bind_labeler(py::module_& module) {
            "--truncate; Result.truncated_tokens counts the tokens cut); engines: URLs of scoring servers "
            "(sift serve replicas, SGLang) to score on instead of this machine, as sift score --engine (the "
            "weights are then not loaded); engine_timeout: seconds with no engine answering before a call fails "
-           "(0.001 to 86400).")
+           "(0.001 to 86400); query_cache_mb: the query-KV cache's budget in MiB, shared by the threads scoring "
+           "(rows that repeat a query run only their items, the same scores; 0 turns it off; default 256, as "
+           "sift score --kv-cache-mb).")
       .def("score", &PyLabeler::score, "query"_a, "items"_a,
            "Scores one row: a Result with .scores and .labels. Raises ValueError for a row that cannot be scored.")
       .def("score_rows", &PyLabeler::score_rows, "rows"_a,
@@ -202,6 +222,7 @@ void bind_labeler(py::module_& module) {
       .def_property_readonly("truncate", &PyLabeler::truncate, "none, query or items")
       .def_property_readonly("truncation_direction", &PyLabeler::truncation_direction, "right or left")
       .def_property_readonly("engines", &PyLabeler::engines, "the scoring servers it scores on ([]: this machine)")
+      .def_property_readonly("query_cache_mb", &PyLabeler::query_cache_mb, "the query-KV cache's budget in MiB")
       .def("__repr__", &PyLabeler::repr);
 }
 

@@ -25,7 +25,8 @@ class PyLabeler {
   PyLabeler(const std::filesystem::path& model_dir, const std::string& mode, std::optional<int64_t> threads,
             std::optional<double> threshold, std::optional<int64_t> max_request_tokens,
             std::optional<int64_t> max_batch_tokens, const std::string& weights, const std::string& truncate,
-            const std::string& truncation_direction, const std::vector<std::string>& engines, double engine_timeout);
+            const std::string& truncation_direction, const std::vector<std::string>& engines, double engine_timeout,
+            double query_cache_mb);
 
   // One row; a bad row raises (TypeError for a wrong type, ValueError with the engine's message).
   Result score(py::handle query, py::handle items) const;
@@ -48,12 +49,14 @@ class PyLabeler {
   std::string_view truncate() const { return truncate_name(options_.truncate); }
   std::string_view truncation_direction() const { return truncation_direction_name(options_.truncation_direction); }
   const std::vector<std::string>& engines() const { return engines_; }
+  double query_cache_mb() const { return query_cache_mb_; }
   std::string repr() const;
 
  private:
   std::filesystem::path model_dir_;
   ScoringOptions options_;
   LoadOptions load_;
+  double query_cache_mb_;             // query_cache_mb= as given (load_.query_cache_bytes: in bytes)
   std::vector<std::string> engines_;  // scoring servers (sift/engines.h); empty: this machine
   Labeler labeler_;
 };

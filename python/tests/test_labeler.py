@@ -90,6 +90,26 @@ def test_weights_option_holds_q8_as_the_cli_does(tmp_path):
     assert bits(reference[0]["scores"]) != bits(reference_outputs(rows[:1], tmp_path / "f32")[0]["scores"])
 
 
+def test_query_cache_mb_is_the_clis_kv_cache_and_changes_no_score(tmp_path):
+    rows = synthetic_rows(30, seed=12)
+    rows += [{"query": rows[0]["query"], "items": ["welding"]}]  # a repeated query: its keys may come from the cache
+    reference = reference_outputs(rows, tmp_path)
+    assert sift.Labeler(MODEL_DIR, threads=1).query_cache_mb == 256  # sift score --kv-cache-mb's default
+    for megabytes in (0, 0.5, 64):
+        cached = sift.Labeler(MODEL_DIR, threads=1, query_cache_mb=megabytes)
+        assert cached.query_cache_mb == megabytes
+        assert_bitwise_equal(columns_of(cached.score_rows(rows)), reference)
+        assert_bitwise_equal(columns_of([cached.score(r["query"], r["items"]) for r in rows]), reference)
+
+
+@pytest.mark.parametrize("megabytes", [-1, float("nan"), float("inf"), 2e6])
+def test_a_query_cache_budget_outside_the_clis_range_is_a_value_error(megabytes):
+    with pytest.raises(ValueError, match=r"^query_cache_mb must be a number in \[0, 1048576\], got "):
+        sift.Labeler(MODEL_DIR, query_cache_mb=megabytes)
+    with pytest.raises(TypeError):
+        sift.Labeler(MODEL_DIR, query_cache_mb="64")
+
+
 def test_version_and_artifact_are_sift_json(labeler):
     sift_json = json.loads((pathlib.Path(MODEL_DIR) / "sift.json").read_text())
     assert labeler.version == sift_json["version"]

@@ -15,10 +15,7 @@
 #include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/engine_option.h"
-#include "apps/kv_cache_option.h"
-#include "apps/long_items_option.h"
-#include "apps/truncate_option.h"
-#include "apps/weights_option.h"
+#include "apps/scoring_flags.h"
 #include "batch/merge_shards.h"
 #include "batch/resumable_line_reader.h"
 #include "batch/run_batch.h"
@@ -29,17 +26,13 @@
 namespace {
 
 struct BatchArgs {
-  std::string model, input, output, mode = "mis", shard = "1/1", weights = "auto";
-  std::optional<double> threshold;
-  std::optional<int64_t> max_request_tokens, max_batch_tokens, errors_max;
+  std::string model, input, output, shard = "1/1";
+  std::optional<int64_t> errors_max;
   std::optional<int> threads;
   int tokenize_threads = 1;
   double checkpoint_seconds = 2.0;
-  double kv_cache_mb = 64;
   bool resume = false, strict = false, echo = false;
-  sift::apps::TruncateFlags truncation;
-  sift::apps::LongItemsFlags long_items;
-  sift::apps::EngineFlags engines;
+  sift::apps::ScoringFlags scoring;
 };
 
 // The longest --checkpoint-seconds: a day between checkpoints.
@@ -78,23 +71,18 @@ void run_batch_command(const BatchArgs& args) {
   options.model_dir = sift::apps::model_directory(args.model);
   options.input = args.input;
   options.output = args.output;
-  options.scoring.mode = *sift::parse_scoring_mode(args.mode);
-  options.scoring.threshold = args.threshold;
-  options.scoring.max_request_tokens = args.max_request_tokens;
-  options.scoring.max_batch_tokens = args.max_batch_tokens;
+  options.scoring = args.scoring.scoring_options();
   options.shard = sift::Shard::parse(args.shard);
-  sift::apps::apply_truncate_flags(args.truncation, options.scoring);
-  sift::apps::apply_long_items_flags(args.long_items, options.scoring);
   options.resume = args.resume;
   options.line = args.echo ? sift::BatchLine::Echo : sift::BatchLine::PassThrough;
-  options.weights = sift::apps::weight_storage_of(args.weights);
+  options.weights = args.scoring.weight_storage();
   options.inference_threads = sift::apps::thread_count("--threads", args.threads);
-  options.query_cache_bytes = sift::apps::kv_cache_bytes(args.kv_cache_mb);
+  options.query_cache_bytes = args.scoring.query_cache_bytes();
   options.tokenize_threads = sift::apps::capped_threads("--tokenize-threads", args.tokenize_threads);
   options.errors_max = args.errors_max;
   options.checkpoint_seconds = args.checkpoint_seconds;
-  if (args.engines.any())
-    options.load_labeler = [engines = args.engines, mode = options.scoring.mode](const std::filesystem::path& dir,
+  if (args.scoring.engines().any())
+    options.load_labeler = [engines = args.scoring.engines(), mode = options.scoring.mode](const std::filesystem::path& dir,
                                                                                const sift::LoadOptions& load) {
       sift::LabelerOnEngines on = sift::apps::load_labeler_on_engines(dir, load, engines, mode);
       return sift::batch::JobLabeler{std::move(on.labeler), on.arithmetic.exact
@@ -137,10 +125,6 @@ SIFT_COMMAND(batch) {
   cmd->add_option("--output", args->output,
                   "JSON lines, one per input line in input order (zstd when the name ends in .zst); never "
                   "overwritten: an existing OUT needs --resume");
-  cmd->add_option("--mode", args->mode, "mis (default) | independent | prefix (the same scores, other costs)")
-      ->check(CLI::IsMember({"mis", "independent", "prefix"}));
-  cmd->add_option("--threshold", args->threshold, "label = score >= T (ties YES); default: sift.json's")
-      ->check(sift::apps::kProbability);
   cmd->add_option("--shard", args->shard, "K/N: label input lines K, K+N, K+2N, ... (from 1); merge with `sift batch merge`")
       ->capture_default_str();
   cmd->add_flag("--resume", args->resume,
@@ -156,24 +140,13 @@ SIFT_COMMAND(batch) {
                   "threads parsing and tokenizing rows ahead of inference, >= 1 (capped as --threads)")
       ->capture_default_str()
       ->check(sift::apps::kThreadCount);
-  cmd->add_option("--max-request-tokens", args->max_request_tokens,
-                  "most tokens of one request (query + its items); longer rows are split. Default: as sift score")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-batch-tokens", args->max_batch_tokens,
-                  "most tokens of one forward call (also caps requests, as in sift score). Default: calls of about "
-                  "64 MiB of activations, at most the request limit")
-      ->check(CLI::PositiveNumber);
   cmd->add_option("--errors-max", args->errors_max, "stop at the first bad row beyond N bad rows (default: never stop)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--checkpoint-seconds", args->checkpoint_seconds,
                   "longest time between checkpoints (OUT synced, OUT.progress replaced); 0: after every batch")
       ->capture_default_str()
       ->check(sift::apps::decimal_in(0, kMaxCheckpointSeconds));
-  sift::apps::add_truncate_options(cmd, args->truncation);
-  sift::apps::add_long_items_options(cmd, args->long_items, "error, or truncate with --truncate items");
-  sift::apps::add_weights_option(cmd, args->weights);
-  sift::apps::add_kv_cache_option(cmd, args->kv_cache_mb);
-  sift::apps::add_engine_options(cmd, args->engines);
+  sift::apps::add_scoring_flags(cmd, sift::apps::Command::Batch, args->scoring);
   sift::apps::add_strict_flag(cmd, args->strict, "of the job failed (checked when the job is complete; its error line is in OUT)");
 
   CLI::App* merge_cmd = cmd->add_subcommand(

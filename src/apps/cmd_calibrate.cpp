@@ -22,8 +22,8 @@
 #include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/engine_option.h"
+#include "apps/scoring_flags.h"
 #include "apps/max_line_bytes_option.h"
-#include "apps/weights_option.h"
 #include "core/error.h"
 #include "core/utc_time.h"
 #include "io/content_hash.h"
@@ -48,11 +48,10 @@ constexpr int64_t kFewItems = 1000;
 constexpr int64_t kFewPositives = 100;
 
 struct CalibrateArgs {
-  std::string model, input, target = "f1", mode = "mis", out, out_dir, weights = "auto", fit, threshold_on = "score";
+  std::string model, input, target = "f1", out, out_dir, fit, threshold_on = "score";
   bool dry_run = false, in_place = false, strict = false, force = false;
-  std::optional<int64_t> max_request_tokens;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
-  sift::apps::EngineFlags engines;
+  sift::apps::ScoringFlags scoring;
 };
 
 void check_write_mode(const CalibrateArgs& args) {
@@ -103,9 +102,7 @@ void run_calibrate(CalibrateArgs& args) {
       args.fit.empty() ? std::nullopt : sift::parse_calibration_method(args.fit);
   const sift::ThresholdOn threshold_on = *sift::parse_threshold_on(args.threshold_on);
   const sift::CalibrationTarget target = sift::parse_calibration_target(args.target);
-  sift::ScoringOptions scoring;
-  scoring.mode = *sift::parse_scoring_mode(args.mode);
-  scoring.max_request_tokens = args.max_request_tokens;
+  const sift::ScoringOptions scoring = args.scoring.scoring_options();
   if (!args.dry_run || !args.out_dir.empty()) {  // fail before the long part
     sift::require_gnuplot();
     sift::check_calibration_destinations(
@@ -119,8 +116,8 @@ void run_calibrate(CalibrateArgs& args) {
   if (args.in_place) lock = std::make_unique<sift::PathLock>(model_dir);
   if (!args.out.empty()) lock = std::make_unique<sift::PathLock>(fs::path(args.out));
 
-  const sift::Labeler labeler = sift::apps::load_labeler(
-      model_dir, {.weights = sift::apps::weight_storage_of(args.weights)}, args.engines, scoring.mode);
+  const sift::Labeler labeler =
+      sift::apps::load_labeler(model_dir, args.scoring.load_options(), args.scoring.engines(), scoring.mode);
   labeler.resolve(scoring);
   if (threshold_on == sift::ThresholdOn::Probability && !fit && !labeler.calibrated())
     sift::apps::usage_error(
@@ -194,8 +191,8 @@ void run_calibrate(CalibrateArgs& args) {
   nlohmann::ordered_json record = {{"target", target.name()},
                                    {"threshold_on", args.threshold_on},
                                    {"input", input_name},
-                                   {"mode", args.mode},
-                                   {"weights", args.weights},
+                                   {"mode", sift::scoring_mode_name(scoring.mode)},
+                                   {"weights", args.scoring.weights},
                                    {"n_items", curve.n_items},
                                    {"n_positive", curve.n_positive},
                                    {"precision", chosen.precision},
@@ -299,16 +296,9 @@ SIFT_COMMAND(calibrate) {
                 "print the chosen operating point; write nothing but, with --out-dir, the curve files");
   cmd->add_option("--out", args->out, "write a calibrated copy of the labeler to this new folder");
   cmd->add_flag("--in-place", args->in_place, "rewrite MODEL/sift.json (the old version stays in its history)");
-  cmd->add_option("--mode", args->mode,
-                  "mis | independent | prefix (all give the same scores; generate gives no scores to calibrate)")
-      ->check(CLI::IsMember({"mis", "independent", "prefix"}))
-      ->capture_default_str();
-  sift::apps::add_weights_option(cmd, args->weights);
-  sift::apps::add_engine_options(cmd, args->engines);
+  sift::apps::add_scoring_flags(cmd, sift::apps::Command::Calibrate, args->scoring);
   cmd->add_option("--out-dir", args->out_dir,
                   "where the curve files go (default: the labeler's calibration/; with --dry-run, only they are written)");
-  cmd->add_option("--max-request-tokens", args->max_request_tokens, "as in `sift score`")
-      ->check(CLI::PositiveNumber);
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
   sift::apps::add_strict_flag(cmd, args->strict, "was left out");
   cmd->add_flag("--force", args->force,

@@ -12,6 +12,7 @@
 #include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/max_line_bytes_option.h"
+#include "apps/scoring_flags.h"
 #include "core/error.h"
 #include "io/input_file.h"
 #include "io/line_reader.h"
@@ -24,7 +25,7 @@ namespace {
 
 struct CostArgs {
   std::string model, input;
-  std::optional<int64_t> max_request_tokens;
+  sift::apps::ScoringFlags scoring;  // --max-request-tokens
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
   bool strict = false;
 };
@@ -35,7 +36,7 @@ void run_cost(const CostArgs& args) {
   const auto tokenizer = sift::Tokenizer::load(dir / "tokenizer.json");
   const sift::ModelConfig config = sift::load_model_config(dir / "config.json");
   const sift::PromptEncoder prompts(*tokenizer, artifact);
-  const int64_t limit = args.max_request_tokens.value_or(sift::default_max_request_tokens(config));
+  const int64_t limit = args.scoring.max_request_tokens.value_or(sift::default_max_request_tokens(config));
 
   sift::InputFile input(args.input);
   sift::LineReader reader(input.stream(), args.max_line_bytes);
@@ -65,8 +66,7 @@ SIFT_COMMAND(cost) {
       "cost", "Prefill tokens per label under mis, packed generation and independent scoring (paper §4.3)");
   cmd->add_option("--model", args->model, "labeler directory (tokenizer.json, sift.json, config.json) or Hugging Face Hub id org/name[@revision]")->required();
   cmd->add_option("--input", args->input, "JSON-lines rows, as for sift score (default, or -: stdin)");
-  cmd->add_option("--max-request-tokens", args->max_request_tokens, "request limit, as for sift score")
-      ->check(CLI::PositiveNumber);
+  sift::apps::add_scoring_flags(cmd, sift::apps::Command::Cost, args->scoring);
   sift::apps::add_max_line_bytes_option(cmd, args->max_line_bytes, "a longer line is left out, with a warning naming it");
   sift::apps::add_strict_flag(cmd, args->strict, "was left out");
   cmd->callback([args] {

@@ -15,7 +15,7 @@
 #include "apps/command.h"
 #include "apps/engine_option.h"
 #include "apps/max_line_bytes_option.h"
-#include "apps/weights_option.h"
+#include "apps/scoring_flags.h"
 #include "core/error.h"
 #include "sift/labeler.h"
 #include "workflows/evaluation_run.h"
@@ -26,14 +26,12 @@
 namespace {
 
 struct EvalArgs {
-  std::string model, input, mode = "mis", weights = "auto", out_dir;
+  std::string model, input, out_dir;
   int64_t shuffles = 3;
   uint64_t seed = 0;
-  std::optional<double> threshold;
-  std::optional<int64_t> max_request_tokens;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
   bool strict = false;
-  sift::apps::EngineFlags engines;
+  sift::apps::ScoringFlags scoring;
 };
 
 void print_readable(const sift::EvalReport& r, int64_t rows_left_out) {
@@ -67,9 +65,7 @@ void print_readable(const sift::EvalReport& r, int64_t rows_left_out) {
 
 void run_eval(const EvalArgs& args) {
   sift::EvalOptions eval;
-  eval.scoring.mode = *sift::parse_scoring_mode(args.mode);
-  eval.scoring.threshold = args.threshold;
-  eval.scoring.max_request_tokens = args.max_request_tokens;
+  eval.scoring = args.scoring.scoring_options();
   eval.shuffles = args.shuffles;
   eval.seed = args.seed;
 
@@ -78,8 +74,8 @@ void run_eval(const EvalArgs& args) {
       sift::apps::usage_error("--out-dir: mode generate makes hard decisions, no scores to draw a reliability diagram of");
     sift::require_gnuplot();
   }
-  const sift::Labeler labeler = sift::apps::load_labeler(
-      args.model, {.weights = sift::apps::weight_storage_of(args.weights)}, args.engines, eval.scoring.mode);
+  const sift::Labeler labeler =
+      sift::apps::load_labeler(args.model, args.scoring.load_options(), args.scoring.engines(), eval.scoring.mode);
   labeler.resolve(eval.scoring);  // reject a bad limit before reading input
   const sift::LabeledRows input = sift::read_labeled_rows(args.input, args.max_line_bytes);
   const std::string input_name = args.input.empty() || args.input == "-" ? "stdin" : args.input;
@@ -119,20 +115,12 @@ SIFT_COMMAND(eval) {
   cmd->add_option("--input", args->input,
                   "JSON-lines rows {\"query\", \"items\", \"labels\": [0/1...], optional \"truth\": [0/1...]} "
                   "(default, or -: stdin)");
-  cmd->add_option("--mode", args->mode, "mis | independent | prefix | generate")
-      ->check(CLI::IsMember({"mis", "independent", "prefix", "generate"}))
-      ->capture_default_str();
   cmd->add_option("--shuffles", args->shuffles, "K: each row's candidates re-scored in K random orders: order inconsistency and the shuffled "
                   "labels' agreement (0: skip)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "seed of the shuffles")->capture_default_str();
-  cmd->add_option("--threshold", args->threshold, "label = score >= T (ties YES); default: sift.json's")
-      ->check(sift::apps::kProbability);
-  cmd->add_option("--max-request-tokens", args->max_request_tokens, "as in `sift score`")
-      ->check(CLI::PositiveNumber);
-  sift::apps::add_weights_option(cmd, args->weights);
-  sift::apps::add_engine_options(cmd, args->engines);
+  sift::apps::add_scoring_flags(cmd, sift::apps::Command::Eval, args->scoring);
   cmd->add_option("--out-dir", args->out_dir,
                   "also write the reliability diagram there: reliability.tsv, reliability.png (gnuplot) and "
                   "reliability.gp, of the scores and, with a calibration map, the probabilities");

@@ -13,8 +13,7 @@
 #include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/engine_option.h"
-#include "apps/kv_cache_option.h"
-#include "apps/weights_option.h"
+#include "apps/scoring_flags.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "label/jsonl_file.h"
@@ -24,21 +23,18 @@ namespace {
 
 struct LabelArgs {
   sift::label::LabelRunOptions run;
-  std::string model, catalog, profiles, shard = "1/1", weights = "auto";
+  std::string model, catalog, profiles, shard = "1/1";
   bool strict = false;
-  sift::apps::EngineFlags engines;
-  double kv_cache_mb = 256;
+  sift::apps::ScoringFlags scoring;  // --threshold, --weights, --kv-cache-mb, --engine
 };
 
 // The labeler as sift score and sift batch load it: here, or (--engine) without its weights on
 // the engines, whose rounds go out two per engine at once.
 void use_labeler(LabelArgs& args) {
-  const sift::LoadOptions load{.weights = args.run.weights,
-                               .query_cache_bytes = sift::apps::kv_cache_bytes(args.kv_cache_mb)};
-  args.run.load_labeler = [dir = args.run.model_dir, load, engines = args.engines] {
-    return sift::apps::load_labeler(dir, load, engines);
-  };
-  if (args.engines.any()) args.run.profiles_together = 2 * static_cast<int64_t>(args.engines.urls.size());
+  args.run.load_labeler = [dir = args.run.model_dir, load = args.scoring.load_options(),
+                           engines = args.scoring.engines()] { return sift::apps::load_labeler(dir, load, engines); };
+  const sift::apps::EngineFlags engines = args.scoring.engines();
+  if (engines.any()) args.run.profiles_together = 2 * static_cast<int64_t>(engines.urls.size());
 }
 
 void run_label_command(LabelArgs& args) {
@@ -46,7 +42,8 @@ void run_label_command(LabelArgs& args) {
   args.run.catalog = args.catalog;
   args.run.profiles = args.profiles;
   args.run.shard = sift::Shard::parse(args.shard);
-  args.run.weights = sift::apps::weight_storage_of(args.weights);
+  args.run.threshold = args.scoring.threshold;
+  args.run.weights = args.scoring.weight_storage();
   args.run.rounds.validate();
   use_labeler(args);
 
@@ -116,13 +113,7 @@ SIFT_COMMAND(label) {
   cmd->add_flag("--refresh", args->run.refresh, "judge every profile again, even those whose labels are current");
   cmd->add_option("--shard", args->shard, "K/N: label only the members of shard K of N (by a hash of the id)")
       ->capture_default_str();
-  cmd->add_option("--threshold", args->run.threshold,
-                  "label = score >= T (ties YES); default: sift.json's. Stored with each member: a member labeled "
-                  "under another threshold is judged again")
-      ->check(sift::apps::kProbability);
-  sift::apps::add_weights_option(cmd, args->weights);
-  sift::apps::add_kv_cache_option(cmd, args->kv_cache_mb);
-  sift::apps::add_engine_options(cmd, args->engines);
+  sift::apps::add_scoring_flags(cmd, sift::apps::Command::Label, args->scoring);
   sift::apps::add_strict_flag(cmd, args->strict, "of the catalog or profiles was left out");
   cmd->callback([args] {
     args->model = sift::apps::model_directory(args->model);

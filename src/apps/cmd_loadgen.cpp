@@ -14,6 +14,7 @@
 #include "apps/cli.h"
 #include "apps/command.h"
 #include "apps/max_line_bytes_option.h"
+#include "apps/scoring_flags.h"
 #include "core/error.h"
 #include "io/input_file.h"
 #include "io/line_reader.h"
@@ -26,7 +27,7 @@ namespace {
 constexpr int64_t kMaxRequestBytes = int64_t(256) << 20;
 
 struct LoadgenCliOptions {
-  std::string url, rows, route = "label", mode, api_key_file;
+  std::string url, rows, route = "label", api_key_file;
   double rate = 1, duration = 10, p99_ms = 1000;
   int connections = 32, bisect_steps = 4;
   uint64_t seed = 1;
@@ -34,6 +35,7 @@ struct LoadgenCliOptions {
   std::vector<int32_t> label_token_ids;
   std::optional<int64_t> timeout_ms;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
+  sift::apps::ScoringFlags scoring;  // --mode
 };
 
 // The request body of one row for the route.
@@ -41,7 +43,7 @@ sift::serve::LoadRequest request_of(const sift::ScoringRow& row, const LoadgenCl
   nlohmann::json body = {{"query", row.query}};
   if (o.route == "label") {
     body["items"] = row.items;
-    if (!o.mode.empty()) body["mode"] = o.mode;
+    if (o.scoring.mode) body["mode"] = *o.scoring.mode;
   } else if (o.route == "rerank") {
     body["documents"] = row.items;
   } else {
@@ -108,8 +110,7 @@ SIFT_COMMAND(loadgen) {
       ->check(sift::apps::positive_decimal(sift::serve::kMaxDurationSeconds));
   cmd->add_option("--connections", o->connections, "concurrent connections (default 32)")->check(CLI::Range(1, 1024));
   cmd->add_option("--seed", o->seed, "seed of the arrival times (default 1)");
-  cmd->add_option("--mode", o->mode, "label route: the scoring mode sent with each request")
-      ->check(CLI::IsMember({"mis", "independent", "prefix", "generate"}));
+  sift::apps::add_scoring_flags(cmd, sift::apps::Command::Loadgen, o->scoring);
   cmd->add_option("--label-token-ids", o->label_token_ids, "score route: label_token_ids of each request, e.g. 9454,2753 (required there)")
       ->delimiter(',');
   cmd->add_option("--timeout-ms", o->timeout_ms, "deadline sent with each request")->check(CLI::PositiveNumber);

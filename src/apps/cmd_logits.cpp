@@ -10,7 +10,7 @@
 #include "apps/cli.h"
 #include "apps/model_option.h"
 #include "apps/command.h"
-#include "apps/weights_option.h"
+#include "apps/scoring_flags.h"
 #include "core/error.h"
 #include "model/model.h"
 
@@ -42,7 +42,8 @@ std::vector<int32_t> parse_id_list(const std::string& text, const char* option) 
 
 SIFT_COMMAND(logits) {
   struct Options {
-    std::string model, ids, vocab, positions = "last", weights = "auto";
+    std::string model, ids, vocab, positions = "last";
+    sift::apps::ScoringFlags scoring;  // --weights
   };
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("logits", "Print logits of a checkpoint for token ids (one JSON line per position)");
@@ -50,11 +51,11 @@ SIFT_COMMAND(logits) {
   cmd->add_option("--ids", options->ids, "token ids, comma-separated (a causal prompt at positions 0..T-1)")->required();
   cmd->add_option("--vocab", options->vocab, "only these vocabulary rows, in this order (default: all)");
   cmd->add_option("--positions", options->positions, "last | all")->check(CLI::IsMember({"last", "all"}));
-  sift::apps::add_weights_option(cmd, options->weights);
+  sift::apps::add_scoring_flags(cmd, sift::apps::Command::Logits, options->scoring);
   cmd->callback([options] {
     const std::vector<int32_t> ids = parse_id_list(options->ids, "--ids");
     const std::vector<int32_t> vocab = options->vocab.empty() ? std::vector<int32_t>{} : parse_id_list(options->vocab, "--vocab");
-    auto model = sift::Model::load(sift::apps::model_directory(options->model), sift::apps::weight_storage_of(options->weights));
+    auto model = sift::Model::load(sift::apps::model_directory(options->model), options->scoring.weight_storage());
     const auto T = static_cast<int32_t>(ids.size());
     std::vector<int32_t> positions(T);
     std::iota(positions.begin(), positions.end(), 0);

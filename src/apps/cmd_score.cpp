@@ -14,11 +14,8 @@
 #include "apps/model_option.h"
 #include "apps/command.h"
 #include "apps/engine_option.h"
-#include "apps/kv_cache_option.h"
-#include "apps/long_items_option.h"
 #include "apps/max_line_bytes_option.h"
-#include "apps/truncate_option.h"
-#include "apps/weights_option.h"
+#include "apps/scoring_flags.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "formats/input_shape.h"
@@ -41,15 +38,10 @@ double process_cpu_seconds() {
 }
 
 struct ScoreArgs {
-  std::string model, mode = "mis", input, output, dump_generations, weights = "auto";
-  std::optional<double> threshold;
-  std::optional<int64_t> max_request_tokens, max_batch_tokens;
+  std::string model, input, output, dump_generations;
   int64_t max_line_bytes = sift::kDefaultMaxLineBytes;
-  double kv_cache_mb = 64;
   bool strict = false, echo = false;
-  sift::apps::TruncateFlags truncation;
-  sift::apps::LongItemsFlags long_items;
-  sift::apps::EngineFlags engines;
+  sift::apps::ScoringFlags scoring;
 };
 
 // {"line", "id", "generations": [what the model wrote, per request], "unparsed": [items]}
@@ -72,13 +64,7 @@ void warn_if_many_unparsed(const sift::StreamStats& stats) {
 }
 
 void run_score(const ScoreArgs& args) {
-  sift::ScoringOptions scoring;
-  scoring.mode = *sift::parse_scoring_mode(args.mode);
-  scoring.threshold = args.threshold;
-  scoring.max_request_tokens = args.max_request_tokens;
-  scoring.max_batch_tokens = args.max_batch_tokens;
-  sift::apps::apply_truncate_flags(args.truncation, scoring);
-  sift::apps::apply_long_items_flags(args.long_items, scoring);
+  const sift::ScoringOptions scoring = args.scoring.scoring_options();
   if (!args.dump_generations.empty() && scoring.mode != sift::ScoringMode::Generate)
     sift::apps::usage_error("--dump-generations: only mode generate generates text (add --mode generate)");
   // Two outputs of one run in one regular file would replace each other; a device takes both.
@@ -90,11 +76,8 @@ void run_score(const ScoreArgs& args) {
   sift::InputFile input(args.input);
   std::vector<sift::NamedInput> inputs = sift::model_directory_inputs(args.model);
   inputs.push_back(input.as_input());
-  const sift::Labeler labeler = sift::apps::load_labeler(
-      args.model,
-      {.weights = sift::apps::weight_storage_of(args.weights),
-       .query_cache_bytes = sift::apps::kv_cache_bytes(args.kv_cache_mb)},
-      args.engines, scoring.mode);
+  const sift::Labeler labeler =
+      sift::apps::load_labeler(args.model, args.scoring.load_options(), args.scoring.engines(), scoring.mode);
   labeler.resolve(scoring);  // a bad limit fails here, not on every row
   sift::LineReader reader(input.stream(), args.max_line_bytes);
   sift::LineOutput output(args.output, inputs);
@@ -144,27 +127,7 @@ SIFT_COMMAND(score) {
       "score", "Score JSON-lines rows {\"id\", \"query\", \"items\"}: one output line per input line, in order");
   cmd->add_option("--model", args->model, "labeler directory (config.json, weights, tokenizer.json, sift.json) or Hugging Face Hub id org/name[@revision]")
       ->required();
-  cmd->add_option("--mode", args->mode,
-                  "mis (default: all items of a row in one packed request) | independent (one request per item, "
-                  "no reuse) | prefix (query KV cached, one request per item) | generate (packed generation "
-                  "baseline: hard 0/1 decisions parsed from a generated answer list)")
-      ->check(CLI::IsMember({"mis", "independent", "prefix", "generate"}));
-  cmd->add_option("--threshold", args->threshold, "label = score >= T (ties YES); default: sift.json's")
-      ->check(sift::apps::kProbability);
-  cmd->add_option("--max-request-tokens", args->max_request_tokens,
-                  "most tokens of one request (query + its items); rows are split into the fewest requests that fit. "
-                  "Default: min(max_position_embeddings, a 4 GiB activation budget / bytes per token)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-batch-tokens", args->max_batch_tokens,
-                  "most tokens of one forward call: short rows are packed together up to this budget (a row's "
-                  "requests never exceed it). Default: calls of about 64 MiB of activations, at most the request limit "
-                  "(a longer row runs alone)")
-      ->check(CLI::PositiveNumber);
-  sift::apps::add_truncate_options(cmd, args->truncation);
-  sift::apps::add_long_items_options(cmd, args->long_items, "error, or truncate with --truncate items");
-  sift::apps::add_weights_option(cmd, args->weights);
-  sift::apps::add_kv_cache_option(cmd, args->kv_cache_mb);
-  sift::apps::add_engine_options(cmd, args->engines);
+  sift::apps::add_scoring_flags(cmd, sift::apps::Command::Score, args->scoring);
   cmd->add_option("--input", args->input, "JSON-lines input (default, or -: stdin)");
   cmd->add_option("--output", args->output,
                   "JSON-lines output, replaced when the run completes (default, or -: stdout)");

@@ -17,7 +17,7 @@
 #include "apps/cli.h"
 #include "apps/command.h"
 #include "apps/engine_option.h"
-#include "apps/weights_option.h"
+#include "apps/scoring_flags.h"
 #include "core/error.h"
 #include "io/path_lock.h"
 #include "scoring/loaded_labeler.h"
@@ -29,9 +29,9 @@ namespace {
 namespace fs = std::filesystem;
 
 struct SelftestArgs {
-  std::string model, weights = "auto", probes;
+  std::string model, probes;
   bool write = false;
-  sift::apps::EngineFlags engines;
+  sift::apps::ScoringFlags scoring;  // --weights, --engine
 };
 
 // The largest log-odds gap of `measured` against the probes' scores.
@@ -50,7 +50,7 @@ size_t item_count(const sift::SelfTest& self_test) {
 }
 
 void run_write(const SelftestArgs& args) {
-  if (args.engines.any())
+  if (args.scoring.engines().any())
     sift::apps::usage_error("--write measures the probes with this machine's F32 weights; leave out --engine");
   const fs::path dir = args.model;
   sift::check_labeler_files(dir);
@@ -79,7 +79,7 @@ void run_write(const SelftestArgs& args) {
 
 void run_check(const SelftestArgs& args) {
   const fs::path dir = args.model;
-  const sift::WeightStorage weights = sift::apps::weight_storage_of(args.weights);
+  const sift::WeightStorage weights = args.scoring.weight_storage();
   sift::check_labeler_files(dir);
   const std::optional<sift::SelfTest> self_test = sift::load_scoring_artifact(dir / "sift.json").self_test;
   if (!self_test)
@@ -88,11 +88,11 @@ void run_check(const SelftestArgs& args) {
   std::vector<std::vector<double>> measured;
   sift::ProbeArithmetic arithmetic = sift::probe_arithmetic(weights);
   std::string where = "here";
-  if (args.engines.any()) {
+  if (args.scoring.engines().any()) {
     // The engines run the probes as they join (remote/fleet.h): a refusal fails here. Then the
     // probes once more through the fleet, for the report.
     const sift::LabelerOnEngines on_engines =
-        sift::apps::load_labeler_on_engines(dir, {.weights = weights}, args.engines, sift::ScoringMode::Mis);
+        sift::apps::load_labeler_on_engines(dir, {.weights = weights}, args.scoring.engines(), sift::ScoringMode::Mis);
     if (!on_engines.arithmetic.exact) arithmetic = sift::ProbeArithmetic::Engine;
     std::vector<sift::Row> rows;
     for (const sift::SelfTestProbe& probe : self_test->probes) rows.push_back({probe.query, probe.items});
@@ -101,7 +101,7 @@ void run_check(const SelftestArgs& args) {
       std::vector<double>& row = measured.emplace_back();
       for (const std::optional<double>& score : result.scores) row.push_back(score.value_or(std::nan("")));
     }
-    where = fmt::format("on {}", fmt::join(args.engines.urls, ", "));
+    where = fmt::format("on {}", fmt::join(args.scoring.engine_urls, ", "));
   } else {
     const std::unique_ptr<sift::LoadedLabeler> labeler = sift::LoadedLabeler::load(dir, weights);
     sift::LocalEngine engine(labeler->model());
@@ -116,7 +116,7 @@ void run_check(const SelftestArgs& args) {
                            : arithmetic == sift::ProbeArithmetic::Engine ? self_test->tolerance.engine
                                                                          : 0.0;
   sift::apps::print_report(nlohmann::ordered_json{{"model", args.model},
-                                                  {"weights", args.weights},
+                                                  {"weights", args.scoring.weights},
                                                   {"arithmetic", sift::probe_arithmetic_name(arithmetic)},
                                                   {"probes", self_test->probes.size()},
                                                   {"items", item_count(*self_test)},
@@ -138,8 +138,7 @@ SIFT_COMMAND(selftest) {
       "selftest", "Run a labeler's known-answer self-test (sift.json's probes) alone, or (--write) measure and write "
                   "its probes");
   cmd->add_option("--model", args->model, "labeler directory")->required();
-  sift::apps::add_weights_option(cmd, args->weights);
-  sift::apps::add_engine_options(cmd, args->engines);
+  sift::apps::add_scoring_flags(cmd, sift::apps::Command::Selftest, args->scoring);
   cmd->add_flag("--write", args->write,
                 "measure the probes with F32 weights and write them into sift.json (atomically, the other fields "
                 "kept): the rows of --probes, else the probes it has, else built-in texts");

@@ -22,8 +22,7 @@
 #include "apps/cli.h"
 #include "apps/model_option.h"
 #include "apps/command.h"
-#include "apps/long_items_option.h"
-#include "apps/weights_option.h"
+#include "apps/scoring_flags.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "io/atomic_file.h"
@@ -37,14 +36,15 @@
 namespace {
 
 struct ServeCliOptions {
-  std::string model, host = "127.0.0.1", api_key_file, weights = "auto", port_file;
+  std::string model, host = "127.0.0.1", api_key_file, port_file;
   std::vector<std::string> allowed_hosts, served_model_names;
   std::optional<int> threads;
   int port = 8000, http_threads = 4, workers = 1, max_connections = 10'000, max_connections_per_address = 256;
-  int64_t max_batch_tokens = 8192, max_queue_tokens = 262144, max_items = 10'000, max_scores = 1'000'000;
-  double kv_cache_mb = 256, max_body_mb = 8, max_buffered_mb = 256, max_response_mb = 64;
+  int64_t max_queue_tokens = 262144, max_items = 10'000, max_scores = 1'000'000;
+  double max_body_mb = 8, max_buffered_mb = 256, max_response_mb = 64;
   double keep_alive_seconds = 5, head_timeout_seconds = 10, body_timeout_seconds = 60, shutdown_grace_seconds = 30;
-  sift::apps::LongItemsFlags long_items;
+  // --weights, --max-batch-tokens (default kServeMaxBatchTokens), --kv-cache-mb, --long-items and its windows
+  sift::apps::ScoringFlags scoring;
 };
 
 int64_t mebibytes(double mb) { return static_cast<int64_t>(mb * 1024 * 1024); }
@@ -147,7 +147,7 @@ void serve(const ServeCliOptions& o) {
   std::optional<std::string> refusal;
   std::string model_dir;  // o.model, or a Hub id's snapshot in the Hugging Face cache
   try {
-    const sift::WeightStorage weights = sift::apps::weight_storage_of(o.weights);
+    const sift::WeightStorage weights = o.scoring.weight_storage();
     model_dir = sift::apps::model_directory(o.model);
     engine = sift::LoadedLabeler::load(model_dir, weights);
     sift::LocalEngine probes(engine->model(), threads);
@@ -168,22 +168,23 @@ void serve(const ServeCliOptions& o) {
   }
   try {
     runtime.emplace(std::move(engine),
-                    sift::RuntimeOptions{.threads = threads, .query_cache_bytes = mebibytes(o.kv_cache_mb)});
+                    sift::RuntimeOptions{.threads = threads, .query_cache_bytes = o.scoring.query_cache_bytes()});
     service.emplace(*runtime,
                     sift::serve::ServiceOptions{.model_names = model_names,
                                                 .fingerprint = sift::artifact_fingerprint(model_dir),
-                                                .weights = o.weights,
-                                                .max_batch_tokens = o.max_batch_tokens,
+                                                .weights = o.scoring.weights,
+                                                .max_batch_tokens = o.scoring.max_batch_tokens.value_or(
+                                                    sift::apps::kServeMaxBatchTokens),
                                                 .max_queue_tokens = o.max_queue_tokens,
                                                 .workers = o.workers,
                                                 .prepare_threads = o.http_threads,
                                                 .admission = {.max_items = o.max_items,
                                                               .max_scores = o.max_scores,
                                                               .max_response_bytes = mebibytes(o.max_response_mb)},
-                                                .long_items = sift::apps::long_items_of(o.long_items),
-                                                .max_item_tokens = o.long_items.max_item_tokens,
-                                                .window_stride = o.long_items.window_stride,
-                                                .max_windows = o.long_items.max_windows},
+                                                .long_items = o.scoring.long_items_choice(),
+                                                .max_item_tokens = o.scoring.max_item_tokens,
+                                                .window_stride = o.scoring.window_stride,
+                                                .max_windows = o.scoring.max_windows},
                     metrics);
   } catch (...) {
     stop_everything();
@@ -246,12 +247,6 @@ SIFT_COMMAND(serve) {
                   "on SIGTERM, requests in flight get this long to be answered; then every connection is closed "
                   "and queued work dropped, and the server exits once the running forward call ends (default 30)")
       ->check(sift::apps::decimal_in(0, 86400));
-  cmd->add_option("--max-batch-tokens", o->max_batch_tokens,
-                  "most new tokens of one forward call; queued requests are packed up to it, and it is each "
-                  "request's limit too (a row is split into requests that fit; a query with one item longer than "
-                  "it gets 400). Default 8192, not sift score's 64 MiB activation budget: a call holds several "
-                  "clients' requests, each answered when the call ends")
-      ->check(CLI::PositiveNumber);
   cmd->add_option("--max-queue-tokens", o->max_queue_tokens,
                   "prompt tokens allowed to wait; past it requests get 429 (default 262144)")
       ->check(CLI::PositiveNumber);
@@ -266,11 +261,7 @@ SIFT_COMMAND(serve) {
                   "largest response in MiB, bounded from the request before it is tokenized; larger get 413 "
                   "(default 64)")
       ->check(sift::apps::decimal_in(0.001, 65536));
-  sift::apps::add_long_items_options(cmd, o->long_items,
-                                     "chunk for /v1/rerank, error for /v1/label and /v1/score (which never chunks); a "
-                                     "request's \"long_items\" overrides it");
-  cmd->add_option("--kv-cache-mb", o->kv_cache_mb, "query-KV cache budget in MiB; 0 turns it off (default 256)")
-      ->check(sift::apps::decimal_in(0, 1048576));
+  sift::apps::add_scoring_flags(cmd, sift::apps::Command::Serve, o->scoring);
   cmd->add_option("--api-key-file", o->api_key_file,
                   "file holding the API key, on one line: every route but /health then needs \"Authorization: "
                   "Bearer <key>\"")
@@ -290,6 +281,5 @@ SIFT_COMMAND(serve) {
   cmd->add_option("--served-model-name", o->served_model_names,
                   "a name requests may give as \"model\", listed by /v1/models in place of the --model directory's "
                   "name (as vLLM's flag); repeatable, or several after one flag");
-  sift::apps::add_weights_option(cmd, o->weights);
   cmd->callback([o] { serve(*o); });
 }

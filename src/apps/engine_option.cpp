@@ -4,32 +4,16 @@
 
 namespace sift::apps {
 
-void add_engine_options(CLI::App* cmd, EngineFlags& flags) {
-  cmd->add_option("--engine", flags.urls,
-                  "score on these scoring servers instead of this machine: http://host:port, comma-separated "
-                  "(sift serve replicas with this labeler, or SGLang servers; docs/engines.md). The labeler "
-                  "directory is read here (templates, tokenizer) but its weights are not loaded")
-      ->delimiter(',');
-  cmd->add_option("--engine-timeout", flags.timeout_seconds,
-                  "with --engine: fail (exit 1, naming each engine's last failure) when work waits and no engine "
-                  "has answered for this many seconds; until then failed requests (and any not answered within half "
-                  "of it) are retried")
-      ->capture_default_str()
-      ->check(decimal_in(kMinEngineTimeoutSeconds, kMaxEngineTimeoutSeconds));
-}
-
 namespace {
 
 void check_engine_mode(ScoringMode mode) {
   if (mode == ScoringMode::Generate)
-    usage_error("--mode generate: the engines score (mis, independent, prefix); packed generation runs without "
-                "--engine");
+    usage_error("--mode generate: the engines score ({}); packed generation runs without --engine",
+                score_mode_names());
 }
 
 #if SIFT_HAVE_REMOTE
-EngineOptions engine_options(const EngineFlags& engines) {
-  return {.urls = engines.urls, .timeout_seconds = engines.timeout_seconds};
-}
+EngineOptions engine_options(const EngineFlags& engines) { return engines.options(); }
 #else
 [[noreturn]] void no_engine_client() {
   usage_error("--engine: this sift was built without its serving component (SIFT_BUILD_SERVE=OFF), which holds "

@@ -1,25 +1,14 @@
 #pragma once
-// --engine URL[,URL...] and --engine-timeout S: score on scoring servers (sift serve replicas,
-// SGLang) instead of this machine (sift/engines.h, docs/engines.md), the same options on every
-// command that scores rows. Without --engine a command loads and scores as it always has.
-#include <CLI/CLI.hpp>
-
+// Loading a labeler for a command that may score on engines: --engine and --engine-timeout
+// (apps/scoring_flags.h) say where it scores. Without --engine a command loads and scores as it
+// always has.
 #include <filesystem>
-#include <string>
-#include <vector>
 
+#include "apps/scoring_flags.h"
 #include "sift/engines.h"
 #include "sift/labeler.h"
 
 namespace sift::apps {
-
-struct EngineFlags {
-  std::vector<std::string> urls;
-  double timeout_seconds = 60;
-  bool any() const { return !urls.empty(); }
-};
-
-void add_engine_options(CLI::App* cmd, EngineFlags& flags);
 
 // The labeler of `dir`: loaded here, or (--engine) loaded without weights and scored on the
 // engines, whose --weights must be options.weights (sift serve says how it holds them).

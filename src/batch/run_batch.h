@@ -50,7 +50,7 @@ struct BatchOptions {
   Shard shard;
   bool resume = false;
   int inference_threads = 0;  // <= 0: the process default (--threads)
-  int64_t query_cache_bytes = 0;  // the query-KV cache (--kv-cache-mb): rows repeating a query run only their items
+  int64_t query_cache_bytes = kDefaultQueryCacheBytes;  // the query-KV cache (--kv-cache-mb): rows repeating a query run only their items
   int tokenize_threads = 1;
   std::optional<int64_t> errors_max;
   double checkpoint_seconds = 2.0;

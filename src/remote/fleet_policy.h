@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "sift/engines.h"
+
 namespace sift::remote {
 
 using FleetClock = std::chrono::steady_clock;
@@ -34,7 +36,8 @@ using Duration = std::chrono::steady_clock::duration;
 
 struct FleetSettings {
   int max_in_flight = 4;                          // requests at once per engine
-  Duration timeout = std::chrono::seconds(60);    // --engine-timeout
+  Duration timeout = std::chrono::duration_cast<Duration>(
+      std::chrono::duration<double>(kDefaultEngineTimeoutSeconds));  // --engine-timeout
   int eject_after = 3;                            // failures in a row
   Duration backoff_base = std::chrono::milliseconds(50);
   Duration backoff_cap = std::chrono::seconds(5);

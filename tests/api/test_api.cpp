@@ -55,7 +55,8 @@ std::vector<uint64_t> bits(const sift::RowResult& result) {
 class Api : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    labeler_ = new sift::Labeler(sift::Labeler::load(kModel, 1));
+    // Without the query-KV cache (on by default): each row runs whole, and a test can say so.
+    labeler_ = new sift::Labeler(sift::Labeler::load(kModel, {.threads = 1, .query_cache_bytes = 0}));
     for (const sift::Row& row : rows_) alone_.push_back(bits(labeler_->score(row.query, row.items)));
   }
   static void TearDownTestSuite() { delete labeler_; }
@@ -149,6 +150,17 @@ TEST_F(Api, TheQueryCacheRunsARepeatedQueryOnceAndChangesNoBit) {
   EXPECT_EQ(again.prefill_tokens, labeler_->score(row.query, {"welding"}).prefill_tokens) << "a row's cost alone";
   EXPECT_EQ(bits(again), bits(labeler_->score(row.query, {"welding"})));
   EXPECT_EQ(labeler_->score(row.query, {"welding"}).cached_tokens, 0) << "no cache, nothing reused across calls";
+}
+
+TEST_F(Api, TheQueryCacheIsOnByDefaultWithTheCommandLinesBudget) {
+  EXPECT_EQ(sift::LoadOptions{}.query_cache_bytes, sift::kDefaultQueryCacheBytes);
+  EXPECT_EQ(sift::kDefaultQueryCacheBytes, int64_t{256} << 20) << "sift score, batch and serve's --kv-cache-mb 256";
+  const sift::Labeler by_default = sift::Labeler::load(kModel, 1);
+  const sift::Row row = rows_[5];
+  EXPECT_EQ(by_default.score(row.query, row.items).cached_tokens, 0);
+  const sift::RowResult again = by_default.score(row.query, {"welding"});
+  EXPECT_GT(again.cached_tokens, 0);
+  EXPECT_EQ(bits(again), bits(labeler_->score(row.query, {"welding"})));
 }
 
 TEST_F(Api, ErrorsSayWhatAndWhere) {
