@@ -66,7 +66,7 @@ TEST(ScoringFlags, EachCommandGetsExactlyItsFlags) {
   EXPECT_EQ(sift::apps::scoring_flag_names(Command::Cost), std::vector<std::string>{"--max-request-tokens"});
   EXPECT_EQ(sift::apps::scoring_flag_names(Command::Logits), std::vector<std::string>{"--weights"});
   EXPECT_EQ(sift::apps::scoring_flag_names(Command::Label),
-            (std::vector<std::string>{"--threshold", "--weights", "--engine", "--engine-timeout"}));
+            (std::vector<std::string>{"--threshold", "--weights", "--kv-cache-mb", "--engine", "--engine-timeout"}));
   EXPECT_NE(cli.error_of("serve --mode mis"), "") << "serve takes no --mode (a request says its own)";
   EXPECT_NE(cli.error_of("serve --truncate query"), "");
 }
