@@ -113,8 +113,9 @@ EngineMaker engine_maker(const Connected& connected) {
 
 // The labeler without its weights, its engines connected (a bad URL or option is an
 // OptionError before anything is read).
-std::pair<std::unique_ptr<LoadedLabeler>, Connected> connect(const std::filesystem::path& dir,
-                                                             const EngineOptions& engines, WeightStorage weights) {
+std::pair<std::unique_ptr<LoadedLabeler>, Connected> load_and_connect(const std::filesystem::path& dir,
+                                                                      const EngineOptions& engines,
+                                                                      WeightStorage weights) {
   endpoints_of(engines);
   std::unique_ptr<LoadedLabeler> loaded = LoadedLabeler::load_without_weights(dir, calls_in_flight(engines));
   Connected connected = connect_fleet(dir, *loaded, engines, weights);
@@ -125,13 +126,13 @@ std::pair<std::unique_ptr<LoadedLabeler>, Connected> connect(const std::filesyst
 }  // namespace remote
 
 Labeler load_with_engines(const std::filesystem::path& dir, const EngineOptions& engines, const LoadOptions& options) {
-  auto [loaded, connected] = remote::connect(dir, engines, options.weights);
+  auto [loaded, connected] = remote::load_and_connect(dir, engines, options.weights);
   return labeler_of(std::move(loaded), options, remote::engine_maker(connected));
 }
 
 LabelerOnEngines load_with_engines_of_known_kind(const std::filesystem::path& dir, const EngineOptions& engines,
                                                  const LoadOptions& options) {
-  auto [loaded, connected] = remote::connect(dir, engines, options.weights);
+  auto [loaded, connected] = remote::load_and_connect(dir, engines, options.weights);
   const bool exact = connected.fleet->exact();
   const EngineArithmetic arithmetic{.exact = exact, .model = exact ? "" : connected.model_name};
   return {labeler_of(std::move(loaded), options, remote::engine_maker(connected)), arithmetic};
