@@ -168,7 +168,7 @@ void serve(const ServeCliOptions& o) {
   }
   try {
     runtime.emplace(std::move(engine),
-                    sift::RuntimeOptions{.threads = threads, .query_cache_bytes = o.scoring.query_cache_bytes()});
+                    sift::RuntimeOptions{.threads = threads, .query_cache_bytes = o.scoring.query_cache_bytes(), .remote = {}});
     service.emplace(*runtime,
                     sift::serve::ServiceOptions{.model_names = model_names,
                                                 .fingerprint = sift::artifact_fingerprint(model_dir),

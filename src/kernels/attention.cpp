@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "kernels/attention_bf16.h"
 #include "kernels/cpu_features.h"
 #include "kernels/micro_tile.h"
 #include "kernels/transpose8x8.h"
@@ -101,7 +102,7 @@ float scale_into(const float* src, int64_t n, float scale, float* dst) {
 
 // One row, the query heads [0, n_heads) of one kv head (keys and values at that head's
 // columns, one key every key_stride floats).
-void attend_plain(const float* q, int64_t n_heads, int64_t hd, const VisibleKeys& v, const float* keys,
+void attend_plain(bool bf16, const float* q, int64_t n_heads, int64_t hd, const VisibleKeys& v, const float* keys,
                   const float* values, int64_t key_stride, float scale, float* out) {
   const int64_t n = n_visible(v);
   thread_local std::vector<float> scores, inv_total;  // kept across calls, as in attend_block
@@ -110,8 +111,17 @@ void attend_plain(const float* q, int64_t n_heads, int64_t hd, const VisibleKeys
   for (int64_t u = 0; u < n_heads; ++u)
     for (const KeyRun& range : key_ranges(v))
       for (int32_t j = range.begin; j < range.end; ++j)
-        scores[u * n + range.n_offset + j - range.begin] = dot_plain(q + u * hd, keys + j * key_stride, hd) * scale;
+        scores[u * n + range.n_offset + j - range.begin] =
+            (bf16 ? bf16_score_plain(q + u * hd, keys + j * key_stride, hd) : dot_plain(q + u * hd, keys + j * key_stride, hd)) *
+            scale;
   softmax_rows_plain(scores.data(), n, n_heads, n, inv_total.data());
+  if (bf16) {
+    for (int64_t u = 0; u < n_heads; ++u) {
+      bf16_value_chains_plain(v, scores.data() + u * n, values, key_stride, hd, out + u * hd);
+      for (int64_t c = 0; c < hd; ++c) out[u * hd + c] *= inv_total[u];
+    }
+    return;
+  }
   for (int64_t u = 0; u < n_heads; ++u)
     for (int64_t c = 0; c < hd; ++c) {
       float acc = 0.0f;
@@ -243,9 +253,12 @@ __attribute__((target("avx2,fma"))) void continue_value_chains(const KvPanels& k
 //     [own_begin, shortest own_end)) lead every list, so their chains run in micro-tiles
 //     over all vectors at once; each row's remaining own keys continue its chains alone;
 //  4. out = chains * (1 / total).
+// With kv16 (BF16), steps 1 and 3 run the BF16 chains over kv16's panels instead (kv unused).
 void attend_block(const RowBlock& block, const VisibleKeys* visible, const float* q, int64_t q_stride, float* out,
-                  int64_t out_stride, int64_t kv_head, int64_t group, const KvPanels& kv, float scale) {
-  const int64_t hd = kv.hd, n_vec = block.n_rows * group, hd_padded = kv.n_column_panels * kTileCols;
+                  int64_t out_stride, int64_t kv_head, int64_t group, const KvPanels& kv, const Bf16KvPanels* kv16,
+                  float scale) {
+  const int64_t hd = kv16 ? kv16->hd : kv.hd, n_vec = block.n_rows * group;
+  const int64_t hd_padded = (kv16 ? kv16->n_column_panels : kv.n_column_panels) * kTileCols;
   const VisibleKeys& first = visible[block.first];
   int32_t own_end = first.own_end, shared_own_end = first.own_end;
   int64_t n_last = 0;  // the longest list: every vector's list stride
@@ -261,13 +274,18 @@ void attend_block(const RowBlock& block, const VisibleKeys* visible, const float
   queries.resize(static_cast<size_t>(n_vec * hd));
   for (int64_t t = 0; t < n_vec; ++t)
     std::copy_n(q + row_of(t) * q_stride + (kv_head * group + t % group) * hd, hd, queries.data() + t * hd);
-  q_packed.resize(static_cast<size_t>((n_vec + kTileRows - 1) / kTileRows * kTileRows * hd));
-  pack_tile_rows(queries.data(), n_vec, hd, hd, q_packed.data());
   const int64_t context_columns = panel_columns(first.context_begin, first.context_end);
   const int64_t ld = context_columns + panel_columns(first.own_begin, own_end);
   scores.resize(static_cast<size_t>(n_vec * ld));
-  score_panels(q_packed.data(), n_vec, kv, kv_head, first.context_begin, first.context_end, scores.data(), ld);
-  score_panels(q_packed.data(), n_vec, kv, kv_head, first.own_begin, own_end, scores.data() + context_columns, ld);
+  if (kv16) {
+    bf16_score_panels(queries.data(), n_vec, *kv16, kv_head, first.context_begin, first.context_end, scores.data(), ld);
+    bf16_score_panels(queries.data(), n_vec, *kv16, kv_head, first.own_begin, own_end, scores.data() + context_columns, ld);
+  } else {
+    q_packed.resize(static_cast<size_t>((n_vec + kTileRows - 1) / kTileRows * kTileRows * hd));
+    pack_tile_rows(queries.data(), n_vec, hd, hd, q_packed.data());
+    score_panels(q_packed.data(), n_vec, kv, kv_head, first.context_begin, first.context_end, scores.data(), ld);
+    score_panels(q_packed.data(), n_vec, kv, kv_head, first.own_begin, own_end, scores.data() + context_columns, ld);
+  }
 
   // 2. Lists and softmax.
   probs.resize(static_cast<size_t>(n_vec * n_last));
@@ -285,29 +303,37 @@ void attend_block(const RowBlock& block, const VisibleKeys* visible, const float
 
   // 3. Values: the shared keys in chunks (the chains continue from chunk to chunk), then tails.
   chains.resize(static_cast<size_t>(n_vec * hd_padded));
-  p_packed.resize(static_cast<size_t>((n_vec + kTileRows - 1) / kTileRows * kTileRows * kKeyChunk));
-  const int64_t step = tile_panels(), rows = tile_rows();
-  bool first_chunk = true;
-  for (const KeyRun& range : {KeyRun{first.context_begin, first.context_end, 0},
-                              KeyRun{first.own_begin, shared_own_end, n_context}}) {
-    for (int32_t j0 = range.begin; j0 < range.end; j0 += kKeyChunk) {
-      const int64_t kc = std::min<int64_t>(kKeyChunk, range.end - j0);
-      pack_tile_rows(probs.data() + range.n_offset + (j0 - range.begin), n_vec, kc, n_last, p_packed.data());
-      for (int64_t c = 0; c < kv.n_column_panels; c += step) {
-        const int64_t n_columns = std::min(step, kv.n_column_panels - c) * kTileCols;
-        for (int64_t t0 = 0; t0 < n_vec; t0 += rows)
-          micro_tile(p_packed.data() + t0 * kc, kv.value_panel(kv_head, c) + j0 * kTileCols, kv.n_keys * kTileCols,
-                     kc, first_chunk, chains.data() + t0 * hd_padded + c * kTileCols, hd_padded,
-                     std::min(rows, n_vec - t0), n_columns);
+  if (kv16) {  // BF16: pairs of list positions, so the shared part ends at an even position
+    const int32_t n_even = (n_context + (shared_own_end - first.own_begin)) & ~1;
+    bf16_shared_value_chains(*kv16, kv_head, first, n_even, probs.data(), n_vec, n_last, chains.data(), hd_padded);
+    for (int64_t t = 0; t < n_vec; ++t)
+      bf16_continue_value_chains(*kv16, kv_head, visible[row_of(t)], n_even, probs.data() + t * n_last,
+                                 chains.data() + t * hd_padded);
+  } else {
+    p_packed.resize(static_cast<size_t>((n_vec + kTileRows - 1) / kTileRows * kTileRows * kKeyChunk));
+    const int64_t step = tile_panels(), rows = tile_rows();
+    bool first_chunk = true;
+    for (const KeyRun& range : {KeyRun{first.context_begin, first.context_end, 0},
+                                KeyRun{first.own_begin, shared_own_end, n_context}}) {
+      for (int32_t j0 = range.begin; j0 < range.end; j0 += kKeyChunk) {
+        const int64_t kc = std::min<int64_t>(kKeyChunk, range.end - j0);
+        pack_tile_rows(probs.data() + range.n_offset + (j0 - range.begin), n_vec, kc, n_last, p_packed.data());
+        for (int64_t c = 0; c < kv.n_column_panels; c += step) {
+          const int64_t n_columns = std::min(step, kv.n_column_panels - c) * kTileCols;
+          for (int64_t t0 = 0; t0 < n_vec; t0 += rows)
+            micro_tile(p_packed.data() + t0 * kc, kv.value_panel(kv_head, c) + j0 * kTileCols, kv.n_keys * kTileCols,
+                       kc, first_chunk, chains.data() + t0 * hd_padded + c * kTileCols, hd_padded,
+                       std::min(rows, n_vec - t0), n_columns);
+        }
+        first_chunk = false;
       }
-      first_chunk = false;
     }
-  }
-  if (first_chunk) std::fill(chains.begin(), chains.end(), 0.0f);  // no shared keys (a row sees itself: not reached)
-  for (int64_t t = 0; t < n_vec; ++t) {
-    const VisibleKeys& v = visible[row_of(t)];
-    const float* p_tail = probs.data() + t * n_last + n_context + (shared_own_end - v.own_begin);
-    continue_value_chains(kv, kv_head, shared_own_end, v.own_end, p_tail, chains.data() + t * hd_padded);
+    if (first_chunk) std::fill(chains.begin(), chains.end(), 0.0f);  // no shared keys (a row sees itself: not reached)
+    for (int64_t t = 0; t < n_vec; ++t) {
+      const VisibleKeys& v = visible[row_of(t)];
+      const float* p_tail = probs.data() + t * n_last + n_context + (shared_own_end - v.own_begin);
+      continue_value_chains(kv, kv_head, shared_own_end, v.own_end, p_tail, chains.data() + t * hd_padded);
+    }
   }
 
   // 4. Out.
@@ -345,16 +371,18 @@ void attention_with(bool fast, const AttentionDims& dims, const float* q, int64_
   if (!fast) {
     parallel_for(n_blocks * dims.n_kv_heads, [&](int64_t task) {
       const int64_t kv_head = task / n_blocks, row = block_list[task % n_blocks].first, h0 = kv_head * group;
-      attend_plain(q + row * q_stride + h0 * hd, group, hd, visible[row], keys + kv_head * hd, values + kv_head * hd,
-                   kv_dim, scale, out + row * dims.q_dim() + h0 * hd);
+      attend_plain(dims.bf16, q + row * q_stride + h0 * hd, group, hd, visible[row], keys + kv_head * hd,
+                   values + kv_head * hd, kv_dim, scale, out + row * dims.q_dim() + h0 * hd);
     }, work_per_task);
     return;
   }
-  const KvPanels kv = kv_panels(dims, n_keys, keys, values);
+  Bf16KvPanels kv16;
+  const KvPanels kv = dims.bf16 ? KvPanels{} : kv_panels(dims, n_keys, keys, values);
+  if (dims.bf16) kv16 = bf16_kv_panels(dims, n_keys, keys, values);
   // Tasks kv-head-major, so a thread walks the rows of one kv head and its keys stay in cache.
   parallel_for(n_blocks * dims.n_kv_heads, [&](int64_t task) {
     attend_block(block_list[task % n_blocks], visible, q, q_stride, out, dims.q_dim(), task / n_blocks, group, kv,
-                 scale);
+                 dims.bf16 ? &kv16 : nullptr, scale);
   }, work_per_task);
 }
 
@@ -362,7 +390,8 @@ void attention_with(bool fast, const AttentionDims& dims, const float* q, int64_
 
 void attention(const AttentionDims& dims, const float* q, int64_t q_stride, const VisibleKeys* visible,
                int64_t n_rows, const float* keys, const float* values, float* out) {
-  attention_with(cpu_has_avx2_fma(), dims, q, q_stride, visible, n_rows, keys, values, out);
+  const bool fast = dims.bf16 ? cpu_has_avx512_bf16() : cpu_has_avx2_fma();
+  attention_with(fast, dims, q, q_stride, visible, n_rows, keys, values, out);
 }
 
 void attention_plain(const AttentionDims& dims, const float* q, int64_t q_stride, const VisibleKeys* visible,

@@ -16,7 +16,9 @@
 // vectors (rows x the query heads of one kv head) against 16 or 32 keys, values as the same
 // vectors' probabilities against 16 or 32 value columns, over the keys every row of the block
 // sees; each row's remaining own keys then continue its sums alone. Keys and values are copied
-// into the tile's panel layout once per call.
+// into the tile's panel layout once per call. With `bf16`, the same walk runs both products
+// through the BF16 gemm's tile (kernels/bf16_tile.h) where the CPU has AVX512_BF16, else the
+// plain twin computes the same chains.
 #include <cstdint>
 
 namespace sift {
@@ -30,6 +32,10 @@ struct VisibleKeys {
 
 struct AttentionDims {
   int64_t n_heads = 0, n_kv_heads = 0, head_dim = 0;
+  // The two products in BF16 (BF16 compute, kernels/attention_bf16.h states the chains): q, k,
+  // p and v rounded to BF16, the sums in F32 by vdpbf16ps's chain, the softmax in F32 as
+  // above; out_h = (BF16 chain over p_j v_j) * (1 / total), total the sum of the unrounded p.
+  bool bf16 = false;
   int64_t q_dim() const { return n_heads * head_dim; }
   int64_t kv_dim() const { return n_kv_heads * head_dim; }
 };

@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "kernels/bf16_tile.h"
 #include "kernels/cache_sizes.h"
 #include "kernels/cpu_features.h"
 #include "kernels/tile_target.h"
@@ -97,6 +98,7 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) void round_row_avx512(con
 // shape changes no bit.
 
 constexpr int64_t kMr = 12;           // rows per micro-panel and tile
+static_assert(kMr == kBf16TileRows, "bf16_tile.h states the micro-panel's height");
 constexpr int64_t kSlicePairs = 256;  // k pairs per K slice: a micro-panel's slice (12 KB) stays in L1
                                       // while the column block's panel slices (16 KB each) stream from L2
 
@@ -432,6 +434,20 @@ void gemm_bf16_reference(const float* a, int64_t m, int64_t lda, const PackedMat
     round_row_plain(a + i * lda, w.cols(), w.panel_depth(), row.data());
     for (int64_t n = 0; n < w.rows(); ++n) c[i * ldc + n] = dot_reference(row.data(), w, n, kernel);
   }
+}
+
+void bf16_pack_rows(const float* a, int64_t lda, int64_t rows, int64_t k, int64_t k2, uint16_t* out) {
+  pack_micro_panel(a, lda, rows, k, k2, out);
+}
+
+void bf16_tile(const uint16_t* a, const uint16_t* b, int64_t b_next, int64_t n_pairs, bool first, float* c,
+               int64_t ldc, int64_t rows, int64_t n_valid) {
+  const auto run = n_valid > kNr ? tile_dpbf16<2> : tile_dpbf16<1>;
+  run(a, b, b_next, n_pairs, first, c, ldc, rows, n_valid);
+}
+
+float bf16_pair_fma(uint16_t a0, uint16_t a1, uint16_t b0, uint16_t b1, float c) {
+  return fma_daz_ftz(widen(a0), widen(b0), fma_daz_ftz(widen(a1), widen(b1), c));
 }
 
 void gemv_rows_bf16(const float* a, const PackedMatrix& w, const int32_t* rows, int64_t n_rows, float* out) {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/parallel.h"
+#include "kernels/attention_bf16.h"
 #include "kernels/elementwise.h"
 #include "kernels/gemm.h"
 
@@ -55,7 +56,10 @@ Residual attention_block(const ModelConfig& c, const LayerWeights& L, const Rope
     gather_rows(b.x, H, selection.rows, b.x_rows);
     q = b.q_rows;
   }
-  const AttentionDims dims{c.n_heads, c.n_kv_heads, c.head_dim};
+  // BF16 compute (the projections' weights held as BF16 pairs) takes attention's products in
+  // BF16 too where they pay (kernels/attention_bf16.h); every other storage keeps them F32.
+  const AttentionDims dims{c.n_heads, c.n_kv_heads, c.head_dim,
+                           L.qkv.type() == PackedType::BF16Dot && attention_in_bf16()};
   attention(dims, q, QKV, selection.visible, residual.n_rows, kv.keys, kv.values, b.attn);
   gemm(b.attn, residual.n_rows, D, L.o, b.proj, H);
   if (!L.o_bias.empty()) add_bias(b.proj, residual.n_rows, H, H, L.o_bias.data());

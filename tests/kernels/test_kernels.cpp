@@ -8,6 +8,7 @@
 
 #include "core/parallel.h"
 #include "kernels/attention.h"
+#include "kernels/cpu_features.h"
 #include "kernels/gemm.h"
 #include "random_vectors.h"
 #include "tile_isas.h"
@@ -200,7 +201,21 @@ TEST(Attention, ContextRangeAnywhereGivesTheSameBits) {
   EXPECT_TRUE(bitwise_equal(a.data(), b.data(), a.size()));
 }
 
-// attention() over all rows, checked: the plain twin's bits, within 1e-5 of the reference.
+// Each shape with F32 products and with BF16 ones (AttentionDims::bf16; where the CPU lacks
+// AVX512_BF16, attention() runs the BF16 chains' plain twin, and the fast == plain checks
+// compare it with itself).
+std::vector<AttentionDims> f32_and_bf16(std::initializer_list<AttentionDims> shapes) {
+  std::vector<AttentionDims> all;
+  for (bool bf16 : {false, true})
+    for (AttentionDims dims : shapes) {
+      dims.bf16 = bf16;
+      all.push_back(dims);
+    }
+  return all;
+}
+
+// attention() over all rows, checked: the plain twin's bits, within 1e-5 of the reference
+// (BF16 products: within 3e-2, their operands rounded to 8 significant bits).
 std::vector<float> attention_checked(const AttentionDims& dims, const std::vector<VisibleKeys>& visible,
                                      const std::vector<float>& q, const std::vector<float>& keys,
                                      const std::vector<float>& values) {
@@ -209,20 +224,53 @@ std::vector<float> attention_checked(const AttentionDims& dims, const std::vecto
   attention(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), fast.data());
   attention_plain(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), plain.data());
   attention_reference(dims, q.data(), dims.q_dim(), visible.data(), n, keys.data(), values.data(), reference.data());
-  EXPECT_TRUE(bitwise_equal(fast.data(), plain.data(), fast.size())) << "head_dim " << dims.head_dim;
+  EXPECT_TRUE(bitwise_equal(fast.data(), plain.data(), fast.size())) << "head_dim " << dims.head_dim << ", bf16 " << dims.bf16;
+  const double tolerance = dims.bf16 ? 3e-2 : 1e-5;
   for (size_t i = 0; i < fast.size(); ++i) {
-    EXPECT_NEAR(fast[i], reference[i], 1e-5) << i << ", head_dim " << dims.head_dim;
-    if (std::abs(fast[i] - reference[i]) > 1e-5) break;
+    EXPECT_NEAR(fast[i], reference[i], tolerance) << i << ", head_dim " << dims.head_dim << ", bf16 " << dims.bf16;
+    if (std::abs(fast[i] - reference[i]) > tolerance) break;
   }
   return fast;
+}
+
+// The scoring contract at the kernel: an item's rows in the multi-item layout (the query's
+// keys, another item's, then its own) give the bits of the same rows in the item's own
+// prompt, causal (one range of keys) or after a cached query (two), for query lengths odd and
+// even (with BF16 products an odd query's last key pairs with the item's first), F32 and BF16.
+TEST(Attention, ItemInMultiItemLayoutGivesItsOwnPromptsBits) {
+  for (const AttentionDims& dims : f32_and_bf16({AttentionDims{4, 2, 16}, AttentionDims{6, 2, 128}, AttentionDims{2, 1, 20}})) {
+    for (int q_len : {12, 13, 40, 41}) {
+      const int other_len = 7, item_len = 9, kv = static_cast<int>(dims.kv_dim());
+      const int n_mis = q_len + other_len + item_len, n_own = q_len + item_len;
+      const auto keys_mis = random_vector(size_t(n_mis) * kv, 61), values_mis = random_vector(size_t(n_mis) * kv, 62);
+      const auto q = random_vector(size_t(item_len) * dims.q_dim(), 63, 2.0f);
+      std::vector<float> keys_own(size_t(n_own) * kv), values_own(keys_own.size());  // the query, then the item
+      for (const auto& [mis, own] : {std::pair{&keys_mis, &keys_own}, std::pair{&values_mis, &values_own}}) {
+        std::copy_n(mis->begin(), q_len * kv, own->begin());
+        std::copy_n(mis->begin() + (q_len + other_len) * kv, item_len * kv, own->begin() + q_len * kv);
+      }
+      std::vector<VisibleKeys> in_mis, causal, after_cache;
+      for (int t = 0; t < item_len; ++t) {
+        in_mis.push_back({0, q_len, q_len + other_len, q_len + other_len + t + 1});
+        causal.push_back({0, 0, 0, q_len + t + 1});
+        after_cache.push_back({0, q_len, q_len, q_len + t + 1});
+      }
+      std::vector<float> a(size_t(item_len) * dims.q_dim()), b(a.size()), c(a.size());
+      attention(dims, q.data(), dims.q_dim(), in_mis.data(), item_len, keys_mis.data(), values_mis.data(), a.data());
+      attention(dims, q.data(), dims.q_dim(), causal.data(), item_len, keys_own.data(), values_own.data(), b.data());
+      attention(dims, q.data(), dims.q_dim(), after_cache.data(), item_len, keys_own.data(), values_own.data(), c.data());
+      EXPECT_TRUE(bitwise_equal(a.data(), b.data(), a.size())) << "query " << q_len << ", bf16 " << dims.bf16;
+      EXPECT_TRUE(bitwise_equal(a.data(), c.data(), a.size())) << "query " << q_len << ", bf16 " << dims.bf16;
+    }
+  }
 }
 
 // The fast kernel and its plain twin run the same operations in the same order: equal bits,
 // for GQA groups of 1, 2 and 3 (pairs of heads and an odd one) and head_dim tails (20 = 16 + 4).
 TEST(Attention, FastEqualsPlainBitwiseAcrossShapes) {
   testing::for_each_tile_isa([&] {
-    for (const AttentionDims& dims : {AttentionDims{4, 4, 16}, AttentionDims{4, 2, 20}, AttentionDims{6, 2, 128},
-                                      AttentionDims{3, 1, 8}}) {
+    for (const AttentionDims& dims : f32_and_bf16({AttentionDims{4, 4, 16}, AttentionDims{4, 2, 20}, AttentionDims{6, 2, 128},
+                                      AttentionDims{3, 1, 8}})) {
       const int q_len = 13;
       std::vector<VisibleKeys> visible;
       for (int t = 0; t < q_len; ++t) visible.push_back({0, 0, 0, t + 1});
@@ -247,8 +295,8 @@ TEST(Attention, FastEqualsPlainBitwiseAcrossShapes) {
 TEST(Attention, RowsSharingKeysGiveTheirOwnBits) {
   testing::for_each_tile_isa([&] {
     std::mt19937 rng(5);
-    for (const AttentionDims& dims : {AttentionDims{2, 2, 8}, AttentionDims{4, 2, 20}, AttentionDims{6, 2, 64},
-                                      AttentionDims{3, 1, 128}, AttentionDims{8, 2, 24}}) {
+    for (const AttentionDims& dims : f32_and_bf16({AttentionDims{2, 2, 8}, AttentionDims{4, 2, 20}, AttentionDims{6, 2, 64},
+                                      AttentionDims{3, 1, 128}, AttentionDims{8, 2, 24}})) {
       const int q_len = 11, n_keys = 40;
       std::vector<VisibleKeys> visible;
       for (int t = 0; t < q_len; ++t) visible.push_back({0, 0, 0, t + 1});           // causal, in order
@@ -287,8 +335,8 @@ TEST(Attention, RowsSharingKeysGiveTheirOwnBits) {
 // row's bits alone.
 TEST(Attention, RowBlocksGiveTheirOwnBits) {
   testing::for_each_tile_isa([&] {
-    for (const AttentionDims& dims : {AttentionDims{2, 2, 32}, AttentionDims{4, 2, 64}, AttentionDims{6, 2, 12},
-                                      AttentionDims{8, 2, 40}, AttentionDims{3, 1, 16}}) {
+    for (const AttentionDims& dims : f32_and_bf16({AttentionDims{2, 2, 32}, AttentionDims{4, 2, 64}, AttentionDims{6, 2, 12},
+                                      AttentionDims{8, 2, 40}, AttentionDims{3, 1, 16}})) {
       const int shift = 5, q_len = 45, item_len = 31;  // the query's keys at [5, 50): off the grid
       std::vector<VisibleKeys> visible;
       for (int t = 0; t < q_len; ++t) visible.push_back({0, 0, shift, shift + t + 1});
