@@ -10,7 +10,6 @@
 #include "core/parallel.h"
 #include "kernels/bf16_tile.h"
 #include "kernels/gemm_bf16.h"
-#include "kernels/transpose8x8.h"
 
 namespace sift {
 namespace {
@@ -36,30 +35,6 @@ uint32_t pair_word(uint16_t even, uint16_t odd) { return uint32_t{even} | uint32
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
-
-// One key panel: keys 16p + j (j < 16, zeros past n_valid) of one kv head (key j at
-// keys + j * key_stride), pair i of key j at panel[(i * 16 + j) * 2]. Per 8 pairs, each key's
-// 16 values round to 8 pair words; two 8 x 8 transposes of words give the pairs' rows.
-__attribute__((target("avx512f,avx512bw,avx512bf16"))) void pack_key_panel(const float* keys, int64_t key_stride,
-                                                                            int64_t n_valid, int64_t hd, int64_t k2,
-                                                                            uint16_t* panel) {
-  for (int64_t k0 = 0; k0 < k2; k0 += 16) {
-    const __mmask16 mask = k0 + 16 <= hd ? __mmask16(0xFFFF) : k0 >= hd ? __mmask16(0) : __mmask16((1u << (hd - k0)) - 1);
-    __m256 words[2][8];  // [key / 8][key % 8]: its 8 pairs
-    for (int64_t j = 0; j < kPanel; ++j) {
-      const __m512 x = j < n_valid ? _mm512_maskz_loadu_ps(mask, keys + j * key_stride + k0) : _mm512_setzero_ps();
-      words[j / 8][j % 8] = _mm256_castsi256_ps(reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(x)));
-    }
-    __m256 lo[8], hi[8];  // lo[i]: pair k0 / 2 + i of keys 0-7; hi[i]: of keys 8-15
-    transpose8x8(words[0], lo);
-    transpose8x8(words[1], hi);
-    for (int i = 0; i < 8; ++i) {
-      uint16_t* dst = panel + (k0 / 2 + i) * kPairWords;
-      _mm256_storeu_ps(reinterpret_cast<float*>(dst), lo[i]);
-      _mm256_storeu_ps(reinterpret_cast<float*>(dst + kPanel), hi[i]);
-    }
-  }
-}
 
 // Pair m of one value panel: columns [0, width) of key rows `even` and `odd` (null: zeros),
 // column n's pair at dst[2n].
@@ -141,7 +116,7 @@ Bf16KvPanels bf16_kv_panels(const AttentionDims& dims, int64_t n_keys, const flo
   const int64_t hd = kv.hd, kv_dim = kv.kv_dim, n_key_panels = kv.n_key_panels;
   parallel_for(dims.n_kv_heads * n_key_panels, [&](int64_t task) {  // task = g * n_key_panels + p
     const int64_t g = task / n_key_panels, p = task % n_key_panels;
-    pack_key_panel(keys + p * kPanel * kv_dim + g * hd, kv_dim, std::min(kPanel, n_keys - p * kPanel), hd, kv.k2,
+    bf16_pack_key_panel(keys + p * kPanel * kv_dim + g * hd, kv_dim, std::min(kPanel, n_keys - p * kPanel), hd, kv.k2,
                    key_data + task * kv.k2 * kPanel);
   }, hd * kPanel);
   const int64_t n_column_panels = kv.n_column_panels;

@@ -22,6 +22,10 @@ constexpr int64_t kBf16TileRows = 12;  // rows of a micro-panel of A and of the 
 // first). Values past k and rows past `rows` are zeros; k2 is a multiple of 16.
 void bf16_pack_rows(const float* a, int64_t lda, int64_t rows, int64_t k, int64_t k2, uint16_t* out);
 
+// The same rounding and layout for 16 rows: attention's key panel (keys 0..n_valid-1 at keys +
+// j * key_stride, hd values each), pair i of key j at out[(i * 16 + j) * 2].
+void bf16_pack_key_panel(const float* keys, int64_t key_stride, int64_t n_valid, int64_t hd, int64_t k2, uint16_t* out);
+
 void bf16_tile(const uint16_t* a, const uint16_t* b, int64_t b_next, int64_t n_pairs, bool first, float* c,
                int64_t ldc, int64_t rows, int64_t n_valid);
 

@@ -47,7 +47,8 @@ float add_daz_ftz(float a, float b) { return flush_denormal(flush_denormal(a) + 
 // Row n of W against `a` (K2 values of a rounded row of A) by `kernel`'s chain.
 float dot_reference(const uint16_t* a, const PackedMatrix& w, int64_t n, Bf16Kernel kernel) {
   const uint16_t* pairs = w.bf16_panel(n / kNr) + (n % kNr) * 2;  // W[n][k] at pairs[(k / 2) * 32 + k % 2]
-  const auto w_at = [&](int64_t k) { return widen(pairs[(k / 2) * kPairRow + k % 2]); };
+  const auto w_word = [&](int64_t k) { return pairs[(k / 2) * kPairRow + k % 2]; };
+  const auto w_at = [&](int64_t k) { return widen(w_word(k)); };
   const int64_t k2 = w.panel_depth();
   float c = 0.0f;
   if (kernel == Bf16Kernel::Amx) {
@@ -60,7 +61,7 @@ float dot_reference(const uint16_t* a, const PackedMatrix& w, int64_t n, Bf16Ker
       c = add_daz_ftz(c, add_daz_ftz(even, odd));
     }
   } else {
-    for (int64_t k = 0; k < k2; k += 2) c = fma_daz_ftz(widen(a[k]), w_at(k), fma_daz_ftz(widen(a[k + 1]), w_at(k + 1), c));
+    for (int64_t k = 0; k < k2; k += 2) c = bf16_pair_fma(a[k], a[k + 1], w_word(k), w_word(k + 1), c);
   }
   return c;
 }
@@ -109,26 +110,30 @@ int32_t load_word(const uint16_t* p) {
 }
 
 // Rows 0..rows-1 of a (row stride lda floats, k floats each; rows past `rows` and k past `k`
-// zero) rounded into one micro-panel of n_pairs = k2 / 2 pairs at out. Per 8 pairs (16 k),
-// the rows' rounded pairs are 8 words each; two 8 x 8 transposes of words (rows 0-7, rows 8-11
-// and 4 zero rows) turn them into the pairs' 12-word groups.
-__attribute__((target("avx512f,avx512bw,avx512bf16"))) void pack_micro_panel(const float* a, int64_t lda, int64_t rows,
-                                                                              int64_t k, int64_t k2, uint16_t* out) {
+// zero) rounded into one panel of kRows rows (12: A's micro-panel; 16: attention's key panel)
+// and n_pairs = k2 / 2 pairs at out, pair j of row r at out[(j * kRows + r) * 2]. Per 8 pairs
+// (16 k), the rows' rounded pairs are 8 words each; two 8 x 8 transposes of words (rows 0-7,
+// rows 8-15, zeros past kRows) turn them into the pairs' kRows-word groups.
+template <int64_t kRows>
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) void pack_pair_panel(const float* a, int64_t lda, int64_t rows,
+                                                                             int64_t k, int64_t k2, uint16_t* out) {
+  static_assert(kRows == 12 || kRows == 16);
   for (int64_t k0 = 0; k0 < k2; k0 += 16) {
     const __mmask16 mask = k0 + 16 <= k ? __mmask16(0xFFFF) : k0 >= k ? __mmask16(0) : __mmask16((1u << (k - k0)) - 1);
     __m256 words[2][8];  // [half][row % 8]: 8 pairs of a row as 8 floats' bits
     for (int64_t r = 0; r < 16; ++r) {
       const __m512 x = r < rows ? _mm512_maskz_loadu_ps(mask, a + r * lda + k0) : _mm512_setzero_ps();
-      words[r / 8][r % 8] = r < kMr ? _mm256_castsi256_ps(reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(x)))
-                                    : _mm256_setzero_ps();
+      words[r / 8][r % 8] = r < kRows ? _mm256_castsi256_ps(reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(x)))
+                                      : _mm256_setzero_ps();
     }
-    __m256 lo[8], hi[8];  // lo[j]: pair k0/2 + j of rows 0-7; hi[j]: of rows 8-15 (12-15 unused)
+    __m256 lo[8], hi[8];  // lo[j]: pair k0/2 + j of rows 0-7; hi[j]: of rows 8-15
     transpose8x8(words[0], lo);
     transpose8x8(words[1], hi);
-    uint16_t* dst = out + (k0 / 2) * kMr * 2;
-    for (int j = 0; j < 8; ++j, dst += kMr * 2) {
+    uint16_t* dst = out + (k0 / 2) * kRows * 2;
+    for (int j = 0; j < 8; ++j, dst += kRows * 2) {
       _mm256_storeu_ps(reinterpret_cast<float*>(dst), lo[j]);
-      _mm_storeu_ps(reinterpret_cast<float*>(dst + 16), _mm256_castps256_ps128(hi[j]));
+      if constexpr (kRows == 16) _mm256_storeu_ps(reinterpret_cast<float*>(dst + 16), hi[j]);
+      else _mm_storeu_ps(reinterpret_cast<float*>(dst + 16), _mm256_castps256_ps128(hi[j]));
     }
   }
 }
@@ -370,7 +375,7 @@ void gemm_bf16(const float* a, int64_t m, int64_t lda, const PackedMatrix& w, fl
     } else {
 #pragma omp for schedule(static)
       for (int64_t u = 0; u < n_micro_panels; ++u)
-        pack_micro_panel(a + u * kMr * lda, lda, std::min(kMr, m - u * kMr), k_total, k2, a16 + u * kMr * k2);
+        pack_pair_panel<kMr>(a + u * kMr * lda, lda, std::min(kMr, m - u * kMr), k_total, k2, a16 + u * kMr * k2);
     }
     // (the loop's implicit barrier: every row is rounded before any is used)
     const int64_t n_threads = omp_get_num_threads(), thread = omp_get_thread_num();
@@ -437,7 +442,11 @@ void gemm_bf16_reference(const float* a, int64_t m, int64_t lda, const PackedMat
 }
 
 void bf16_pack_rows(const float* a, int64_t lda, int64_t rows, int64_t k, int64_t k2, uint16_t* out) {
-  pack_micro_panel(a, lda, rows, k, k2, out);
+  pack_pair_panel<kBf16TileRows>(a, lda, rows, k, k2, out);
+}
+
+void bf16_pack_key_panel(const float* keys, int64_t key_stride, int64_t n_valid, int64_t hd, int64_t k2, uint16_t* out) {
+  pack_pair_panel<16>(keys, key_stride, n_valid, hd, k2, out);
 }
 
 void bf16_tile(const uint16_t* a, const uint16_t* b, int64_t b_next, int64_t n_pairs, bool first, float* c,
