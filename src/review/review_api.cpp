@@ -229,7 +229,7 @@ serve::Reply ReviewApi::review(std::string_view body) {
     throw BadRequest("", "reviewing is off: start sift review with --reviewer NAME to record verdicts", 403);
   json request;
   try {
-    request = parse_json(body, "", {.unique_keys = true, .exact_integers = true});
+    request = parse_json(body, "", {.unique_keys = true, .exact_integers = true, .array_cap = std::nullopt});
   } catch (const Error& e) {
     throw BadRequest("", fmt::format("request body: {}", e.what()));
   }

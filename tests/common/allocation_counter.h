@@ -54,7 +54,12 @@ void* operator new(std::size_t size) { return sift::testing::detail::counted_all
 void* operator new(std::size_t size, std::align_val_t alignment) {
   return sift::testing::detail::counted_allocation(size, static_cast<std::size_t>(alignment));
 }
+// GCC inlines these into `delete` expressions and then takes free() for a mismatch with the
+// `new` that (through counted_allocation) is malloc; it is not.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop

@@ -50,7 +50,9 @@ TEST(BoundedQueue, PushWaitsForRoomAndAPopWakesIt) {
   // Whenever this runs, item 2 cannot be in the queue yet: the capacity holds it back.
   const std::vector<int> first = queue.pop_batch(100);
   EXPECT_EQ(first, std::vector<int>({1}));
-  if (first.size() == 1) EXPECT_EQ(queue.pop_batch(100), std::vector<int>({2}));  // the pop made room
+  if (first.size() == 1) {
+    EXPECT_EQ(queue.pop_batch(100), std::vector<int>({2}));  // the pop made room
+  }
   producer.join();
 }
 

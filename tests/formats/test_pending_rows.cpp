@@ -12,7 +12,7 @@ namespace sift {
 namespace {
 
 const Labeler& labeler() {
-  static const Labeler loaded = Labeler::load(std::string(SIFT_SOURCE_DIR) + "/models/default-labeler", 1);
+  static const Labeler loaded = Labeler::load(SIFT_SOURCE_DIR "/models/default-labeler", 1);
   return loaded;
 }
 

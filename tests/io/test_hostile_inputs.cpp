@@ -68,7 +68,7 @@ TEST(ParseJson, TextThatQuotesTheLibrarysOwnWordsIsAnErrorNotAnOverread) {
 }
 
 TEST(ParseJson, StrictRulesRefuseDuplicateKeysAndInexactIntegersNamingThePath) {
-  const JsonStrict strict{.unique_keys = true, .exact_integers = true};
+  const JsonStrict strict{.unique_keys = true, .exact_integers = true, .array_cap = std::nullopt};
   const auto path_of_error = [&](const std::string& text) -> std::string {
     try {
       parse_json(text, "", strict);

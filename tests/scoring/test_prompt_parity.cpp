@@ -70,7 +70,7 @@ TEST_P(PromptParity, PartIdsAreHuggingFacesIdsOfTheRenderedPart) {
     const std::vector<int32_t> item = prompts.item_tokens(row["item"].get<std::string>());
     ++n_rows;
     for (const auto& [ids, field] : {std::pair{&query, "query_ids"}, std::pair{&item, "item_ids"}}) {
-      for (const std::string key : {std::string(field), std::string(field) + "_hf"}) {
+      for (const std::string& key : {std::string(field), std::string(field) + "_hf"}) {
         if (!row.contains(key)) continue;
         n_compared_with_hf += key.ends_with("_hf");
         if (*ids == row[key].get<std::vector<int32_t>>()) continue;

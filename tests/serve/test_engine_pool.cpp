@@ -92,7 +92,7 @@ bool finishes(Job& job) {
 class Loop {
  public:
   explicit Loop(bool gated, int64_t max_queue_tokens = 1 << 20, int workers = 1)
-      : runtime_(shared_labeler(), {.threads = workers, .query_cache_bytes = 1 << 20}) {
+      : runtime_(shared_labeler(), {.threads = workers, .query_cache_bytes = 1 << 20, .remote = {}}) {
     if (gated) {
       const std::string fifo = (dir_ / "engine-gate").string();
       EXPECT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
