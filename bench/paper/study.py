@@ -558,6 +558,15 @@ class Study:
             return row
         cells = [(method, pairs, seed) for pairs in reversed(sizes) for seed in self.cfg["seeds"]
                  for method in ("generate", "scoring")]
+        # The bases of the ablation and the ladder need nothing from these cells: they pretrain
+        # beside them, one process more than --jobs, so no later phase leaves a core idle while
+        # one base pretrains alone. They are done before any step after RQ1 starts (the
+        # throughput steps run alone).
+        ahead = None
+        if not (self.args.sizes or self.args.rq1_only) and self.args.jobs > 1:
+            pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+            ahead = pool.submit(self.pretrain_later_bases)
+            pool.shutdown(wait=False)
         quality = side_by_side(cell, cells, self.args.jobs)
         labelers = {c: q["dir"] for c, q in zip(cells, quality)}
         if self.args.sizes:
@@ -569,6 +578,8 @@ class Study:
                     "world": world, "base": base, "quality": quality, "baselines": baselines}
         if self.args.rq1_only:
             return {**protocol, "wall_seconds_this_invocation": time.time() - t0}
+        if ahead:
+            ahead.result()  # its failure is the run's
         protocol["ablation"] = self.ablation()
         scoring_dir, generate_dir = labelers[("scoring", largest, first_seed)], labelers[("generate", largest, first_seed)]
         offline = self.offline(scoring_dir, generate_dir)
@@ -588,6 +599,14 @@ class Study:
             {row["shape"]: (row["dir"], "mis") for row in ladder if row["seed"] == self.cfg["ladder_seeds"][0]}))
         return {**protocol, "offline": offline, "serving": serving, "ladder": ladder, "ladder_offline": ladder_offline,
                 "wall_seconds_this_invocation": time.time() - t0}
+
+    def pretrain_later_bases(self):
+        """The bases that the ablation and the ladder fine-tune from, in the order they use them."""
+        self.corpus_without_skills()
+        self.pretrain(BASE_SHAPE, corpus="corpus_noskills")
+        for shape in self.cfg["ladder"]:
+            if shape != BASE_SHAPE:
+                self.pretrain(shape)
 
     def ablation(self):
         """The corpus without its skills sections: a base pretrained on it (same shape, recipe and
