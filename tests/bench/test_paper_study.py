@@ -109,7 +109,8 @@ class LaterBases(unittest.TestCase):
             s = study.Study(args)
             s.world = lambda: {"train_pairs": 10**9}
             s.corpus_without_skills = lambda: timed("corpus", {})
-            s.pretrain = lambda shape, corpus="corpus": timed(f"base {shape} {corpus}", {"dir": shape + corpus})
+            s.pretrain = lambda shape, corpus="corpus", nice=0: timed(f"base {shape} {corpus} nice {nice}",
+                                                                      {"dir": shape + corpus})
             s.finetune = lambda method, pairs, seed, base, tag="": timed("cell", {"dir": f"{method}{pairs}{seed}"})
             s.evaluate = lambda *a: {}
             s.train_fit = lambda *a: {}
@@ -121,10 +122,11 @@ class LaterBases(unittest.TestCase):
             s.ablation = ablation
             with self.assertRaises(Stop):
                 s.run()
-        later = [e for e in events if e[0].startswith("base ") and e[0] != f"base {study.BASE_SHAPE} corpus"]
+        later = [e for e in events if e[0].startswith("base ") and e[0] != f"base {study.BASE_SHAPE} corpus nice 0"]
         shapes = [shape for shape in s.cfg["ladder"] if shape != study.BASE_SHAPE]
-        self.assertEqual([e[0] for e in later], [f"base {study.BASE_SHAPE} corpus_noskills"] +
-                         [f"base {shape} corpus" for shape in shapes])
+        # At a lower priority than the cells: they take only the cores the cells leave idle.
+        self.assertEqual([e[0] for e in later], [f"base {study.BASE_SHAPE} corpus_noskills nice 10"] +
+                         [f"base {shape} corpus nice 10" for shape in shapes])
         cells = [e for e in events if e[0] == "cell"]
         self.assertEqual(len(cells), 2 * len(s.cfg["sizes"]) * len(s.cfg["seeds"]))
         self.assertLess(later[0][1], max(end for _, _, end in cells), "the bases did not pretrain beside the cells")
