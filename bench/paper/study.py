@@ -377,12 +377,11 @@ class Study:
                 json.dump(config, f, indent=1)
         return path
 
-    def pretrain(self, shape, corpus="corpus", nice=0):
+    def pretrain(self, shape, corpus="corpus"):
         """The base of `shape`, pretrained once per set of inputs: WORK/bases/<shape>-<hash> of the
         corpus, the tokenizer, the config and the recipe; resumed from its checkpoint when a
         run was killed. `corpus`: "corpus", or the ablation's "corpus_noskills" (the same
-        tokenizer, trained on the study's corpus); `nice`: the training's priority (nice -n).
-        Returns the step's record with "dir"."""
+        tokenizer, trained on the study's corpus). Returns the step's record with "dir"."""
         config = self.shape_config(shape)
         tag = "" if corpus == "corpus" else "_" + corpus.split("_", 1)[1]
         args = ["--max-sequence-tokens", PRETRAIN["sequence_tokens"], "--batch-size", self.cfg["pretrain_batch_tokens"],
@@ -398,7 +397,7 @@ class Study:
                 return {**json.load(open(record)), "cached": True}
             resume = ["--resume"] if os.path.exists(os.path.join(out, "checkpoint", "trainer.json")) else []
             report = last_json(run(
-                *(["nice", "-n", nice] if nice else []), self.sift, "train", "--objective", "lm", "--train", self.path(corpus + "_train.jsonl"),
+                self.sift, "train", "--objective", "lm", "--train", self.path(corpus + "_train.jsonl"),
                 "--validation", self.path(corpus + "_validation.jsonl"), "--out", out, "--config", config,
                 "--tokenizer", self.path("tokenizer.json"), *args, "--threads", self.args.train_threads, "--save-every", 50,
                 *resume))
@@ -559,16 +558,6 @@ class Study:
             return row
         cells = [(method, pairs, seed) for pairs in reversed(sizes) for seed in self.cfg["seeds"]
                  for method in ("generate", "scoring")]
-        # The bases of the ablation and the ladder need nothing from these cells: they pretrain
-        # beside them, one process more than --jobs at a lower priority, so that they take a core
-        # when a cell leaves one free (a cell's evaluations, the last cells of a phase) instead
-        # of pretraining alone on one core after RQ1. They are done before any step after RQ1
-        # starts (the throughput steps run alone).
-        ahead = None
-        if not (self.args.sizes or self.args.rq1_only) and self.args.jobs > 1:
-            pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-            ahead = pool.submit(self.pretrain_later_bases)
-            pool.shutdown(wait=False)
         quality = side_by_side(cell, cells, self.args.jobs)
         labelers = {c: q["dir"] for c, q in zip(cells, quality)}
         if self.args.sizes:
@@ -580,8 +569,6 @@ class Study:
                     "world": world, "base": base, "quality": quality, "baselines": baselines}
         if self.args.rq1_only:
             return {**protocol, "wall_seconds_this_invocation": time.time() - t0}
-        if ahead:
-            ahead.result()  # its failure is the run's
         protocol["ablation"] = self.ablation()
         scoring_dir, generate_dir = labelers[("scoring", largest, first_seed)], labelers[("generate", largest, first_seed)]
         offline = self.offline(scoring_dir, generate_dir)
@@ -601,18 +588,6 @@ class Study:
             {row["shape"]: (row["dir"], "mis") for row in ladder if row["seed"] == self.cfg["ladder_seeds"][0]}))
         return {**protocol, "offline": offline, "serving": serving, "ladder": ladder, "ladder_offline": ladder_offline,
                 "wall_seconds_this_invocation": time.time() - t0}
-
-    def pretrain_later_bases(self):
-        """The bases that the ablation and the ladder fine-tune from, in the order they use them,
-        at nice 10: with a cell on every core they wait, and they take any core that the cells
-        leave idle. (At equal priority beside two cells, a step of the full protocol's
-        pretraining took 10.4 CPU-seconds, against 6.3 for the same shape's base pretrained
-        without the cells: time-sharing a core costs it its caches.)"""
-        self.corpus_without_skills()
-        self.pretrain(BASE_SHAPE, corpus="corpus_noskills", nice=10)
-        for shape in self.cfg["ladder"]:
-            if shape != BASE_SHAPE:
-                self.pretrain(shape, nice=10)
 
     def ablation(self):
         """The corpus without its skills sections: a base pretrained on it (same shape, recipe and

@@ -6,8 +6,6 @@ import json
 import os
 import sys
 import tempfile
-import threading
-import time
 import types
 import unittest
 
@@ -88,51 +86,6 @@ class Baselines(unittest.TestCase):
         self.assertEqual(b["by_qualification"], 0.75)  # (1,a) wrong
         # (0,a) 2 of 2 -> YES; (1,b) unseen -> b's NO; (0,d) unseen -> rank's YES; (1,a) 0 of 2 -> NO.
         self.assertEqual(b["by_rank_qualification"], 1.0)
-
-
-class LaterBases(unittest.TestCase):
-    def test_the_ablation_and_ladder_bases_pretrain_beside_the_cells_and_before_what_follows(self):
-        """Study.run with every command replaced by a short sleep that records when it ran."""
-        class Stop(Exception):
-            pass
-        events, lock = [], threading.Lock()
-
-        def timed(what, value):
-            start = time.monotonic()
-            time.sleep(0.05)
-            with lock:
-                events.append((what, start, time.monotonic()))
-            return value
-        with tempfile.TemporaryDirectory() as work:
-            args = types.SimpleNamespace(quick=True, seeds=None, work=work, sift="sift", sizes=None, rq1_only=False,
-                                         jobs=2)
-            s = study.Study(args)
-            s.world = lambda: {"train_pairs": 10**9}
-            s.corpus_without_skills = lambda: timed("corpus", {})
-            s.pretrain = lambda shape, corpus="corpus", nice=0: timed(f"base {shape} {corpus} nice {nice}",
-                                                                      {"dir": shape + corpus})
-            s.finetune = lambda method, pairs, seed, base, tag="": timed("cell", {"dir": f"{method}{pairs}{seed}"})
-            s.evaluate = lambda *a: {}
-            s.train_fit = lambda *a: {}
-            s.baselines = lambda: {}
-
-            def ablation():
-                events.append(("ablation", time.monotonic(), None))
-                raise Stop
-            s.ablation = ablation
-            with self.assertRaises(Stop):
-                s.run()
-        later = [e for e in events if e[0].startswith("base ") and e[0] != f"base {study.BASE_SHAPE} corpus nice 0"]
-        shapes = [shape for shape in s.cfg["ladder"] if shape != study.BASE_SHAPE]
-        # At a lower priority than the cells: they take only the cores the cells leave idle.
-        self.assertEqual([e[0] for e in later], [f"base {study.BASE_SHAPE} corpus_noskills nice 10"] +
-                         [f"base {shape} corpus nice 10" for shape in shapes])
-        cells = [e for e in events if e[0] == "cell"]
-        self.assertEqual(len(cells), 2 * len(s.cfg["sizes"]) * len(s.cfg["seeds"]))
-        self.assertLess(later[0][1], max(end for _, _, end in cells), "the bases did not pretrain beside the cells")
-        ablation_start = events[-1][1]
-        self.assertLessEqual(max(end for _, _, end in later), ablation_start,
-                             "a base was still pretraining when the steps after RQ1 began")
 
 
 if __name__ == "__main__":
