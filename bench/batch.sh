@@ -13,10 +13,10 @@
 #      batch   sift batch (its summary's "seconds": first row read to final checkpoint, so
 #              reading, tokenizing, writing and fsync are inside; loading is not);
 #      score   sift score --output, rows packed into calls (its default), and with
-#              --max-batch-tokens of one row (one row per call): wall time minus a run on an
-#              empty input (the load).
+#              --max-batch-tokens of one row (one row per call): wall time minus a run on
+#              make_workload.py's load.jsonl (one label of a few tokens: the load, in effect).
 #    Rates are labels per wall-clock second and per CPU-second (all threads; a program's CPU
-#    minus that of its run on an empty input), medians over the repetitions; ratios of medians.
+#    minus that of its run on load.jsonl), medians over the repetitions; ratios of medians.
 # 2. Peak RSS (GNU time's maximum resident set) of sift batch on the bundled labeler over short
 #    rows, at each --rss-rows count: flat when memory is bounded by the queues, not the input.
 set -euo pipefail
@@ -56,7 +56,7 @@ JSON
 fi
 for n in 20 200; do
   rows=$([ $n = 20 ] && echo "$ROWS20" || echo "$ROWS200")
-  if [ ! -f "$DATA/n$n-r$rows/rows.jsonl" ]; then
+  if [ ! -f "$DATA/n$n-r$rows/load.jsonl" ]; then
     python3 "$ROOT/bench/llama_cpp/make_workload.py" --sift "$SIFT" --labeler "$LABELER" --out "$DATA/n$n-r$rows" \
       --items "$n" --repeat "$rows" --independent-items 1 >/dev/null
   fi
@@ -96,7 +96,7 @@ results = {}
 for rep in range(reps):
     for n, rows in ((20, rows20), (200, rows200)):
         work = f"{data}/n{n}-r{rows}"
-        inp, empty = f"{work}/rows.jsonl", f"{work}/empty.jsonl"
+        inp, load = f"{work}/rows.jsonl", f"{work}/load.jsonl"
         row_tokens = json.load(open(f"{work}/meta.json"))["prefill_tokens"]
         r = results.setdefault(n, {"rows": None})
         def add(name, labels, wall, cpu):
@@ -105,16 +105,17 @@ for rep in range(reps):
         e = json.loads(timed([engine, labeler, inp, "--threads", threads])[0])
         labels, r["rows"], r["labels"] = e["labels"], e["rows"], e["labels"]
         add("engine", labels, e["seconds"], e["cpu_seconds"])
-        # sift batch: its summary's seconds; CPU minus a run on an empty input (load, fingerprint).
-        _, _, load_cpu = timed([sift, "batch", "--model", labeler, "--input", empty, "--output",
-                                fresh(f"{work}/empty_out.jsonl"), "--threads", threads, "--quiet"])
+        # sift batch: its summary's seconds; CPU minus a run on load.jsonl (load, fingerprint).
+        _, _, load_cpu = timed([sift, "batch", "--model", labeler, "--input", load, "--output",
+                                fresh(f"{work}/load_out.jsonl"), "--threads", threads, "--quiet"])
         out, _, cpu = timed([sift, "batch", "--model", labeler, "--input", inp, "--output", fresh(f"{work}/out.jsonl"),
                              "--threads", threads, "--quiet"])
         b = json.loads(out.splitlines()[-1])
         assert b["labels"] == labels, (b, e)
         add("batch", labels, b["seconds"], cpu - load_cpu)
-        # sift score, rows packed (its default) and one row per call: wall and CPU minus an empty run's.
-        _, load_wall, load_cpu = timed([sift, "--threads", threads, "score", "--model", labeler, "--input", empty])
+        # sift score, rows packed (its default) and one row per call: wall and CPU minus load.jsonl's run.
+        _, load_wall, load_cpu = timed([sift, "--threads", threads, "score", "--model", labeler, "--input", load,
+                                        "--output", f"{work}/load_score.jsonl"])
         _, wall, cpu = timed([sift, "--threads", threads, "score", "--model", labeler, "--input", inp,
                               "--output", f"{work}/score.jsonl"])
         add("score", labels, wall - load_wall, cpu - load_cpu)

@@ -8,8 +8,8 @@ tokenizer.json, kept in build/bench/python_small_labeler) and paper-shaped rows 
 tokens, items ~28 tokens, N items per row; --shapes N:ROWS,...), rates in labels/s of wall
 time on the same rows, the contenders interleaved in each of --repeats rounds, medians:
 
-  cli score    `sift --threads 2 score` as a process, less the same command on an empty input
-               (its load), so what is left is its scoring of the rows
+  cli score    `sift --threads 2 score` as a process, less the same command on a one-label input
+               of one word each (its load, in effect), so what is left is its scoring of the rows
   cli batch    the same for `sift --threads 2 batch`, when this build has it
   score_rows   Labeler.score_rows on a loaded sift.Labeler(threads=2): one process, 2 threads
   dask 2x1     sift.dask.label on a LocalCluster of 2 worker processes x 1 thread, warm (each
@@ -120,7 +120,7 @@ def main():
     model = labeler_dir(sift_binary, build)
     labeler = sift.Labeler(model, threads=2)
     work = pathlib.Path(tempfile.mkdtemp(prefix="sift-bench-python-"))
-    (work / "empty.jsonl").write_text("")
+    (work / "load.jsonl").write_text(json.dumps({"id": "load", "query": "load", "items": ["load"]}) + "\n")
     commands = ["score", "batch"] if has_batch(sift_binary) else ["score"]
 
     def cli(command, rows_file):
@@ -138,7 +138,7 @@ def main():
         rows_file.write_text("".join(json.dumps(row) + "\n" for row in rows))
         contenders = {"score_rows": lambda: labeler.score_rows(rows)}
         for command in commands:
-            contenders[f"cli {command} load"] = lambda c=command: cli(c, work / "empty.jsonl")
+            contenders[f"cli {command} load"] = lambda c=command: cli(c, work / "load.jsonl")
             contenders[f"cli {command}"] = lambda c=command: cli(c, rows_file)
         times = interleaved_medians(contenders, args.repeats)
         labels = n_items * n_rows

@@ -319,6 +319,19 @@ run_sift() {
     >> "$RUN/results.jsonl"
 }
 
+# The model load alone with the weights held as $3, recorded as load-$2: `sift logits` on one
+# token (score refuses an input with no row), so the peak RSS is the weights' resident size plus
+# one position's activations.
+run_sift_load() {
+  local rep=$1 tag=$2 weights=$3 rss_kb
+  /usr/bin/time -f "%M" -o "$RUN/rss.txt" "$SIFT" --threads "$THREADS" logits --model "$LABELER" --weights "$weights" \
+    --ids "$YES_ID" --vocab "$YES_ID" > /dev/null 2> "$RUN/sift-stderr.log" \
+    || die "sift logits --weights $weights (the model load alone) failed (see $RUN/sift-stderr.log)"
+  rss_kb=$(tail -1 "$RUN/rss.txt")
+  echo "{\"engine\": \"sift\", \"config\": \"load-$tag\", \"weights\": \"$weights\", \"rep\": $rep, \"peak_rss_kb\": $rss_kb}" \
+    >> "$RUN/results.jsonl"
+}
+
 # One run of llama_score (it times the scoring itself); appends its JSON line as a record.
 run_llama() {
   local gguf=$1 weights=$2 layout=$3 flash=$4 kv=$5 rep=$6 line
@@ -395,9 +408,9 @@ run_benchmark() {
     echo "   repetition $rep/$REPS" >&2
     run_yardsticks "$rep"
     # The model load alone, per weight type: the resident size of the weights (peak RSS).
-    run_sift mis "$WORK/empty.jsonl" "$rep" load-f32 f32
-    run_sift mis "$WORK/empty.jsonl" "$rep" load-bf16 auto
-    run_sift mis "$WORK/empty.jsonl" "$rep" load-q8 q8
+    run_sift_load "$rep" f32 f32
+    run_sift_load "$rep" bf16 auto
+    run_sift_load "$rep" q8 q8
     run_sift mis "$WORK/rows.jsonl" "$rep" mis f32
     run_llama_configurations "$GGUF_F32" f32 "$rep"
     run_sift mis "$WORK/rows.jsonl" "$rep" mis-bf16 auto

@@ -10,7 +10,8 @@ Writes into --out:
                           so a timing is long against its grain and the first call's warm-up
   rows_independent.jsonl  the row with its first K items (sift's independent mode is slow),
                           --independent-repeat times
-  empty.jsonl             no rows: `sift score` on it loads the model alone (its resident size)
+  load.jsonl              one row of a one-word query and one one-word item: a `sift score` or
+                          `sift batch` run on it is the model load and next to nothing else
   prompts.txt             the ids sift scores: line 1 the query part, then one line per item part
   meta.json               lengths and the YES/NO ids
 
@@ -142,7 +143,7 @@ def main():
     row_independent = dict(row, items=item_texts[:args.independent_items])
     (args.out / "rows_independent.jsonl").write_text("".join(json.dumps(dict(row_independent, id=f"row{r + 1}")) + "\n"
                                                              for r in range(args.independent_repeat)))
-    (args.out / "empty.jsonl").write_text("")
+    (args.out / "load.jsonl").write_text(json.dumps({"id": "load", "query": WORDS[0], "items": [WORDS[1]]}) + "\n")
     with open(args.out / "prompts.txt", "w") as f:
         for ids in [query_ids] + item_ids:
             f.write(" ".join(map(str, ids)) + "\n")

@@ -103,7 +103,7 @@ def table(results_path, meta_path, config_path, threads):
     fma_kind = "fma-zmm" if "fma-zmm" in peaks else "fma-ymm"
     vnni_kind = next((k for k in ("vnni-zmm", "vnni-ymm") if k in peaks), None)
     flops_per_label = workload_flops(config, len(prompts[0]), [len(p) for p in prompts[1:]]) / meta["items"]
-    # The model load of each weight type alone (a run on no rows): the weights' resident size.
+    # The model load of each weight type alone (`sift logits` on one token): the weights' resident size.
     load_rss = {w: median([r["peak_rss_kb"] for r in sift if r["config"] == f"load-{w}"]) / 2**20
                 for w in ("f32", "bf16", "q8")}
 
