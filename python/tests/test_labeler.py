@@ -8,6 +8,7 @@ import shutil
 import signal
 import struct
 import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -409,6 +410,24 @@ def test_a_labeler_loaded_before_a_fork_scores_in_the_child(tmp_path):
 def test_the_bundled_labeler_passes_its_self_test(weights):
     assert "self_test" in json.loads((pathlib.Path(MODEL_DIR) / "sift.json").read_text())
     sift.Labeler(MODEL_DIR, threads=1, weights=weights)  # loads: its probes pass
+
+
+def test_the_library_writes_its_warnings_to_stderr_not_to_the_programs_stdout(tmp_path):
+    # A labeler without self-test probes loads with a warning; a script printing JSON lines to
+    # its stdout must not find it there.
+    model = tmp_path / "labeler"
+    shutil.copytree(MODEL_DIR, model)
+    sift_json = json.loads((model / "sift.json").read_text())
+    del sift_json["self_test"]
+    (model / "sift.json").write_text(json.dumps(sift_json))
+    script = "import json, sys, sift; sift.Labeler(sys.argv[1], threads=1); print(json.dumps({'loaded': True}))"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(pathlib.Path(sift.__file__).parent.parent),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", script, str(model)], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == '{"loaded": true}\n'
+    assert 'no "self_test" probes' in done.stderr
 
 
 @pytest.mark.parametrize("change", ["template", "answer", "weight"])

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/log.h"
 #include "io/labeler_files.h"
 #include "scoring/long_items.h"
 #include "scoring/readout.h"
@@ -25,6 +26,7 @@ void check_labeler_files(const std::filesystem::path& dir, bool need_sift_json) 
 }
 
 std::unique_ptr<LoadedLabeler> LoadedLabeler::load(const std::filesystem::path& dir, WeightStorage weights) {
+  ensure_logging();  // an embedding program's stdout is its own: the load's warnings go to stderr
   check_labeler_files(dir);
   const std::filesystem::path sift_json = dir / "sift.json";
   ScoringArtifact artifact = load_scoring_artifact(sift_json);
@@ -36,6 +38,7 @@ std::unique_ptr<LoadedLabeler> LoadedLabeler::load(const std::filesystem::path& 
 
 std::unique_ptr<LoadedLabeler> LoadedLabeler::load_without_weights(const std::filesystem::path& dir,
                                                                    int64_t calls_in_flight) {
+  ensure_logging();
   check_labeler_files(dir);
   const std::filesystem::path sift_json = dir / "sift.json";
   ScoringArtifact artifact = load_scoring_artifact(sift_json);
