@@ -39,6 +39,12 @@ def best_blind(baselines, method):
     return max((baselines[name], name) for name in BASELINES_OF[method] if name in baselines)
 
 
+def within_blind(mean, baselines, method):
+    """Whether a mean agreement lies within VALIDITY_POINTS of `method`'s best profile-blind
+    answer: a labeler there has not learned the task (it could answer so without the profile)."""
+    return mean - best_blind(baselines, method)[0] < VALIDITY_POINTS / 100
+
+
 def reference_sizes(res):
     """The reference sizes of data efficiency, as the run's configuration lists them, and
     whether they were set before the run: (sizes, preregistered). A run whose configuration
@@ -108,6 +114,12 @@ def sign_text(eff):
 def summary_sentence(effs):
     """One sentence with the sign at every reference size."""
     return "; ".join(sign_text(e) for e in effs) + "."
+
+
+def unlearned_sizes(means, baselines, method):
+    """The sizes ({pairs: mean agreement}) at which `method` is within its best profile-blind
+    answer, in size order."""
+    return [p for p in sorted(means) if within_blind(means[p], baselines, method)]
 
 
 def data_limited(method, small, large, train):

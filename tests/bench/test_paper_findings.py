@@ -108,6 +108,14 @@ class Baselines(unittest.TestCase):
         self.assertEqual(findings.best_blind(base, "generate"), (0.78, "by_rank_qualification"))
         self.assertEqual(findings.best_blind({"all_no": 0.6, "by_position": 0.75}, "scoring"), (0.6, "all_no"))
 
+    def test_within_five_points_of_the_best_blind_answer_has_not_learned(self):
+        base = {"all_no": 0.60, "by_position": 0.74, "by_qualification": 0.70, "by_rank_qualification": 0.83}
+        self.assertTrue(findings.within_blind(0.8799, base, "generate"))
+        self.assertFalse(findings.within_blind(0.8801, base, "generate"))
+        self.assertFalse(findings.within_blind(0.8799, base, "scoring"))  # scoring's best is 70%
+        self.assertEqual(findings.unlearned_sizes({16000: 0.86, 1000: 0.75, 4000: 0.90}, base, "generate"),
+                         [1000, 16000])
+
     def test_validity_runs_at_every_size_and_fails_only_the_largest(self):
         res = results(SCORING, GENERATE, [4000])
         res["baselines"] = {"all_no": 0.60, "by_position": 0.74, "by_qualification": 0.70,
@@ -121,6 +129,34 @@ class Baselines(unittest.TestCase):
         self.assertEqual(len(failures), 1)
         self.assertIn("generation at 16,000 pairs", failures[0])
         self.assertIn("| 1,000 | scoring | 71.00% | each qualification's majority label (70.00%) | +1.00 points", text)
+
+
+class EfficiencyCaveats(unittest.TestCase):
+    def test_generation_near_its_blind_answer_is_said_beside_the_sum(self):
+        res = results(SCORING, GENERATE, [4000, 16000],
+                      {"all_no": 0.60, "by_position": 0.74, "by_qualification": 0.70, "by_rank_qualification": 0.83})
+        text = efficiency_text(res)
+        self.assertIn("Generation is less than 5 points above its own best profile-blind answer (the majority label per "
+                      "(rank, qualification), 83.00%) at every size", text)
+        res["baselines"]["by_rank_qualification"] = 0.78  # 86% at 16,000 pairs is 8 points above it
+        self.assertIn("(the majority label per (rank, qualification), 78.00%) at 1,000, 4,000 pairs:",
+                      efficiency_text(res))
+        res["baselines"].update(by_position=0.65, by_rank_qualification=0.68)
+        self.assertNotIn("Generation is less than", efficiency_text(res))
+
+    def test_without_the_order_the_reading_uses_the_shuffled_agreement(self):
+        res = results(SCORING, GENERATE, [4000, 16000])
+        for r in res["quality"]:
+            if r["method"] == "generate":
+                r["shuffled_agreement"] = 0.60
+        text = efficiency_text(res)
+        self.assertIn("at 4,000 pairs generation is more data-efficient", text)  # in BM25 order
+        self.assertIn("**Without the order** (generation's agreement on shuffled candidates", text)
+        self.assertIn("at 4,000 pairs scoring is more data-efficient (generation needs more pairs to match it); at "
+                      "16,000 pairs scoring is more data-efficient (generation needs more pairs to match it) (4,000: "
+                      "not reached up to 16,000 pairs (more than 4.0x); 16,000: not reached up to 16,000 pairs", text)
+        res["quality"][-1]["shuffled_agreement"] = None  # a run without the measurement: no such line
+        self.assertNotIn("Without the order", efficiency_text(res))
 
 
 class DataLimited(unittest.TestCase):
