@@ -17,7 +17,7 @@ def cell(method, pairs, seed, agreement):
     return {"method": method, "pairs": pairs, "seed": seed, "agreement": agreement, "truth_agreement": agreement,
             "best_step": 100, "steps": 200, "stopped_early": True, "threshold": 0.5, "n_unparsed": 0,
             "n_items": 1000, "order_compared": 300, "order_changed": 0, "inconsistency": 0.0,
-            "shuffled_agreement": agreement - 0.02, "validation_best": agreement}
+            "shuffled_agreement": agreement - 0.02, "validation_best": agreement, "dir": ""}
 
 
 def results(scoring, generate, reference_sizes, baselines=None):
@@ -157,6 +157,31 @@ class EfficiencyCaveats(unittest.TestCase):
                       "not reached up to 16,000 pairs (more than 4.0x); 16,000: not reached up to 16,000 pairs", text)
         res["quality"][-1]["shuffled_agreement"] = None  # a run without the measurement: no such line
         self.assertNotIn("Without the order", efficiency_text(res))
+
+
+class Throughput(unittest.TestCase):
+    def offline_results(self):
+        res = results(SCORING, GENERATE, [4000])
+        mode = lambda rate, prompt, decoded: {"labels_per_s": rate, "prefill_tokens_per_label": prompt,  # noqa: E731
+                                             "decoded_tokens_per_label": decoded, "labels_per_s_with_load": rate}
+        res["offline"] = {"labels": 1000, "rows": 50, "mis": mode(9000, 20.0, 0.0), "generate": mode(1500, 15.0, 5.0),
+                          "independent": mode(2000, 140.0, 0.0)}
+        res["serving"] = {"results": [{"n": 20, "mode": m, "alone_ms": 5, "saturated_per_cpu_s": 100, "at_p99": r}
+                                      for m, r in (("mis", 900), ("generate", 100), ("independent", 200))]}
+        res["step_times"] = {"offline": {"load": [0.5, 0.6]}, "serving": {"load": [0.5, 0.6]}}
+        return res
+
+    def test_each_modes_tokens_per_second_and_what_generations_rate_follows(self):
+        res = self.offline_results()
+        with tempfile.TemporaryDirectory() as out:
+            text = "\n".join(report.throughput_section(res, out))
+        self.assertIn("| generate | 1,500 | 1.00x | 15.0 | 5.0 | 30,000 | 1,500 |", text)
+        self.assertIn("mis runs 180,000 tokens/s and independent 280,000, both prefill: independent's 7.0x the prompt "
+                      "tokens per label cost it 4.5x in labels/s. Generation runs 30,000 tokens/s, 6.0x fewer than "
+                      "mis: its 5.0 decoded tokens per label are sequential steps", text)
+        del res["offline"]["generate"]["prefill_tokens_per_label"]  # a run before tokens per label: no such line
+        with tempfile.TemporaryDirectory() as out:
+            self.assertNotIn("What a token costs", "\n".join(report.throughput_section(res, out)))
 
 
 class DataLimited(unittest.TestCase):
