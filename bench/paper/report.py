@@ -150,6 +150,13 @@ def header(res):
             "the same rows).", ""]
 
 
+def shuffled_mean(rows):
+    """Generation's mean agreement on shuffled candidates over the seeds; NaN (no point in the
+    plot) where the run did not measure it."""
+    values = [r.get("shuffled_agreement") for r in rows]
+    return "NaN" if None in values else statistics.fmean(values)
+
+
 def quality_section(res, out_dir):
     by = cells(res)
     sizes = sorted({p for _, p in by})
@@ -199,12 +206,14 @@ def quality_section(res, out_dir):
     data = {"quality.tsv": [(p, *stats.mean_ci([r["agreement"] for r in by[("scoring", p)]]),
                              *stats.mean_ci([r["agreement"] for r in by[("generate", p)]]),
                              sum(r["inconsistency"] for r in by[("scoring", p)]) / len(by[("scoring", p)]),
-                             sum(r["inconsistency"] for r in by[("generate", p)]) / len(by[("generate", p)]))
+                             sum(r["inconsistency"] for r in by[("generate", p)]) / len(by[("generate", p)]),
+                             shuffled_mean(by[("generate", p)]))
                             for p in sizes]}
-    lines += ["", plot(out_dir, "agreement", "set logscale x\nset xlabel 'training pairs'\n"
+    lines += ["", plot(out_dir, "agreement", "set logscale x\nset key bottom right\nset xlabel 'training pairs'\n"
                        "set ylabel 'agreement with reference labels (mean, 95% interval)'\n"
                        "plot 'quality.tsv' u 1:2:3 w yerrorlines lw 2 t 'scoring (MIS)', "
                        "'' u 1:4:5 w yerrorlines lw 2 t 'packed generation', "
+                       + ("'' u 1:8 w lp lw 2 dt 4 t 'packed generation, candidates shuffled', " if shuffled else "") +
                        f"{findings.best_blind(res['baselines'], 'scoring')[0]} w l dt 2 lc 'gray' "
                        "t 'best profile-blind answer (scoring)', "
                        f"{findings.best_blind(res['baselines'], 'generate')[0]} w l dt 3 lc 'black' "
